@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that vasana's build, tests and benchmarks need.
+# Idempotent: apt-get skips what is already installed. Run as root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libcaf-dev
+  libzmq3-dev cppzmq-dev
+  capnproto libcapnp-dev
+  librocksdb-dev
+  libssl-dev
+  prometheus-cpp-dev
+  catch2
+  libhnswlib-dev
+  libtomlplusplus-dev
+  libstemmer-dev
+  curl python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"

@@ -1,0 +1,57 @@
+# Client protocol: what the CLI (and later the MCP server) sends to its local node over the
+# ZeroMQ client endpoint. A client message is two frames: the tag "vasana.client.1" and one
+# ClientRequest (unpacked Cap'n Proto); the reply is the same tag and one ClientResponse.
+# The tag matters: Cap'n Proto checks structure, not type, so bytes of another schema would
+# otherwise parse as garbage fields.
+@0xe7fc6e4abd28998d;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("vasana::schema");
+
+using Ops = import "ops.capnp";
+
+const clientProtocolVersion :UInt16 = 1;
+
+struct ClientRequest {
+  requestId @0 :UInt64;        # echoed in the response
+  protocolVersion @1 :UInt16;
+  union {
+    ping @2 :Void;
+    remember @3 :Ops.PutMemory;
+  }
+}
+
+enum ErrorCode {
+  badInput @0;          # the request is invalid; nothing was written
+  unavailable @1;       # the node cannot write now (writer failed or read-only); nothing was written
+  ioFailure @2;         # the write's outcome is unknown after an I/O error: the writer stopped
+  protocolMismatch @3;  # wrong tag or version
+  internal @4;
+}
+
+struct Error {
+  code @0 :ErrorCode;
+  message @1 :Text;
+}
+
+struct NodeInfo {
+  instance @0 :UInt64;
+  vectorSpace @1 :Text;
+  lastSeqno @2 :UInt64;
+  writable @3 :Bool;
+  readOnlyReason @4 :Text;
+}
+
+struct Remembered {
+  id @0 :Ops.MemoryId;
+  effectiveTs @1 :UInt64;   # hybrid logical clock: 48 bits of ms, 16 bits of counter
+}
+
+struct ClientResponse {
+  requestId @0 :UInt64;
+  union {
+    error @1 :Error;
+    pong @2 :NodeInfo;
+    remembered @3 :Remembered;
+  }
+}

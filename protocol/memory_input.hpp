@@ -1,0 +1,59 @@
+// A memory as a client submits it, before it becomes a put_memory op, and the checks every
+// submission passes on the client and again on the node (the node never trusts a client).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/status.hpp"
+
+namespace vasana {
+
+constexpr int64_t kOpenPast = std::numeric_limits<int64_t>::min();
+constexpr int64_t kOpenFuture = std::numeric_limits<int64_t>::max();
+
+struct MemoryInput {
+  std::string realm;
+  std::string kind = "insight";
+  std::string text;
+  std::vector<std::string> tags;
+  std::string ref;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+  std::string source_session;
+  std::string source_tool;
+  std::vector<float> vector;
+};
+
+struct InputLimits {
+  size_t max_text_bytes = 64 * 1024;  // config: limits.max_memory_bytes
+};
+
+constexpr size_t kMaxRealmBytes = 128;
+constexpr size_t kMaxRefBytes = 256;
+constexpr size_t kMaxTagBytes = 128;
+constexpr size_t kMaxTags = 64;
+constexpr size_t kMaxSourceBytes = 256;
+constexpr size_t kMaxVectorDim = 4096;
+
+// The six kinds of DESIGN.md, in schema order.
+const std::vector<std::string_view>& memory_kinds();
+bool is_memory_kind(std::string_view k);
+
+// True when s is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+// Ok, or InvalidArgument naming the field and what is wrong with it.
+Status validate_memory(const MemoryInput& m, const InputLimits& limits);
+
+// Parses "2026-11-30", "2026-11-30T12:34:56Z", "2026-11-30T12:34:56.789Z" (UTC only) or a
+// plain integer of milliseconds since the epoch.
+std::optional<int64_t> parse_time_ms(std::string_view s);
+// The inverse for display: "2026-11-30T12:34:56.789Z"; "open" for the two open bounds.
+std::string format_time_ms(int64_t ms);
+
+}  // namespace vasana

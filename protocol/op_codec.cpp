@@ -1,0 +1,245 @@
+#include "protocol/op_codec.hpp"
+
+#include "protocol/capnp_bytes.hpp"
+#include "protocol/ids.hpp"
+#include "protocol/json_text.hpp"
+#include "protocol/op_type.hpp"
+#include "protocol/ops.capnp.h"
+#include "protocol/put_memory_fields.hpp"
+
+namespace vasana {
+
+namespace {
+
+using schema::Op;
+
+// Op type code = union ordinal + 1: a reordering of the schema breaks the build here.
+static_assert(static_cast<uint16_t>(Op::PUT_MEMORY) + 1 == static_cast<uint16_t>(OpType::put_memory));
+static_assert(static_cast<uint16_t>(Op::UPDATE_CONTENT) + 1 == static_cast<uint16_t>(OpType::update_content));
+static_assert(static_cast<uint16_t>(Op::SET_STATUS) + 1 == static_cast<uint16_t>(OpType::set_status));
+static_assert(static_cast<uint16_t>(Op::SET_VECTOR) + 1 == static_cast<uint16_t>(OpType::set_vector));
+static_assert(static_cast<uint16_t>(Op::DELETE_MEMORY) + 1 == static_cast<uint16_t>(OpType::delete_memory));
+static_assert(static_cast<uint16_t>(Op::ADD_TRIPLET) + 1 == static_cast<uint16_t>(OpType::add_triplet));
+static_assert(static_cast<uint16_t>(Op::RETRACT_TRIPLET) + 1 == static_cast<uint16_t>(OpType::retract_triplet));
+static_assert(static_cast<uint16_t>(Op::ADD_CORRECTION) + 1 == static_cast<uint16_t>(OpType::add_correction));
+static_assert(static_cast<uint16_t>(Op::REVIEW_DECISION) + 1 == static_cast<uint16_t>(OpType::review_decision));
+static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == kMaxOpType);
+
+const char* kind_name(schema::Kind k) {
+  switch (k) {
+    case schema::Kind::CORRECTION: return "correction";
+    case schema::Kind::PREFERENCE: return "preference";
+    case schema::Kind::WISDOM: return "wisdom";
+    case schema::Kind::INSIGHT: return "insight";
+    case schema::Kind::OPERATIONAL: return "operational";
+    case schema::Kind::EPISODE: return "episode";
+  }
+  return "unknown";
+}
+
+schema::Kind kind_from_name(const std::string& k) {
+  const auto& ks = memory_kinds();
+  for (size_t i = 0; i < ks.size(); ++i)
+    if (ks[i] == k) return static_cast<schema::Kind>(i);
+  return schema::Kind::INSIGHT;  // unreachable after validate_memory
+}
+
+const char* status_name(schema::Status s) {
+  switch (s) {
+    case schema::Status::ACTIVE: return "active";
+    case schema::Status::VERIFIED: return "verified";
+    case schema::Status::OBSERVED: return "observed";
+    case schema::Status::PROPOSED: return "proposed";
+    case schema::Status::SUPERSEDED: return "superseded";
+    case schema::Status::CONTRADICTED: return "contradicted";
+    case schema::Status::ARCHIVED: return "archived";
+  }
+  return "unknown";
+}
+
+const char* epistemic_name(schema::Epistemic e) {
+  switch (e) {
+    case schema::Epistemic::USER_STATED: return "user_stated";
+    case schema::Epistemic::TOOL_DERIVED: return "tool_derived";
+    case schema::Epistemic::MODEL_INFERRED: return "model_inferred";
+    case schema::Epistemic::AUTONOMOUS_SYNTHESIS: return "autonomous_synthesis";
+  }
+  return "unknown";
+}
+
+std::string id_text(schema::MemoryId::Reader r) {
+  if (r.getSeqno() == 0) return "";
+  return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}.to_string();
+}
+
+std::string texts_json(capnp::List<capnp::Text>::Reader list) {
+  std::string out = "[";
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) out.push_back(',');
+    append_json_string(out, std::string_view(list[i].cStr(), list[i].size()));
+  }
+  return out + "]";
+}
+
+std::string_view sv(capnp::Text::Reader t) { return std::string_view(t.cStr(), t.size()); }
+
+void valid_time_json(JsonObject& o, int64_t from, int64_t to) {
+  o.str("valid_from", format_time_ms(from)).str("valid_to", format_time_ms(to));
+}
+
+std::string render(Op::Reader op) {
+  JsonObject o;
+  switch (op.which()) {
+    case Op::PUT_MEMORY: {
+      auto m = op.getPutMemory();
+      o.str("realm", sv(m.getRealm())).str("kind", kind_name(m.getKind())).str("text", sv(m.getText()));
+      o.raw("tags", texts_json(m.getTags())).str("ref", sv(m.getRef()));
+      valid_time_json(o, m.getValidFromMs(), m.getValidToMs());
+      o.str("source_session", sv(m.getSource().getSession())).str("source_tool", sv(m.getSource().getTool()));
+      o.unum("vector_dim", m.getVector().size()).str("status", status_name(m.getStatus()));
+      o.str("epistemic", epistemic_name(m.getEpistemic())).real("confidence", m.getConfidence());
+      o.boolean("pinned", m.getPinned());
+      break;
+    }
+    case Op::UPDATE_CONTENT: {
+      auto u = op.getUpdateContent();
+      o.str("memory", id_text(u.getMemory())).str("text", sv(u.getText())).boolean("replace_tags", u.getReplaceTags());
+      o.raw("tags", texts_json(u.getTags()));
+      break;
+    }
+    case Op::SET_STATUS: {
+      auto s = op.getSetStatus();
+      o.str("memory", id_text(s.getMemory())).str("status", status_name(s.getStatus()));
+      o.str("reason", sv(s.getReason())).str("replaced_by", id_text(s.getReplacedBy()));
+      break;
+    }
+    case Op::SET_VECTOR: {
+      auto s = op.getSetVector();
+      o.str("memory", id_text(s.getMemory())).unum("vector_dim", s.getVector().size());
+      o.str("vector_space", sv(s.getVectorSpace()));
+      break;
+    }
+    case Op::DELETE_MEMORY: {
+      auto d = op.getDeleteMemory();
+      o.str("memory", id_text(d.getMemory())).str("reason", sv(d.getReason()));
+      break;
+    }
+    case Op::ADD_TRIPLET: {
+      auto t = op.getAddTriplet();
+      o.str("realm", sv(t.getRealm())).str("subject", sv(t.getSubject())).str("predicate", sv(t.getPredicate()));
+      o.str("object", sv(t.getObject()));
+      valid_time_json(o, t.getValidFromMs(), t.getValidToMs());
+      o.str("source_memory", id_text(t.getSourceMemory()));
+      break;
+    }
+    case Op::RETRACT_TRIPLET: {
+      auto r = op.getRetractTriplet();
+      o.str("triplet", id_text(r.getTriplet())).str("reason", sv(r.getReason()));
+      break;
+    }
+    case Op::ADD_CORRECTION: {
+      auto c = op.getAddCorrection();
+      o.str("realm", sv(c.getRealm())).str("wrong", sv(c.getWrong())).str("right", sv(c.getRight()));
+      o.str("note", sv(c.getNote())).str("source_memory", id_text(c.getSourceMemory()));
+      break;
+    }
+    case Op::REVIEW_DECISION: {
+      auto r = op.getReviewDecision();
+      o.str("memory", id_text(r.getMemory()));
+      o.str("decision", r.getDecision() == schema::Decision::APPROVE ? "approve" : "reject");
+      o.str("reviewer", sv(r.getReviewer())).str("note", sv(r.getNote()));
+      break;
+    }
+    case Op::ACCESS: {
+      auto a = op.getAccess();
+      o.str("memory", id_text(a.getMemory()));
+      o.str("access", a.getKind() == schema::AccessKind::RECALLED ? "recalled" : "reinforced");
+      o.real("weight", a.getWeight());
+      break;
+    }
+  }
+  return o.done();
+}
+
+}  // namespace
+
+std::optional<std::string_view> op_type_name(uint16_t code) {
+  static const char* names[] = {"put_memory",   "update_content",  "set_status",     "set_vector",
+                                "delete_memory", "add_triplet",    "retract_triplet", "add_correction",
+                                "review_decision", "access"};
+  if (code == 0 || code > kMaxOpType) return std::nullopt;
+  return names[code - 1];
+}
+
+void fill_put_memory(schema::PutMemory::Builder put, const MemoryInput& m) {
+  put.setRealm(m.realm);
+  put.setKind(kind_from_name(m.kind));
+  put.setText(m.text);
+  auto tags = put.initTags(static_cast<unsigned>(m.tags.size()));
+  for (size_t i = 0; i < m.tags.size(); ++i) tags.set(static_cast<unsigned>(i), m.tags[i]);
+  put.setRef(m.ref);
+  put.setValidFromMs(m.valid_from_ms);
+  put.setValidToMs(m.valid_to_ms);
+  auto src = put.initSource();
+  src.setSession(m.source_session);
+  src.setTool(m.source_tool);
+  auto vec = put.initVector(static_cast<unsigned>(m.vector.size()));
+  for (size_t i = 0; i < m.vector.size(); ++i) vec.set(static_cast<unsigned>(i), m.vector[i]);
+}
+
+MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
+  MemoryInput m;
+  m.realm = p.getRealm();
+  m.kind = kind_name(p.getKind());
+  m.text = p.getText();
+  for (auto t : p.getTags()) m.tags.emplace_back(t);
+  m.ref = p.getRef();
+  m.valid_from_ms = p.getValidFromMs();
+  m.valid_to_ms = p.getValidToMs();
+  m.source_session = p.getSource().getSession();
+  m.source_tool = p.getSource().getTool();
+  for (float f : p.getVector()) m.vector.push_back(f);
+  return m;
+}
+
+std::string encode_put_memory(const MemoryInput& m) {
+  capnp::MallocMessageBuilder mb;
+  fill_put_memory(mb.initRoot<Op>().initPutMemory(), m);
+  return message_bytes(mb);
+}
+
+Result<MemoryInput> decode_put_memory(std::string_view payload) {
+  MemoryInput m;
+  Status s = read_message<Op>(payload, [&](Op::Reader op) {
+    if (op.which() != Op::PUT_MEMORY) return Status::Corruption("op is not put_memory");
+    m = memory_from_reader(op.getPutMemory());
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return m;
+}
+
+Status check_op_payload(uint16_t op_type, std::string_view payload) {
+  if (!op_type_name(op_type))
+    return Status::Incompatible("op type " + std::to_string(op_type) + " is newer than this build; upgrade vasana");
+  return read_message<Op>(payload, [&](Op::Reader op) {
+    if (static_cast<uint16_t>(op.which()) + 1 != op_type)
+      return Status::Corruption("record says op type " + std::to_string(op_type) + " but its payload holds op " +
+                                std::to_string(static_cast<uint16_t>(op.which()) + 1));
+    return Status::Ok();
+  });
+}
+
+Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload) {
+  Status s = check_op_payload(op_type, payload);
+  if (!s.ok()) return s;
+  std::string out;
+  s = read_message<Op>(payload, [&](Op::Reader op) {
+    out = render(op);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace vasana

@@ -1,0 +1,29 @@
+// The op type code stored in every record header. Code = ordinal of the op in the Op union of
+// protocol/ops.capnp + 1 (0 is never a valid op). op_codec.cpp asserts the mapping.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace vasana {
+
+enum class OpType : uint16_t {
+  put_memory = 1,
+  update_content = 2,
+  set_status = 3,
+  set_vector = 4,
+  delete_memory = 5,
+  add_triplet = 6,
+  retract_triplet = 7,
+  add_correction = 8,
+  review_decision = 9,
+  access = 10,
+};
+
+constexpr uint16_t kMaxOpType = 10;
+
+// "put_memory", ...; nullopt for a code this build does not know.
+std::optional<std::string_view> op_type_name(uint16_t code);
+
+}  // namespace vasana

@@ -1,0 +1,159 @@
+# Op records: the payload of every record in a segment (see docs/segment-format.md).
+#
+# Evolution rules (format version 1):
+# - Never renumber, retype or remove a field; never reorder enum values. Add fields only with
+#   the next ordinal; a reader that does not know a field sees its default.
+# - A new kind of op is a new member of Op's union, appended. Its op type code in the record
+#   header is the union ordinal + 1 (store/op_type.hpp asserts the mapping). A node that reads
+#   an op type it does not know stops applying that writer's stream with an "upgrade needed"
+#   error: it never skips an op, because skipping would make replicas diverge.
+# - Defaults are part of the format: changing a default changes the meaning of old records.
+# - Times are milliseconds since the Unix epoch (UTC). Open bounds use the Int64 extremes.
+@0xb459490827150e32;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("vasana::schema");
+
+const opsFormatVersion :UInt16 = 1;
+
+# A memory's id is the order key of the op that created it: unique without coordination.
+struct MemoryId {
+  instance @0 :UInt64;
+  seqno @1 :UInt64;
+}
+
+enum Kind {
+  correction @0;
+  preference @1;
+  wisdom @2;
+  insight @3;
+  operational @4;
+  episode @5;
+}
+
+# Superseded, contradicted and archived exclude a memory from recall; deletion is its own op.
+enum Status {
+  active @0;
+  verified @1;
+  observed @2;
+  proposed @3;
+  superseded @4;
+  contradicted @5;
+  archived @6;
+}
+
+# Where a memory's claim comes from. Only weights recall, never excludes.
+enum Epistemic {
+  userStated @0;
+  toolDerived @1;
+  modelInferred @2;
+  autonomousSynthesis @3;
+}
+
+struct Source {
+  session @0 :Text;   # agent session that wrote it; empty = unknown
+  tool @1 :Text;      # tool or client that wrote it (for example "cli")
+}
+
+struct PutMemory {
+  realm @0 :Text;                                    # required, never empty
+  kind @1 :Kind = insight;
+  text @2 :Text;                                     # UTF-8, never empty
+  tags @3 :List(Text);
+  ref @4 :Text;                                      # client reference, unique per realm; empty = none
+  validFromMs @5 :Int64 = -9223372036854775808;      # world time the memory starts to hold; min = open
+  validToMs @6 :Int64 = 9223372036854775807;         # world time it stops holding; max = open
+  source @7 :Source;
+  vector @8 :List(Float32);                          # empty = the node embeds the text
+  status @9 :Status = active;
+  epistemic @10 :Epistemic = userStated;
+  confidence @11 :Float32 = 1.0;                     # 0..1
+  pinned @12 :Bool;
+}
+
+struct UpdateContent {
+  memory @0 :MemoryId;
+  text @1 :Text;
+  replaceTags @2 :Bool;      # false: tags are left as they are
+  tags @3 :List(Text);
+}
+
+struct SetStatus {
+  memory @0 :MemoryId;
+  status @1 :Status;
+  reason @2 :Text;
+  replacedBy @3 :MemoryId;   # for superseded: the memory that replaces it (seqno 0 = none)
+}
+
+struct SetVector {
+  memory @0 :MemoryId;
+  vector @1 :List(Float32);
+  vectorSpace @2 :Text;      # the vector-space id the vector belongs to
+}
+
+struct DeleteMemory {
+  memory @0 :MemoryId;
+  reason @1 :Text;
+}
+
+# A triplet's id is the id of the op that added it.
+struct AddTriplet {
+  realm @0 :Text;
+  subject @1 :Text;
+  predicate @2 :Text;
+  object @3 :Text;
+  validFromMs @4 :Int64 = -9223372036854775808;
+  validToMs @5 :Int64 = 9223372036854775807;
+  sourceMemory @6 :MemoryId;  # seqno 0 = none
+}
+
+struct RetractTriplet {
+  triplet @0 :MemoryId;
+  reason @1 :Text;
+}
+
+struct AddCorrection {
+  realm @0 :Text;
+  wrong @1 :Text;             # the phrase that must not be believed again
+  right @2 :Text;             # what is true instead
+  note @3 :Text;
+  sourceMemory @4 :MemoryId;  # seqno 0 = none
+}
+
+enum Decision {
+  approve @0;
+  reject @1;
+}
+
+struct ReviewDecision {
+  memory @0 :MemoryId;
+  decision @1 :Decision;
+  reviewer @2 :Text;
+  note @3 :Text;
+}
+
+enum AccessKind {
+  recalled @0;
+  reinforced @1;
+}
+
+struct Access {
+  memory @0 :MemoryId;
+  kind @1 :AccessKind;
+  weight @2 :Float32 = 1.0;
+}
+
+struct Op {
+  union {
+    putMemory @0 :PutMemory;
+    updateContent @1 :UpdateContent;
+    setStatus @2 :SetStatus;
+    setVector @3 :SetVector;
+    deleteMemory @4 :DeleteMemory;
+    addTriplet @5 :AddTriplet;
+    retractTriplet @6 :RetractTriplet;
+    addCorrection @7 :AddCorrection;
+    reviewDecision @8 :ReviewDecision;
+    access @9 :Access;
+  }
+}

@@ -1,0 +1,136 @@
+#include "store/data_dir.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "store/file_io.hpp"
+#include "store/hybrid_clock.hpp"
+
+namespace vasana {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+uint64_t random_instance() {
+  std::random_device rd;  // /dev/urandom
+  uint64_t v = 0;
+  while (v == 0) v = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return v;
+}
+
+std::string identity_text(const Identity& id) {
+  std::ostringstream o;
+  o << "# vasana data directory identity: written once by `vasana init`; never edit.\n"
+    << "instance = " << to_hex(id.instance) << "\n"
+    << "vector_model = " << id.vector_space.model << "\n"
+    << "vector_dim = " << id.vector_space.dim << "\n"
+    << "text_format = " << id.vector_space.text_format << "\n"
+    << "created_ms = " << id.created_ms << "\n";
+  return o.str();
+}
+
+Status make_dirs(const std::string& p) {
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec) return Status::IoError("cannot create " + p + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space) {
+  std::error_code ec;
+  if (fs::exists(dir.identity_path(), ec))
+    return Status::FailedPrecondition(dir.root + " is already a vasana data directory");
+  Status s = make_dirs(dir.root);
+  if (s.ok()) s = make_dirs(dir.writers_dir());
+  if (s.ok()) s = make_dirs(dir.quarantine_dir());
+  if (!s.ok()) return s;
+  Identity id;
+  id.instance = InstanceId(random_instance());
+  id.vector_space = space;
+  id.created_ms = system_wall_ms();
+  s = make_dirs(dir.writer_dir(id.instance));
+  if (s.ok()) s = sync_directory(dir.writers_dir());
+  // The identity file goes last: its presence is what marks the directory as initialised.
+  if (s.ok()) s = write_file_atomically(dir.identity_path(), identity_text(id));
+  if (!s.ok()) return s;
+  return id;
+}
+
+Result<Identity> load_identity(const DataDir& dir) {
+  auto text = read_whole_file(dir.identity_path());
+  if (!text.ok()) {
+    if (text.status().code() == Code::not_found)
+      return Status::NotFound(dir.root + " is not a vasana data directory (run `vasana init --data " + dir.root + "`)");
+    return text.status();
+  }
+  Identity id;
+  bool have_instance = false, have_model = false, have_dim = false, have_tf = false;
+  std::istringstream in(*text);
+  std::string line;
+  auto bad = [&](const std::string& why) { return Status::Corruption(dir.identity_path() + ": " + why); };
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto eq = line.find(" = ");
+    if (eq == std::string::npos) return bad("unreadable line '" + line + "'");
+    std::string key = line.substr(0, eq), value = line.substr(eq + 3);
+    try {
+      if (key == "instance") {
+        auto parsed = parse_instance_hex(value);
+        if (!parsed) return bad("instance is not 16 hex digits");
+        id.instance = *parsed;
+        have_instance = true;
+      } else if (key == "vector_model") {
+        id.vector_space.model = value;
+        have_model = true;
+      } else if (key == "vector_dim") {
+        id.vector_space.dim = static_cast<uint32_t>(std::stoul(value));
+        have_dim = true;
+      } else if (key == "text_format") {
+        id.vector_space.text_format = static_cast<uint32_t>(std::stoul(value));
+        have_tf = true;
+      } else if (key == "created_ms") {
+        id.created_ms = std::stoull(value);
+      }
+    } catch (const std::exception&) {
+      return bad("value of " + key + " is not a number");
+    }
+  }
+  if (!have_instance || !have_model || !have_dim || !have_tf) return bad("a required key is missing");
+  return id;
+}
+
+Result<DirLock> DirLock::acquire(const DataDir& dir) {
+  int fd = ::open(dir.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError("cannot open " + dir.lock_path() + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (err == EWOULDBLOCK)
+      return Status::Busy("data directory " + dir.root + " is in use by another vasana process (pid " + holder + ")");
+    return Status::IoError("cannot lock " + dir.lock_path() + ": " + std::strerror(err));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only a hint for the error message of a second process; the lock holds.
+  }
+  return DirLock(fd);
+}
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+}  // namespace vasana

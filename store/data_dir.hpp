@@ -1,0 +1,57 @@
+// A node's data directory: its writer identity, the lock that makes it single-writer, and the
+// paths of everything in it.
+//
+//   DIR/identity            instance id, vector space, creation time (written once, at init)
+//   DIR/LOCK                flock()ed by the process that owns DIR; holds its pid
+//   DIR/client.endpoint     the client endpoint of the running node
+//   DIR/writers/<id>/       segments of writer <id> (ours, and later peers')
+//   DIR/quarantine/         segments that failed verification, kept for inspection
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "store/vector_space.hpp"
+
+namespace vasana {
+
+struct DataDir {
+  std::string root;
+  std::string identity_path() const { return root + "/identity"; }
+  std::string lock_path() const { return root + "/LOCK"; }
+  std::string endpoint_path() const { return root + "/client.endpoint"; }
+  std::string writers_dir() const { return root + "/writers"; }
+  std::string writer_dir(InstanceId id) const { return writers_dir() + "/" + to_hex(id); }
+  std::string quarantine_dir() const { return root + "/quarantine"; }
+  std::string default_client_endpoint() const { return "ipc://" + root + "/client.sock"; }
+};
+
+struct Identity {
+  InstanceId instance;
+  VectorSpace vector_space;
+  uint64_t created_ms = 0;
+};
+
+// Creates DIR (if needed) with a fresh random instance id. Fails if DIR already has an identity.
+Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space);
+// NotFound when DIR was never initialised; Corruption when the identity file is unreadable.
+Result<Identity> load_identity(const DataDir& dir);
+
+// Exclusive ownership of a data directory, held for the life of this object. A second holder,
+// in this process or another, gets Busy naming the pid of the first.
+class DirLock {
+ public:
+  static Result<DirLock> acquire(const DataDir& dir);
+  DirLock(DirLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirLock& operator=(DirLock&&) = delete;
+  DirLock(const DirLock&) = delete;
+  ~DirLock();
+
+ private:
+  explicit DirLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace vasana

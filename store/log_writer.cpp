@@ -1,0 +1,116 @@
+#include "store/log_writer.hpp"
+
+#include <cassert>
+
+#include "store/chain_hash.hpp"
+
+namespace vasana {
+
+LogWriter::LogWriter(FileSystem& fs, std::string dir, InstanceId instance, VectorSpace space, LogWriterOptions options)
+    : fs_(fs), dir_(std::move(dir)), instance_(instance), space_(std::move(space)), options_(options) {}
+
+Result<std::unique_ptr<LogWriter>> LogWriter::open(FileSystem& fs, std::string dir, InstanceId instance,
+                                                   VectorSpace space, const StreamTail& tail,
+                                                   LogWriterOptions options, uint64_t now_ms) {
+  std::unique_ptr<LogWriter> w(new LogWriter(fs, std::move(dir), instance, std::move(space), options));
+  w->staged_seqno_ = w->durable_seqno_ = tail.last_seqno;
+  w->staged_hash_ = w->durable_hash_ = tail.last_hash;
+  w->last_ts_ = tail.last_ts;
+  if (tail.has_open_segment) {
+    auto f = fs.open_append(w->dir_ + "/" + segment_file_name(tail.open_index));
+    if (!f.ok()) return f.status();
+    w->file_ = std::move(f.value());
+    w->index_ = tail.open_index;
+    w->segment_bytes_ = tail.open_bytes;
+    w->segment_created_ms_ = tail.open_created_ms;
+    w->segment_records_ = tail.open_records;
+  } else {
+    Status s = w->start_segment(tail.next_index, now_ms);
+    if (!s.ok()) return s;
+  }
+  return w;
+}
+
+Status LogWriter::fail(Status s) {
+  failure_ = Status::FailedPrecondition("the writer stopped after an I/O error; restart the node to recover: " +
+                                        s.to_string());
+  return failure_;
+}
+
+Status LogWriter::start_segment(SegmentIndex index, uint64_t now_ms) {
+  SegmentHeader h;
+  h.instance = instance_;
+  h.index = index;
+  h.first_seqno = Seqno(durable_seqno_.value + 1);
+  h.chain_head = durable_hash_;
+  h.created_ms = now_ms;
+  h.vector_space = space_;
+  std::string bytes = encode_header(h);
+  auto f = fs_.create(dir_ + "/" + segment_file_name(index));
+  if (!f.ok()) return fail(f.status());
+  Status s = f.value()->append(bytes);
+  if (s.ok()) s = f.value()->sync();
+  // The new name must be durable before a record in it is acknowledged.
+  if (s.ok()) s = fs_.sync_dir(dir_);
+  if (!s.ok()) return fail(s);
+  file_ = std::move(f.value());
+  index_ = index;
+  segment_bytes_ = bytes.size();
+  segment_created_ms_ = now_ms;
+  segment_records_ = 0;
+  return Status::Ok();
+}
+
+StagedRecord LogWriter::stage(Hlc ts, uint16_t op_type, std::string_view payload) {
+  assert(ts >= last_ts_);
+  StagedRecord r;
+  r.seqno = Seqno(staged_seqno_.value + 1);
+  r.ts = ts;
+  append_record(batch_, r.seqno, ts, op_type, staged_hash_, payload);
+  r.hash = chain_hash(instance_, r.seqno, ts, op_type, staged_hash_, payload);
+  staged_seqno_ = r.seqno;
+  staged_hash_ = r.hash;
+  last_ts_ = ts;
+  ++pending_count_;
+  return r;
+}
+
+Status LogWriter::commit() {
+  if (!failure_.ok()) return failure_;
+  if (pending_count_ == 0) return Status::Ok();
+  Status s = file_->append(batch_);
+  if (s.ok()) s = file_->sync();
+  ++syncs_;
+  if (!s.ok()) return fail(s);
+  segment_bytes_ += batch_.size();
+  segment_records_ += pending_count_;
+  batch_.clear();
+  pending_count_ = 0;
+  durable_seqno_ = staged_seqno_;
+  durable_hash_ = staged_hash_;
+  return Status::Ok();
+}
+
+Status LogWriter::seal() {
+  SegmentTrailer t;
+  t.record_count = segment_records_;
+  t.last_seqno = durable_seqno_;
+  t.last_hash = durable_hash_;
+  Status s = file_->append(encode_trailer(t));
+  if (s.ok()) s = file_->sync();
+  if (!s.ok()) return fail(s);
+  return Status::Ok();
+}
+
+Status LogWriter::maybe_seal(uint64_t now_ms) {
+  if (!failure_.ok()) return failure_;
+  if (pending_count_ != 0 || segment_records_ == 0) return Status::Ok();
+  bool by_size = segment_bytes_ >= options_.seal_bytes;
+  bool by_age = now_ms >= segment_created_ms_ + options_.seal_age_ms;
+  if (!by_size && !by_age) return Status::Ok();
+  Status s = seal();
+  if (!s.ok()) return s;
+  return start_segment(SegmentIndex(index_.value + 1), now_ms);
+}
+
+}  // namespace vasana

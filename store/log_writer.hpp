@@ -1,0 +1,103 @@
+// The append side of the node's own writer stream: stages records, commits them with one
+// write and one fdatasync, seals segments by size or age and starts the next.
+//
+// Durability contract: a record is durable once commit() has returned ok for the batch that
+// holds it, and not before. stage() only assigns the seqno and chain hash in memory.
+// If a write or sync fails, the writer is failed for good: the batch's fate on disk is unknown
+// (a failed fdatasync may have dropped dirty pages), so nothing more is appended and every
+// later call returns the same error. Restart recovery decides what survived.
+//
+// Threading: one owner (the writer actor). Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "store/file_io.hpp"
+#include "store/segment_format.hpp"
+#include "store/vector_space.hpp"
+
+namespace vasana {
+
+struct LogWriterOptions {
+  uint64_t seal_bytes = 64ull << 20;  // seal the open segment once it holds this many bytes
+  uint64_t seal_age_ms = 3600 * 1000;  // or once it is this old (and holds a record)
+};
+
+// Where the verified stream ends, from store/writer_scan.hpp after repair.
+struct StreamTail {
+  Seqno last_seqno;   // 0 for an empty stream
+  Hash256 last_hash{};
+  Hlc last_ts;
+  // The segment to continue appending to, when the last segment is open; otherwise the
+  // writer starts segment next_index.
+  bool has_open_segment = false;
+  SegmentIndex open_index;
+  uint64_t open_bytes = 0;
+  uint64_t open_created_ms = 0;
+  uint64_t open_records = 0;
+  SegmentIndex next_index;  // index of the next segment to create
+};
+
+struct StagedRecord {
+  Seqno seqno;
+  Hlc ts;
+  Hash256 hash{};
+};
+
+class LogWriter {
+ public:
+  // fs must outlive the writer. dir is writers/<instance>, which exists.
+  static Result<std::unique_ptr<LogWriter>> open(FileSystem& fs, std::string dir, InstanceId instance,
+                                                 VectorSpace space, const StreamTail& tail, LogWriterOptions options,
+                                                 uint64_t now_ms);
+
+  // Adds a record to the pending batch. ts must not be below the previous record's.
+  StagedRecord stage(Hlc ts, uint16_t op_type, std::string_view payload);
+  // Writes and syncs the pending batch. Ok means every staged record is durable.
+  Status commit();
+  // Seals the open segment when it is over its size or age budget, then opens the next one.
+  Status maybe_seal(uint64_t now_ms);
+
+  size_t pending_records() const { return pending_count_; }
+  size_t pending_bytes() const { return batch_.size(); }
+  Seqno last_durable() const { return durable_seqno_; }
+  Hlc last_ts() const { return last_ts_; }
+  SegmentIndex open_segment() const { return index_; }
+  const Status& failure() const { return failure_; }
+  uint64_t syncs() const { return syncs_; }
+
+ private:
+  LogWriter(FileSystem& fs, std::string dir, InstanceId instance, VectorSpace space, LogWriterOptions options);
+  Status start_segment(SegmentIndex index, uint64_t now_ms);
+  Status seal();
+  Status fail(Status s);
+
+  FileSystem& fs_;
+  std::string dir_;
+  InstanceId instance_;
+  VectorSpace space_;
+  LogWriterOptions options_;
+
+  std::unique_ptr<AppendFile> file_;
+  SegmentIndex index_;
+  uint64_t segment_bytes_ = 0;
+  uint64_t segment_created_ms_ = 0;
+  uint64_t segment_records_ = 0;
+
+  std::string batch_;
+  size_t pending_count_ = 0;
+  Seqno staged_seqno_;
+  Seqno durable_seqno_;
+  Hash256 staged_hash_{};
+  Hash256 durable_hash_{};
+  Hlc last_ts_;
+  uint64_t syncs_ = 0;
+  Status failure_;
+};
+
+}  // namespace vasana

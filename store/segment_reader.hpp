@@ -1,0 +1,67 @@
+// Verifying reader for one segment's bytes: pure, no I/O. It yields the verified prefix and
+// says precisely how the segment ends. Recovery policy (what to truncate, what to quarantine)
+// belongs to the caller (store/writer_scan.hpp); this file only classifies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "store/segment_format.hpp"
+
+namespace vasana {
+
+// One verified record. payload views the scanned bytes: valid while they are.
+struct RecordRef {
+  Seqno seqno;
+  Hlc ts;
+  uint16_t op_type = 0;
+  Hash256 prev_hash{};
+  Hash256 hash{};      // this record's chain hash
+  uint64_t offset = 0;  // of the record's length field in the segment
+  uint64_t size = 0;    // framed size
+  std::string_view payload;
+};
+
+enum class SegmentEnd {
+  sealed,     // a valid trailer closes the segment
+  open,       // every byte is a verified record; no trailer yet
+  torn_tail,  // the writer died mid-write: the bytes after verified_bytes are an incomplete record
+  corrupt,    // verification failed where a torn write cannot explain it
+  incompatible,  // another format version or vector space: refused, not corrupt
+  gap,        // a sound segment that does not start where the stream stands: records are missing
+};
+
+const char* segment_end_name(SegmentEnd e);
+
+// What the scan expects, from the writer's stream so far.
+struct ScanExpect {
+  InstanceId instance;
+  SegmentIndex index;
+  Seqno first_seqno;       // next seqno of the stream
+  Hash256 chain_head{};    // hash of the stream's last record
+  Hlc min_ts;              // effective timestamps never go backwards per writer
+  VectorSpace vector_space;
+  // True only for the last segment of the node's own writer: an incomplete record at its end
+  // is a torn write (the writer died before the sync returned), not corruption.
+  bool tail_may_be_torn = false;
+};
+
+struct SegmentScan {
+  std::optional<SegmentHeader> header;
+  std::vector<RecordRef> records;  // the verified prefix, in order
+  std::optional<SegmentTrailer> trailer;
+  SegmentEnd end = SegmentEnd::open;
+  uint64_t verified_bytes = 0;  // header plus verified records (plus trailer when sealed)
+  uint64_t problem_offset = 0;  // for torn_tail, corrupt, incompatible, gap
+  std::string problem;          // what failed, for logs and `vasana verify`
+};
+
+// Verifies bytes as segment expect.index of expect.instance.
+SegmentScan scan_segment(std::string_view bytes, const ScanExpect& expect);
+
+}  // namespace vasana

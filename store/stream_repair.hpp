@@ -1,0 +1,37 @@
+// Start-up recovery of the node's own writer stream (DESIGN.md "Segments", recovery):
+// - a torn record at the end of the own open segment is truncated: the writer died before the
+//   sync returned, so that record was never acknowledged;
+// - any other failure is corruption: the stream stops at the last verified record, the damaged
+//   segment is copied to quarantine/ and cut back to its verified prefix, and the writer turns
+//   read-only (appending would reuse the seqnos of records peers may hold) until repaired;
+// - a segment from another vector space or format version stops the start with an error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/status.hpp"
+#include "store/data_dir.hpp"
+#include "store/log_writer.hpp"
+#include "store/writer_scan.hpp"
+
+namespace vasana {
+
+struct Recovery {
+  WriterScan scan;                   // as found, before repair
+  StreamTail tail;                   // where appending continues (when writable)
+  bool writable = true;
+  std::string read_only_reason;
+  std::vector<std::string> actions;  // what recovery did, one log line each
+  uint64_t torn_bytes = 0;           // bytes cut from a torn tail
+  uint64_t corruptions = 0;          // segments that failed verification
+};
+
+// visit sees every verified record of the own stream, in order. Caller holds the DirLock.
+Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit);
+
+// Names of quarantined segments of instance (file names inside quarantine/).
+std::vector<std::string> quarantined_segments(const DataDir& dir, InstanceId instance);
+
+}  // namespace vasana
