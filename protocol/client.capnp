@@ -40,6 +40,8 @@ struct NodeInfo {
   lastSeqno @2 :UInt64;
   writable @3 :Bool;
   readOnlyReason @4 :Text;
+  flushes @5 :UInt64;          # group commits (one fdatasync each) since the node started
+  flushedRecords @6 :UInt64;   # records those group commits made durable
 }
 
 struct Remembered {

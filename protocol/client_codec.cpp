@@ -55,6 +55,8 @@ std::string encode_response(const ClientResponse& r) {
       i.setLastSeqno(r.info.last_seqno.value);
       i.setWritable(r.info.writable);
       i.setReadOnlyReason(r.info.read_only_reason);
+      i.setFlushes(r.info.flushes);
+      i.setFlushedRecords(r.info.flushed_records);
       break;
     }
     case ClientResponse::Kind::remembered: {
@@ -90,6 +92,8 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.info.last_seqno = Seqno(i.getLastSeqno());
         out.info.writable = i.getWritable();
         out.info.read_only_reason = i.getReadOnlyReason();
+        out.info.flushes = i.getFlushes();
+        out.info.flushed_records = i.getFlushedRecords();
         break;
       }
       case schema::ClientResponse::REMEMBERED: {

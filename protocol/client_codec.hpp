@@ -31,6 +31,8 @@ struct NodeInfo {
   Seqno last_seqno;
   bool writable = true;
   std::string read_only_reason;
+  uint64_t flushes = 0;
+  uint64_t flushed_records = 0;
 };
 
 struct ClientResponse {

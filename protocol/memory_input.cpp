@@ -117,7 +117,7 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 
 std::optional<int64_t> parse_time_ms(std::string_view s) {
   int64_t plain;
-  if (!s.empty() && s.find_first_not_of("-0123456789") == std::string_view::npos) {
+  if (!s.empty() && s.find_first_not_of("0123456789", s[0] == '-' ? 1 : 0) == std::string_view::npos) {
     if (parse_int(s, plain)) return plain;
     return std::nullopt;
   }
@@ -133,7 +133,9 @@ std::optional<int64_t> parse_time_ms(std::string_view s) {
       return std::nullopt;
     auto frac = s.substr(19, s.size() - 20);
     if (!frac.empty()) {
-      if (frac[0] != '.' || frac.size() != 4 || !parse_int(frac.substr(1), ms)) return std::nullopt;
+      if (frac[0] != '.' || frac.size() != 4 || frac.find_first_not_of("0123456789", 1) != std::string_view::npos ||
+          !parse_int(frac.substr(1), ms))
+        return std::nullopt;
     }
   }
   static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

@@ -4,7 +4,7 @@
 # - Never renumber, retype or remove a field; never reorder enum values. Add fields only with
 #   the next ordinal; a reader that does not know a field sees its default.
 # - A new kind of op is a new member of Op's union, appended. Its op type code in the record
-#   header is the union ordinal + 1 (store/op_type.hpp asserts the mapping). A node that reads
+#   header is the union ordinal + 1 (protocol/op_codec.cpp asserts the mapping). A node that reads
 #   an op type it does not know stops applying that writer's stream with an "upgrade needed"
 #   error: it never skips an op, because skipping would make replicas diverge.
 # - Defaults are part of the format: changing a default changes the meaning of old records.

@@ -34,7 +34,8 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(FileSystem& fs, std::string d
 Status LogWriter::fail(Status s) {
   failure_ = Status::FailedPrecondition("the writer stopped after an I/O error; restart the node to recover: " +
                                         s.to_string());
-  return failure_;
+  // The caller whose batch hit the error learns the I/O error itself: its outcome is unknown.
+  return Status::IoError(s.message() + "; whether the batch reached the disk is unknown");
 }
 
 Status LogWriter::start_segment(SegmentIndex index, uint64_t now_ms) {

@@ -4,8 +4,9 @@
 // Durability contract: a record is durable once commit() has returned ok for the batch that
 // holds it, and not before. stage() only assigns the seqno and chain hash in memory.
 // If a write or sync fails, the writer is failed for good: the batch's fate on disk is unknown
-// (a failed fdatasync may have dropped dirty pages), so nothing more is appended and every
-// later call returns the same error. Restart recovery decides what survived.
+// (a failed fdatasync may have dropped dirty pages), so the failing commit returns IoError,
+// nothing more is appended and every later call returns FailedPrecondition. Restart recovery
+// decides what survived.
 //
 // Threading: one owner (the writer actor). Not thread-safe.
 #pragma once
@@ -58,7 +59,8 @@ class LogWriter {
 
   // Adds a record to the pending batch. ts must not be below the previous record's.
   StagedRecord stage(Hlc ts, uint16_t op_type, std::string_view payload);
-  // Writes and syncs the pending batch. Ok means every staged record is durable.
+  // Writes and syncs the pending batch. Ok means every staged record is durable. IoError means
+  // the batch's outcome is unknown; every later call then returns FailedPrecondition.
   Status commit();
   // Seals the open segment when it is over its size or age budget, then opens the next one.
   Status maybe_seal(uint64_t now_ms);

@@ -56,13 +56,44 @@ class Scanner {
     return false;
   }
 
-  // A damaged tail of the own open segment is a torn write when nothing after the damage
-  // could be a later record: the damaged record reaches the end of the file, or everything
-  // from it on is zero (the file system extended the file but never wrote the data).
+  // A damaged tail of the own open segment is a torn write only when nothing after the damage
+  // can be a record that was made durable: the damaged record reaches the end of the file, or
+  // everything from it on is zero (the file system extended the file but never wrote the
+  // data); and no complete record or trailer follows it. A damaged length field can make a
+  // record seem to run past the end of the file, so the bytes after it are searched for a
+  // later record before anything is called torn: cutting a durable record would lose an
+  // acknowledged write.
   bool torn_or_corrupt(uint64_t off, uint64_t record_end, std::string why) {
-    bool tail = expect_.tail_may_be_torn &&
-                (record_end >= bytes_.size() || all_zero(bytes_.substr(off)));
+    bool tail = expect_.tail_may_be_torn && (record_end >= bytes_.size() || all_zero(bytes_.substr(off))) &&
+                !ends_with_trailer() && !later_record_after(off);
     return fail(tail ? SegmentEnd::torn_tail : SegmentEnd::corrupt, off, std::move(why));
+  }
+
+  bool ends_with_trailer() const {
+    if (bytes_.size() < kTrailerBytes) return false;
+    const uint8_t* p = at(bytes_.size() - kTrailerBytes);
+    if (get_u32(p) != kTrailerMarker) return false;
+    uint32_t crc = crc32c::extend(0, p, 4);
+    crc = crc32c::extend(crc, p + 8, kTrailerBytes - 8);
+    return crc == get_u32(p + 4);
+  }
+
+  // True when a record with a valid CRC and a seqno after the expected one starts anywhere
+  // after off. The seqno is checked before the CRC, so garbage costs little.
+  bool later_record_after(uint64_t off) const {
+    const uint64_t expected = next_seqno_.value;
+    for (uint64_t o = off + 1; o + kRecordFrameBytes + kRecordBodyFixedBytes <= bytes_.size(); ++o) {
+      const uint8_t* p = at(o);
+      const uint32_t length = get_u32(p);
+      if (length < kRecordBodyFixedBytes || length > kMaxRecordBody || o + kRecordFrameBytes + length > bytes_.size())
+        continue;
+      const uint64_t seqno = get_u64(p + 8);
+      if (seqno <= expected || seqno - expected > (1u << 24)) continue;
+      uint32_t crc = crc32c::extend(0, p, 4);
+      crc = crc32c::extend(crc, p + 8, length);
+      if (crc == get_u32(p + 4)) return true;
+    }
+    return false;
   }
 
   bool read_header() {

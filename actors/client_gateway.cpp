@@ -1,0 +1,82 @@
+#include "actors/client_gateway.hpp"
+
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+
+namespace vasana {
+
+namespace {
+
+ClientError client_error_for(const Status& s) {
+  switch (s.code()) {
+    case Code::invalid_argument: return ClientError::bad_input;
+    case Code::failed_precondition: return ClientError::unavailable;
+    case Code::io_error: return ClientError::io_failure;
+    default: return ClientError::internal;
+  }
+}
+
+}  // namespace
+
+ClientGateway::ClientGateway(writer_actor writer, ClientEndpoint* endpoint, InputLimits limits, InstanceId instance,
+                             std::string vector_space_id)
+    : writer_(std::move(writer)),
+      endpoint_(endpoint),
+      limits_(limits),
+      instance_(instance),
+      vector_space_id_(std::move(vector_space_id)) {}
+
+void ClientGateway::handle(ClientCall call) {
+  const uint64_t rid = call.request.request_id;
+  if (call.request.protocol_version != kClientProtocolVersion) {
+    endpoint_->reply(call, error_response(rid, ClientError::protocol_mismatch,
+                                          "client protocol version " + std::to_string(call.request.protocol_version) +
+                                              "; this node speaks " + std::to_string(kClientProtocolVersion)));
+    return;
+  }
+  ClientEndpoint* ep = endpoint_;
+  switch (call.request.kind) {
+    case ClientRequest::Kind::ping: {
+      std::string space = vector_space_id_;
+      caf::anon_send(writer_, caf::get_atom::value, WriterInfoReply{[ep, call, space](const WriterInfo& info) {
+                       ClientResponse r;
+                       r.request_id = call.request.request_id;
+                       r.kind = ClientResponse::Kind::pong;
+                       r.info = NodeInfo{info.instance,         space,        info.last_durable,
+                                         info.writable,         info.read_only_reason, info.flushes,
+                                         info.flushed_records};
+                       ep->reply(call, r);
+                     }});
+      return;
+    }
+    case ClientRequest::Kind::remember: {
+      Status v = validate_memory(call.request.memory, limits_);
+      if (!v.ok()) {
+        endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
+        return;
+      }
+      AppendRequest req;
+      req.op_type = static_cast<uint16_t>(OpType::put_memory);
+      req.payload = encode_put_memory(call.request.memory);
+      call.request.memory = MemoryInput{};  // the reply needs only the address
+      InstanceId instance = instance_;
+      req.done = [ep, call = std::move(call), instance](const AppendResult& res) {
+        const uint64_t id = call.request.request_id;
+        if (!res.status.ok()) {
+          ep->reply(call, error_response(id, client_error_for(res.status), res.status.message()));
+          return;
+        }
+        ClientResponse r;
+        r.request_id = id;
+        r.kind = ClientResponse::Kind::remembered;
+        r.id = MemoryId{instance, res.seqno};
+        r.effective_ts = res.ts.value;
+        ep->reply(call, r);
+      };
+      caf::anon_send(writer_, append_atom::value, std::move(req));
+      return;
+    }
+  }
+}
+
+}  // namespace vasana

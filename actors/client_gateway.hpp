@@ -1,0 +1,33 @@
+// The client gateway: answers the calls the client endpoint decodes, on the endpoint's socket
+// thread. Validates every request (bad input is answered at once and never reaches the writer),
+// turns a remember into a put_memory op and hands it to the writer, whose completion queues
+// the reply. Includes CAF (through writer_actor.hpp): include only from actor code and tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "actors/client_endpoint.hpp"
+#include "actors/writer_actor.hpp"
+#include "protocol/memory_input.hpp"
+
+namespace vasana {
+
+class ClientGateway {
+ public:
+  // endpoint must outlive the gateway (it owns the thread that calls handle()).
+  ClientGateway(writer_actor writer, ClientEndpoint* endpoint, InputLimits limits, InstanceId instance,
+                std::string vector_space_id);
+
+  // Runs on the endpoint thread; never blocks.
+  void handle(ClientCall call);
+
+ private:
+  writer_actor writer_;
+  ClientEndpoint* endpoint_;  // outlives the gateway: the endpoint owns the thread that calls handle()
+  InputLimits limits_;
+  InstanceId instance_;
+  std::string vector_space_id_;
+};
+
+}  // namespace vasana

@@ -1,0 +1,132 @@
+#include "actors/node.hpp"
+
+#include <caf/all.hpp>
+
+#include <cstdio>
+#include <optional>
+
+#include "actors/client_endpoint.hpp"
+#include "actors/client_gateway.hpp"
+#include "actors/writer_actor.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/stream_repair.hpp"
+
+namespace vasana {
+
+namespace {
+
+struct NodeSystemConfig : caf::actor_system_config {
+  explicit NodeSystemConfig(size_t threads) {
+    set("scheduler.max-threads", static_cast<int64_t>(threads));
+  }
+};
+
+}  // namespace
+
+struct Node::Impl {
+  NodeOptions options;
+  LogSink log;
+  std::optional<DirLock> lock;
+  Identity identity;
+  std::unique_ptr<NodeSystemConfig> config;
+  std::unique_ptr<caf::actor_system> system;
+  writer_actor writer;
+  std::unique_ptr<ClientEndpoint> endpoint;
+  std::shared_ptr<ClientGateway> gateway;
+  std::vector<std::string> endpoints;
+  bool stopped = false;
+};
+
+Node::Node(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Node::~Node() { stop(); }
+
+const std::vector<std::string>& Node::endpoints() const { return impl_->endpoints; }
+InstanceId Node::instance() const { return impl_->identity.instance; }
+
+Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->log = log ? std::move(log) : [](const std::string&) {};
+  const DataDir& dir = impl->options.dir;
+  FileSystem& fs = impl->options.fs ? *impl->options.fs : posix_file_system();
+
+  auto id = load_identity(dir);
+  if (!id.ok()) return id.status();
+  impl->identity = *id;
+  auto lock = DirLock::acquire(dir);
+  if (!lock.ok()) return lock.status();
+  impl->lock.emplace(std::move(lock.value()));
+
+  auto rec = recover_own_stream(dir, impl->identity, nullptr);
+  if (!rec.ok()) return rec.status();
+  for (const auto& a : rec->actions) impl->log("recovery: " + a);
+  if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
+  impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +
+            " records up to seqno " + std::to_string(rec->scan.last_seqno.value) + " in " +
+            std::to_string(rec->scan.segments.size()) + " segment(s)");
+
+  std::unique_ptr<LogWriter> log_writer;
+  if (rec->writable) {
+    auto w = LogWriter::open(fs, dir.writer_dir(impl->identity.instance), impl->identity.instance,
+                             impl->identity.vector_space, rec->tail, impl->options.log, system_wall_ms());
+    if (!w.ok()) return w.status();
+    log_writer = std::move(w.value());
+  } else {
+    impl->log("read-only: " + rec->read_only_reason + "; serving the verified prefix");
+  }
+  auto state = std::make_shared<WriterState>(impl->identity.instance, std::move(log_writer),
+                                             HybridClock(system_wall_ms), impl->options.group_commit,
+                                             rec->read_only_reason);
+  state->set_read_only_last_seqno(rec->scan.last_seqno);
+
+  impl->config = std::make_unique<NodeSystemConfig>(impl->options.worker_threads);
+  impl->system = std::make_unique<caf::actor_system>(*impl->config);
+  impl->writer = spawn_writer(*impl->system, state);
+
+  std::vector<std::string> eps = impl->options.client_endpoints;
+  if (eps.empty()) eps.push_back(dir.default_client_endpoint());
+  auto ep = ClientEndpoint::bind(eps);
+  if (!ep.ok()) {
+    caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
+    return ep.status();
+  }
+  impl->endpoint = std::move(ep.value());
+  impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->endpoint.get(), impl->options.limits,
+                                                  impl->identity.instance, impl->identity.vector_space.id());
+  impl->endpoint->run([gateway = impl->gateway](ClientCall call) { gateway->handle(std::move(call)); });
+  impl->endpoints = impl->endpoint->bound();
+
+  std::string ep_text;
+  for (const auto& e : impl->endpoints) ep_text += e + "\n";
+  Status s = write_file_atomically(dir.endpoint_path(), ep_text);
+  if (!s.ok()) {
+    std::unique_ptr<Node> n(new Node(std::move(impl)));
+    n->stop();
+    return s;
+  }
+  for (const auto& e : impl->endpoints) impl->log("listening on " + e);
+  return std::unique_ptr<Node>(new Node(std::move(impl)));
+}
+
+void Node::stop() {
+  Impl& i = *impl_;
+  if (i.stopped) return;
+  i.stopped = true;
+  if (i.endpoint) i.endpoint->stop();
+  std::remove(i.options.dir.endpoint_path().c_str());
+  if (i.system) {
+    // The writer answers what it has staged before it sees the exit: flush first.
+    caf::anon_send(i.writer, flush_atom::value);
+    caf::anon_send_exit(i.writer, caf::exit_reason::user_shutdown);
+    // Handles keep actors alive, and the system waits for its detached writer thread to end.
+    // The writer's completions reply through the endpoint, so it goes only after the writer.
+    i.gateway.reset();
+    i.writer = nullptr;
+    i.system->await_all_actors_done();
+    i.system.reset();
+  }
+  i.endpoint.reset();
+}
+
+}  // namespace vasana

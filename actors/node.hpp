@@ -1,0 +1,54 @@
+// A running node: recovery of the own stream, the writer and gateway actors, the client
+// endpoint. CAF-free interface; the actor system lives inside.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/writer_state.hpp"
+#include "protocol/memory_input.hpp"
+#include "protocol/status.hpp"
+#include "store/data_dir.hpp"
+#include "store/file_io.hpp"
+#include "store/log_writer.hpp"
+
+namespace vasana {
+
+struct NodeOptions {
+  DataDir dir;
+  std::vector<std::string> client_endpoints;  // empty: the data directory's IPC socket
+  LogWriterOptions log;
+  GroupCommitOptions group_commit;
+  InputLimits limits;
+  size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
+  FileSystem* fs = nullptr;                   // null: the real file system
+};
+
+using LogSink = std::function<void(const std::string& line)>;
+
+class Node {
+ public:
+  // Locks the data directory, verifies and repairs the own stream, spawns the actors, binds
+  // the client endpoints and writes DIR/client.endpoint. Errors: Busy (directory in use),
+  // NotFound (not initialised), Incompatible (foreign vector space), IoError (bind, disk).
+  static Result<std::unique_ptr<Node>> start(NodeOptions options, LogSink log);
+  ~Node();  // stop()s
+
+  // Stops accepting requests, lets the writer finish its batch, shuts the actors down and
+  // removes DIR/client.endpoint. Idempotent.
+  void stop();
+
+  const std::vector<std::string>& endpoints() const;
+  InstanceId instance() const;
+
+  struct Impl;
+
+ private:
+  explicit Node(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vasana

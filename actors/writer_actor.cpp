@@ -1,0 +1,93 @@
+#include "actors/writer_actor.hpp"
+
+#include <chrono>
+#include <vector>
+
+namespace vasana {
+
+namespace {
+
+struct Waiter {
+  StagedRecord record;
+  std::function<void(const AppendResult&)> done;
+};
+
+struct WriterActorState {
+  std::shared_ptr<WriterState> writer;
+  std::vector<Waiter> waiting;  // staged, not yet durable: answered by the next flush
+  bool flush_scheduled = false;
+  static inline const char* name = "vasana.writer";
+
+  WriterActorState() = default;
+  WriterActorState(const WriterActorState&) = delete;
+  // Staged records nobody flushed (the actor is going away) were never acknowledged.
+  ~WriterActorState() {
+    for (auto& w : waiting)
+      w.done(AppendResult{Status::FailedPrecondition("the node stopped before the write was durable"), Seqno(), Hlc()});
+  }
+
+  // Commits the batch and answers every waiter from its outcome: never before the sync.
+  void flush() {
+    Status s = writer->flush();
+    for (auto& w : waiting) {
+      if (s.ok())
+        w.done(AppendResult{Status::Ok(), w.record.seqno, w.record.ts});
+      else
+        w.done(AppendResult{s, Seqno(), Hlc()});
+    }
+    waiting.clear();
+    if (s.ok()) writer->maybe_seal(system_wall_ms());
+  }
+};
+
+using writer_pointer = writer_actor::stateful_pointer<WriterActorState>;
+
+writer_actor::behavior_type writer_behavior(writer_pointer self, std::shared_ptr<WriterState> state) {
+  self->state.writer = std::move(state);
+  self->delayed_send(self, std::chrono::seconds(1), seal_atom::value);
+  return {
+      [self](append_atom, AppendRequest& req) {
+        auto& st = self->state;
+        auto staged = st.writer->stage(req.op_type, std::move(req.payload));
+        if (!staged.ok()) {
+          req.done(AppendResult{staged.status(), Seqno(), Hlc()});
+          return;
+        }
+        st.waiting.push_back(Waiter{*staged, std::move(req.done)});
+        // Group commit: flush when nothing else waits in the mailbox (appends already queued join
+        // this batch) or when the batch is full. Otherwise a flush message goes behind the queued
+        // ones, so a batch never waits for an append that may not come.
+        if (st.writer->batch_full() || self->mailbox().empty()) {
+          st.flush();
+        } else if (!st.flush_scheduled) {
+          st.flush_scheduled = true;
+          self->send(self, flush_atom::value);
+        }
+      },
+      [self](flush_atom) {
+        self->state.flush_scheduled = false;
+        self->state.flush();
+      },
+      [self](seal_atom) {
+        auto& st = self->state;
+        if (!st.writer->has_pending()) {
+          Status s = st.writer->maybe_seal(system_wall_ms());
+          (void)s;  // a failure leaves the writer failed; the next append reports it
+        }
+        self->delayed_send(self, std::chrono::seconds(1), seal_atom::value);
+      },
+      [self](caf::get_atom, WriterInfoReply& reply) {
+        const auto& w = *self->state.writer;
+        reply.done(WriterInfo{w.instance(), w.last_durable(), w.writable(), w.read_only_reason(), w.flushes(),
+                              w.flushed_records()});
+      },
+  };
+}
+
+}  // namespace
+
+writer_actor spawn_writer(caf::actor_system& sys, std::shared_ptr<WriterState> state) {
+  return sys.spawn<caf::detached>(writer_behavior, std::move(state));
+}
+
+}  // namespace vasana

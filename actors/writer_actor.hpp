@@ -1,0 +1,62 @@
+// The writer actor: owns the node's open segment through a WriterState and answers appends
+// only after the fdatasync that covers them. Runs detached (its own thread) because it blocks
+// in fdatasync. Includes CAF: include only from actor implementation files.
+//
+// An append names its completion, which the writer calls on its own thread exactly once: with
+// ok after the covering fdatasync returned, or with the reason nothing was acknowledged. The
+// client gateway runs on a socket thread that is not an actor, so a completion (which queues
+// the reply for that thread) is how the answer gets back without another actor hop.
+#pragma once
+
+#include <caf/all.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "actors/writer_state.hpp"
+
+namespace vasana {
+
+using append_atom = caf::atom_constant<caf::atom("append")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using seal_atom = caf::atom_constant<caf::atom("sealtick")>;
+
+// Ok with seqno and ts once the record is durable; otherwise why nothing was acknowledged.
+struct AppendResult {
+  Status status;
+  Seqno seqno;
+  Hlc ts;
+};
+
+struct AppendRequest {
+  uint16_t op_type = 0;
+  std::string payload;
+  std::function<void(const AppendResult&)> done;  // called once, on the writer's thread; must not block
+};
+
+struct WriterInfo {
+  InstanceId instance;
+  Seqno last_durable;
+  bool writable = false;
+  std::string read_only_reason;
+  uint64_t flushes = 0;
+  uint64_t flushed_records = 0;
+};
+
+// Asks for the writer's WriterInfo; answered on the writer's thread.
+struct WriterInfoReply {
+  std::function<void(const WriterInfo&)> done;
+};
+
+using writer_actor = caf::typed_actor<caf::reacts_to<append_atom, AppendRequest>, caf::reacts_to<flush_atom>,
+                                      caf::reacts_to<seal_atom>, caf::reacts_to<caf::get_atom, WriterInfoReply>>;
+
+// Spawns the writer on its own thread. It checks the seal budgets once a second.
+writer_actor spawn_writer(caf::actor_system& sys, std::shared_ptr<WriterState> state);
+
+}  // namespace vasana
+
+// These messages never leave the process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::AppendRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::WriterInfoReply)

@@ -1,0 +1,56 @@
+#include "actors/writer_state.hpp"
+
+namespace vasana {
+
+WriterState::WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer, HybridClock clock,
+                         GroupCommitOptions options, std::string read_only_reason)
+    : instance_(instance),
+      writer_(std::move(writer)),
+      clock_(std::move(clock)),
+      options_(options),
+      read_only_reason_(std::move(read_only_reason)) {
+  if (writer_) clock_.observe(writer_->last_ts());
+}
+
+std::string WriterState::read_only_reason() const {
+  if (!writer_) return read_only_reason_;
+  if (!writer_->failure().ok()) return writer_->failure().message();
+  return "";
+}
+
+Result<StagedRecord> WriterState::stage(uint16_t op_type, std::string payload) {
+  if (!writable()) return Status::FailedPrecondition("writes are refused: " + read_only_reason());
+  StagedRecord r = writer_->stage(clock_.now(), op_type, payload);
+  if (!subscribers_.empty()) pending_.push_back(CommittedRecord{r.seqno, r.ts, op_type, std::move(payload)});
+  return r;
+}
+
+bool WriterState::batch_full() const {
+  return writer_ && (writer_->pending_records() >= options_.max_ops || writer_->pending_bytes() >= options_.max_bytes);
+}
+
+Status WriterState::flush() {
+  if (!writer_) return Status::FailedPrecondition("writes are refused: " + read_only_reason_);
+  size_t n = writer_->pending_records();
+  Status s = writer_->commit();
+  if (!s.ok()) {
+    pending_.clear();
+    return s;
+  }
+  if (n > 0) {
+    ++flushes_;
+    flushed_records_ += n;
+  }
+  if (!pending_.empty()) {
+    for (auto& sub : subscribers_) sub(pending_);
+    pending_.clear();
+  }
+  return Status::Ok();
+}
+
+Status WriterState::maybe_seal(uint64_t now_ms) {
+  if (!writable()) return Status::Ok();
+  return writer_->maybe_seal(now_ms);
+}
+
+}  // namespace vasana

@@ -1,0 +1,80 @@
+// The writer actor's logic as plain C++ (no CAF), so it can be tested without an actor
+// system: group commit over the LogWriter, the hybrid clock, read-only mode, and the
+// subscribers that see every committed record.
+//
+// Group commit: appends are staged as they arrive; flush() writes and syncs everything staged
+// with one fdatasync. The actor calls flush() when its mailbox has no more appends queued in
+// front of the flush it scheduled, or as soon as a batch reaches its budget. A caller is
+// answered only from the result of the flush() that covered its record.
+//
+// Threading: one owner (the writer actor).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/log_writer.hpp"
+
+namespace vasana {
+
+struct GroupCommitOptions {
+  size_t max_ops = 4096;            // flush once this many records are staged
+  size_t max_bytes = 4ull << 20;    // or once the batch holds this many bytes
+};
+
+// A record that is durable on the local disk.
+struct CommittedRecord {
+  Seqno seqno;
+  Hlc ts;
+  uint16_t op_type = 0;
+  std::string payload;
+};
+
+class WriterState {
+ public:
+  using Subscriber = std::function<void(const std::vector<CommittedRecord>&)>;
+
+  // writer is null when the stream is read-only; read_only_reason says why.
+  WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer, HybridClock clock, GroupCommitOptions options,
+              std::string read_only_reason);
+
+  // Stages one op. Errors: FailedPrecondition when read-only or after an I/O failure.
+  Result<StagedRecord> stage(uint16_t op_type, std::string payload);
+  bool batch_full() const;
+  bool has_pending() const { return writer_ && writer_->pending_records() > 0; }
+  // Writes and syncs the staged batch; on success subscribers see its records.
+  Status flush();
+  Status maybe_seal(uint64_t now_ms);
+
+  // Subscribers are called on the writer's thread after each successful flush; they must not block.
+  void subscribe(Subscriber s) { subscribers_.push_back(std::move(s)); }
+
+  InstanceId instance() const { return instance_; }
+  bool writable() const { return writer_ && writer_->failure().ok(); }
+  std::string read_only_reason() const;
+  Seqno last_durable() const { return writer_ ? writer_->last_durable() : last_seqno_read_only_; }
+  uint64_t flushes() const { return flushes_; }
+  uint64_t flushed_records() const { return flushed_records_; }
+
+  void set_read_only_last_seqno(Seqno s) { last_seqno_read_only_ = s; }
+
+ private:
+  InstanceId instance_;
+  std::unique_ptr<LogWriter> writer_;
+  HybridClock clock_;
+  GroupCommitOptions options_;
+  std::string read_only_reason_;
+  std::vector<CommittedRecord> pending_;
+  std::vector<Subscriber> subscribers_;
+  Seqno last_seqno_read_only_;
+  uint64_t flushes_ = 0;
+  uint64_t flushed_records_ = 0;
+};
+
+}  // namespace vasana

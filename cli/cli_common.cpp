@@ -1,0 +1,22 @@
+#include "cli/cli_common.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.hpp"
+
+namespace vasana {
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "vasana: %s\n", message.c_str());
+  return code;
+}
+
+std::optional<std::string> resolve_data_dir(const Args& args, const NodeConfig& config) {
+  if (auto d = args.get("data")) return *d;
+  if (const char* env = std::getenv("VASANA_DATA"); env && *env) return std::string(env);
+  if (!config.data_dir.empty()) return config.data_dir;
+  return std::nullopt;
+}
+
+}  // namespace vasana

@@ -1,0 +1,15 @@
+// Helpers every subcommand shares: where the data directory is, and how a failure is said.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli/args.hpp"
+#include "cli/node_config.hpp"
+
+namespace vasana {
+
+// --data, else $VASANA_DATA, else [node] data_dir of the config; nullopt when none is given.
+std::optional<std::string> resolve_data_dir(const Args& args, const NodeConfig& config);
+
+}  // namespace vasana

@@ -1,0 +1,84 @@
+// `vasana init` and `vasana serve`.
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <pthread.h>
+
+#include "actors/node.hpp"
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+
+namespace vasana {
+
+namespace {
+
+void log_line(const std::string& line) {
+  std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::fprintf(stderr, "%s vasana: %s\n", stamp, line.c_str());
+  std::fflush(stderr);
+}
+
+int exit_code_for(const Status& s) {
+  return s.code() == Code::invalid_argument ? kExitUsage : kExitFailed;
+}
+
+}  // namespace
+
+int cmd_init(const Words& words) {
+  auto args = parse_args(words, {"data", "config"}, {});
+  if (!args.ok()) return fail(kExitUsage, "init: " + args.status().message());
+  if (!args->positional.empty()) return fail(kExitUsage, "init: unexpected argument '" + args->positional[0] + "'");
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto dir = resolve_data_dir(*args, *cfg);
+  if (!dir) return fail(kExitUsage, "init: --data DIR is required (or set VASANA_DATA)");
+  auto id = init_data_dir(DataDir{*dir}, VectorSpace{});
+  if (!id.ok()) return fail(kExitFailed, "init: " + id.status().message());
+  std::printf("initialised %s: writer %s, vector space %s\n", dir->c_str(), to_hex(id->instance).c_str(),
+              id->vector_space.id().c_str());
+  return kExitOk;
+}
+
+int cmd_serve(const Words& words) {
+  auto args = parse_args(words, {"data", "config"}, {});
+  if (!args.ok()) return fail(kExitUsage, "serve: " + args.status().message());
+  if (!args->positional.empty()) return fail(kExitUsage, "serve: unexpected argument '" + args->positional[0] + "'");
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto dir = resolve_data_dir(*args, *cfg);
+  if (!dir) return fail(kExitUsage, "serve: --data DIR is required (or set VASANA_DATA)");
+
+  // Block the stop signals in every thread; this one waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  NodeOptions opts;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(*dir, ec);
+  opts.dir = DataDir{ec ? *dir : abs.lexically_normal().string()};
+  if (!cfg->client_tcp.empty()) {
+    opts.client_endpoints = {opts.dir.default_client_endpoint(), cfg->client_tcp};
+  }
+  opts.log = cfg->log;
+  opts.group_commit = cfg->group_commit;
+  opts.limits = cfg->limits;
+  opts.worker_threads = cfg->worker_threads;
+  auto node = Node::start(opts, log_line);
+  if (!node.ok()) return fail(exit_code_for(node.status()), "serve: " + node.status().message());
+  log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  log_line(std::string("stopping on ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+  node.value()->stop();
+  log_line("stopped");
+  return kExitOk;
+}
+
+}  // namespace vasana

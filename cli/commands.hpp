@@ -1,0 +1,22 @@
+// The subcommands of `vasana`. Each takes the words after its name and returns an exit code
+// (cli/args.hpp). Messages go to stderr, results to stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vasana {
+
+using Words = std::vector<std::string>;
+
+int cmd_init(const Words& words);
+int cmd_serve(const Words& words);
+int cmd_remember(const Words& words);
+int cmd_verify(const Words& words);
+int cmd_log(const Words& words);
+int cmd_bench(const Words& words);
+
+// Prints "vasana: <message>" to stderr and returns code.
+int fail(int code, const std::string& message);
+
+}  // namespace vasana

@@ -1,0 +1,44 @@
+// vasana: one binary, one subcommand per user-facing operation (DESIGN.md "Command line").
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: vasana <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  init --data DIR [--config FILE]        create a data directory and its writer identity\n"
+    "  serve --data DIR [--config FILE]       run a node in the foreground (SIGINT/SIGTERM stop it)\n"
+    "  remember --realm R [--kind K] [--ref ID] [--tag T]... [--valid-from T] [--valid-to T] TEXT\n"
+    "                                         store a memory; prints its id once durable\n"
+    "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
+    "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
+    "  bench write [--dir DIR] [--seconds S]  durable write throughput and latency, with the disk's limits\n"
+    "\n"
+    "Client commands find the node with --data DIR (default $VASANA_DATA) or --connect ENDPOINT.\n"
+    "Exit codes: 0 success, 1 a check failed or the node could not do it, 2 bad usage or input.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? vasana::kExitUsage : vasana::kExitOk;
+  }
+  std::string cmd = argv[1];
+  vasana::Words words(argv + 2, argv + argc);
+  if (cmd == "init") return vasana::cmd_init(words);
+  if (cmd == "serve") return vasana::cmd_serve(words);
+  if (cmd == "remember") return vasana::cmd_remember(words);
+  if (cmd == "verify") return vasana::cmd_verify(words);
+  if (cmd == "log") return vasana::cmd_log(words);
+  if (cmd == "bench") return vasana::cmd_bench(words);
+  std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return vasana::kExitUsage;
+}

@@ -1,0 +1,99 @@
+#include "cli/node_client.hpp"
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "store/file_io.hpp"
+
+namespace vasana {
+
+struct NodeClient::Impl {
+  explicit Impl(zmq::context_t* shared)
+      : own(shared ? nullptr : std::make_unique<zmq::context_t>(1)),
+        socket(shared ? *shared : *own, zmq::socket_type::dealer) {}
+  std::unique_ptr<zmq::context_t> own;
+  zmq::socket_t socket;
+};
+
+NodeClient::NodeClient(std::unique_ptr<Impl> impl, std::string endpoint)
+    : impl_(std::move(impl)), endpoint_(std::move(endpoint)) {}
+
+NodeClient::~NodeClient() = default;
+
+Result<std::string> NodeClient::endpoint_of(const std::string& data_dir) {
+  auto text = read_whole_file(data_dir + "/client.endpoint");
+  if (!text.ok()) {
+    if (text.status().code() == Code::not_found)
+      return Status::NotFound("no node is running on " + data_dir + " (no client.endpoint there); start one with `vasana serve --data " + data_dir + "`");
+    return text.status();
+  }
+  auto nl = text->find('\n');
+  std::string first = text->substr(0, nl);
+  if (first.empty()) return Status::Corruption(data_dir + "/client.endpoint is empty");
+  return first;
+}
+
+Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpoint, void* context) {
+  auto impl = std::make_unique<Impl>(static_cast<zmq::context_t*>(context));
+  try {
+    impl->socket.set(zmq::sockopt::linger, 0);
+    impl->socket.connect(endpoint);
+  } catch (const zmq::error_t& e) {
+    return Status::InvalidArgument("cannot connect to " + endpoint + ": " + e.what());
+  }
+  return std::unique_ptr<NodeClient>(new NodeClient(std::move(impl), endpoint));
+}
+
+void* NodeClient::socket_handle() { return impl_->socket.handle(); }
+
+Result<uint64_t> NodeClient::send(ClientRequest request) {
+  request.request_id = next_id_++;
+  std::string body = encode_request(request);
+  try {
+    std::array<zmq::const_buffer, 2> frames = {zmq::buffer(kClientTag.data(), kClientTag.size()), zmq::buffer(body)};
+    if (!zmq::send_multipart(impl_->socket, frames)) return Status::IoError("client socket: send failed");
+  } catch (const zmq::error_t& e) {
+    return Status::IoError(std::string("client socket: ") + e.what());
+  }
+  return request.request_id;
+}
+
+Result<ClientResponse> NodeClient::receive(std::chrono::milliseconds timeout) {
+  try {
+    zmq::pollitem_t item{impl_->socket.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, timeout);
+    if (!(item.revents & ZMQ_POLLIN))
+      return Status::FailedPrecondition("no answer from the node at " + endpoint_ + " within " +
+                                        std::to_string(timeout.count()) + " ms");
+    std::vector<zmq::message_t> in;
+    if (!zmq::recv_multipart(impl_->socket, std::back_inserter(in)))
+      return Status::IoError("client socket: receive failed");
+    if (in.size() != 2 || in[0].to_string_view() != kClientTag)
+      return Status::Corruption("the node at " + endpoint_ + " answered in an unknown protocol");
+    return decode_response(in[1].to_string_view());
+  } catch (const zmq::error_t& e) {
+    return Status::IoError(std::string("client socket: ") + e.what());
+  }
+}
+
+Result<ClientResponse> NodeClient::call(ClientRequest request, std::chrono::milliseconds timeout) {
+  auto id = send(std::move(request));
+  if (!id.ok()) return id.status();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    auto res = receive(left);
+    if (!res.ok()) {
+      if (res.status().code() == Code::failed_precondition) break;
+      return res;
+    }
+    // A late answer to an earlier request that timed out is not ours: keep waiting.
+    if (res->request_id != 0 && res->request_id != *id) continue;
+    return res;
+  }
+  return Status::FailedPrecondition("no answer from the node at " + endpoint_ + " within " +
+                                    std::to_string(timeout.count()) + " ms");
+}
+
+}  // namespace vasana

@@ -1,0 +1,45 @@
+// A client of the local node's endpoint (ZeroMQ DEALER, protocol/client.capnp). Used by the
+// CLI, the tests and the benchmark. One NodeClient per thread: it is not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "protocol/client_codec.hpp"
+#include "protocol/status.hpp"
+
+namespace vasana {
+
+class NodeClient {
+ public:
+  // Reads DIR/client.endpoint, which a running node writes. NotFound when no node runs there.
+  static Result<std::string> endpoint_of(const std::string& data_dir);
+  // context: a ZeroMQ context (zmq::context_t*) to share between the clients of one process;
+  // null gives the client a context (and an I/O thread) of its own.
+  static Result<std::unique_ptr<NodeClient>> connect(const std::string& endpoint, void* context = nullptr);
+  ~NodeClient();
+
+  // Sends one request and waits for its response. Unavailable (Code::failed_precondition)
+  // when no answer came within timeout: the outcome of a write is then unknown.
+  Result<ClientResponse> call(ClientRequest request, std::chrono::milliseconds timeout);
+
+  // The two halves of call(), for a caller that keeps several clients in flight at once and
+  // polls them (the benchmark): send() returns the request id; receive() returns the next
+  // response, or Unavailable after timeout.
+  Result<uint64_t> send(ClientRequest request);
+  Result<ClientResponse> receive(std::chrono::milliseconds timeout);
+  // The ZeroMQ socket handle, for zmq_poll.
+  void* socket_handle();
+
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  struct Impl;
+  NodeClient(std::unique_ptr<Impl> impl, std::string endpoint);
+  std::unique_ptr<Impl> impl_;
+  std::string endpoint_;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace vasana

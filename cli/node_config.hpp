@@ -1,0 +1,32 @@
+// The node's configuration file (TOML, `--config FILE`). Every key, its default and its range
+// are documented in ops/vasana.example.toml; this file is the code that enforces them. An
+// unknown key, a wrong type or an out-of-range value is an error naming the key: a typo never
+// silently falls back to a default.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "actors/writer_state.hpp"
+#include "protocol/memory_input.hpp"
+#include "protocol/status.hpp"
+#include "store/log_writer.hpp"
+
+namespace vasana {
+
+struct NodeConfig {
+  std::string data_dir;      // [node] data_dir; empty = from --data / VASANA_DATA
+  size_t worker_threads = 2;  // [node] worker_threads
+  std::string client_tcp;    // [client] tcp; empty = IPC socket only
+  GroupCommitOptions group_commit;
+  LogWriterOptions log;
+  InputLimits limits;
+};
+
+// Defaults when path is empty; otherwise the file's values over the defaults.
+Result<NodeConfig> load_node_config(const std::string& path);
+
+// Parses TOML text (path is only used in messages). Exposed for tests.
+Result<NodeConfig> parse_node_config(const std::string& text, const std::string& path);
+
+}  // namespace vasana

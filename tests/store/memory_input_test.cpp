@@ -1,0 +1,122 @@
+// protocol/memory_input.hpp: the checks every submitted memory passes, and the time forms.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "protocol/memory_input.hpp"
+
+using namespace vasana;
+
+namespace {
+
+MemoryInput good_memory() {
+  MemoryInput m;
+  m.realm = "project-x";
+  m.kind = "preference";
+  m.text = "Prefers tabs — ünïcödé is fine 🙂";
+  m.tags = {"style"};
+  m.valid_from_ms = 1000;
+  m.valid_to_ms = 2000;
+  return m;
+}
+
+void check_rejected(const MemoryInput& m, const std::string& names, const InputLimits& limits = {}) {
+  Status s = validate_memory(m, limits);
+  CHECK(s.code() == Code::invalid_argument);
+  CHECK_THAT(s.message(), Catch::Contains(names));
+}
+
+}  // namespace
+
+TEST_CASE("a well-formed memory passes validation", "[protocol]") {
+  CHECK(validate_memory(good_memory(), InputLimits{}).ok());
+  MemoryInput open = good_memory();
+  open.valid_from_ms = kOpenPast;
+  open.valid_to_ms = kOpenFuture;
+  CHECK(validate_memory(open, InputLimits{}).ok());
+  MemoryInput instant = good_memory();
+  instant.valid_to_ms = instant.valid_from_ms;  // an instant is a valid interval
+  CHECK(validate_memory(instant, InputLimits{}).ok());
+}
+
+TEST_CASE("validation rejects a missing realm, an unknown kind, oversized text and a reversed interval",
+          "[protocol]") {
+  MemoryInput m = good_memory();
+  m.realm.clear();
+  check_rejected(m, "realm");
+
+  m = good_memory();
+  m.kind = "rumour";
+  check_rejected(m, "unknown kind 'rumour'");
+
+  InputLimits small;
+  small.max_text_bytes = 16;
+  m = good_memory();
+  m.text = std::string(17, 'a');
+  check_rejected(m, "text is 17 bytes; the limit is 16", small);
+  m.text = std::string(16, 'a');
+  CHECK(validate_memory(m, small).ok());  // exactly at the limit
+
+  m = good_memory();
+  m.text = std::string(InputLimits{}.max_text_bytes + 1, 'a');
+  check_rejected(m, "text");
+
+  m = good_memory();
+  m.valid_from_ms = 2001;
+  m.valid_to_ms = 2000;
+  check_rejected(m, "valid-from");
+}
+
+TEST_CASE("validation rejects invalid UTF-8: overlong, surrogate, truncated, above U+10FFFF", "[protocol]") {
+  CHECK(is_valid_utf8("plain ascii"));
+  CHECK(is_valid_utf8("\xC3\xA9"));          // é
+  CHECK(is_valid_utf8("\xED\x9F\xBF"));      // U+D7FF, just below the surrogates
+  CHECK(is_valid_utf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
+  const char* bad[] = {
+      "\xC0\xAF",          // overlong '/'
+      "\xE0\x80\xAF",      // overlong '/' in three bytes
+      "\xF0\x80\x80\xAF",  // overlong '/' in four bytes
+      "\xED\xA0\x80",      // U+D800, a surrogate
+      "\xED\xBF\xBF",      // U+DFFF
+      "\xE2\x82",          // € cut after two of its three bytes
+      "ok\xF0\x9F\x99",    // 🙂 cut short at the end
+      "\xF4\x90\x80\x80",  // U+110000
+      "\x80",              // a lone continuation byte
+      "\xFF",
+  };
+  for (const char* b : bad) {
+    INFO("bytes: " << b);
+    CHECK_FALSE(is_valid_utf8(b));
+    MemoryInput m = good_memory();
+    m.text = std::string("text ") + b;
+    check_rejected(m, "text is not valid UTF-8");
+  }
+}
+
+TEST_CASE("parse_time_ms accepts the documented forms and rejects impossible dates", "[protocol]") {
+  // 2026-11-30T00:00:00Z is 1795996800 s after the epoch (date -u -d 2026-11-30 +%s).
+  const int64_t day = 1795996800000;
+  CHECK(parse_time_ms("2026-11-30T00:00:00Z") == day);
+  CHECK(parse_time_ms("2026-11-30T12:34:56Z") == day + (12 * 3600 + 34 * 60 + 56) * 1000);
+  CHECK(parse_time_ms("2026-11-30T12:34:56.789Z") == day + (12 * 3600 + 34 * 60 + 56) * 1000 + 789);
+  CHECK(parse_time_ms("1795996800000") == day);
+  CHECK(parse_time_ms("0") == 0);
+  CHECK(parse_time_ms("2024-02-29T00:00:00Z").has_value());  // leap year
+  CHECK(parse_time_ms("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_time_ms("2026-11-30") == day);  // the date-only form of the header comment
+
+  CHECK_FALSE(parse_time_ms("2026-02-30").has_value());
+  CHECK_FALSE(parse_time_ms("2026-02-30T00:00:00Z").has_value());
+  CHECK_FALSE(parse_time_ms("2023-02-29T00:00:00Z").has_value());
+  CHECK_FALSE(parse_time_ms("2026-13-01T00:00:00Z").has_value());
+  CHECK_FALSE(parse_time_ms("2026-11-31T00:00:00Z").has_value());
+  CHECK_FALSE(parse_time_ms("2026-11-30T24:00:00Z").has_value());
+  CHECK_FALSE(parse_time_ms("2026-11-30T12:34:56").has_value());       // no Z: not UTC
+  CHECK_FALSE(parse_time_ms("2026-11-30T12:34:56+01:00").has_value());
+  CHECK_FALSE(parse_time_ms("2026-11-30T12:34:56.78Z").has_value());
+  CHECK_FALSE(parse_time_ms("2026-11-30T12:34:56.-12Z").has_value());  // a fraction is three digits
+  CHECK_FALSE(parse_time_ms("2026-11-3").has_value());
+  CHECK_FALSE(parse_time_ms("-").has_value());
+  CHECK_FALSE(parse_time_ms("yesterday").has_value());
+  CHECK_FALSE(parse_time_ms("").has_value());
+}

@@ -1,0 +1,75 @@
+// protocol/op_codec.hpp: put_memory payloads round-trip, and a payload is checked against the op
+// type its record header claims.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/store/test_support.hpp"
+
+using namespace vasana;
+using namespace vasana::test;
+
+TEST_CASE("a put_memory payload decodes to the memory that was encoded", "[protocol]") {
+  MemoryInput m;
+  m.realm = "realm-1";
+  m.kind = "correction";
+  m.text = "the build uses ninja, not make";
+  m.tags = {"build", "tools"};
+  m.ref = "ref-7";
+  m.valid_from_ms = -5;
+  m.valid_to_ms = 1795996800000;
+  m.source_session = "s-1";
+  m.source_tool = "cli";
+  m.vector = {0.5f, -1.25f, 3.0f};
+  REQUIRE(validate_memory(m, InputLimits{}).ok());
+
+  const std::string payload = encode_put_memory(m);
+  CHECK(payload.size() % 8 == 0);
+  auto d = decode_put_memory(payload);
+  REQUIRE(d.ok());
+  CHECK(d->realm == m.realm);
+  CHECK(d->kind == m.kind);
+  CHECK(d->text == m.text);
+  CHECK(d->tags == m.tags);
+  CHECK(d->ref == m.ref);
+  CHECK(d->valid_from_ms == m.valid_from_ms);
+  CHECK(d->valid_to_ms == m.valid_to_ms);
+  CHECK(d->source_session == m.source_session);
+  CHECK(d->source_tool == m.source_tool);
+  CHECK(d->vector == m.vector);
+
+  // The defaults round-trip too: open validity bounds and kind insight.
+  MemoryInput plain;
+  plain.realm = "r";
+  plain.text = "t";
+  auto p = decode_put_memory(encode_put_memory(plain));
+  REQUIRE(p.ok());
+  CHECK(p->kind == "insight");
+  CHECK(p->valid_from_ms == kOpenPast);
+  CHECK(p->valid_to_ms == kOpenFuture);
+
+  // Negative controls: another op, or bytes that are not a message, do not decode.
+  CHECK(decode_put_memory(delete_payload(1)).status().code() == Code::corruption);
+  CHECK(decode_put_memory(payload.substr(0, payload.size() - 1)).status().code() == Code::corruption);
+}
+
+TEST_CASE("check_op_payload accepts a payload of its op type and refuses another or an unknown one",
+          "[protocol]") {
+  const std::string put = put_payload(1);
+  const std::string del = delete_payload(1);
+  CHECK(check_op_payload(kPut, put).ok());
+  CHECK(check_op_payload(kDelete, del).ok());
+
+  Status mismatch = check_op_payload(kDelete, put);
+  CHECK(mismatch.code() == Code::corruption);
+  CHECK_THAT(mismatch.message(), Catch::Contains("op type 5"));
+  CHECK(check_op_payload(kPut, del).code() == Code::corruption);
+
+  Status newer = check_op_payload(kMaxOpType + 1, put);
+  CHECK(newer.code() == Code::incompatible);
+  CHECK_THAT(newer.message(), Catch::Contains("11"));
+  CHECK(check_op_payload(0xFFFF, put).code() == Code::incompatible);
+
+  CHECK(check_op_payload(kPut, "").code() == Code::corruption);
+  CHECK(check_op_payload(kPut, std::string(16, '\xFF')).code() == Code::corruption);
+}
