@@ -1,5 +1,6 @@
 #include "actors/client_endpoint.hpp"
 
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 namespace vasana {
 
 namespace {
+
+constexpr size_t kMaxBatch = 1024;
 
 struct OutgoingReply {
   uint8_t socket;
@@ -56,8 +59,10 @@ struct ClientEndpoint::Impl {
     }
   }
 
-  void receive(uint8_t idx) {
-    for (;;) {
+  // Decodes every request waiting on socket idx into calls (at most a bounded batch, so one
+  // busy socket cannot starve the replies).
+  void receive(uint8_t idx, std::vector<ClientCall>& calls) {
+    for (size_t n = 0; n < kMaxBatch; ++n) {
       std::vector<zmq::message_t> frames;
       zmq::recv_result_t got;
       try {
@@ -81,7 +86,7 @@ struct ClientEndpoint::Impl {
         continue;
       }
       call.request = std::move(req.value());
-      dispatch(std::move(call));
+      calls.push_back(std::move(call));
     }
   }
 
@@ -109,8 +114,11 @@ struct ClientEndpoint::Impl {
         ssize_t n = ::read(wake_fd, &v, sizeof v);
         (void)n;
       }
+      std::vector<ClientCall> calls;
       for (size_t i = 0; i + 1 < items.size(); ++i)
-        if (items[i].revents & ZMQ_POLLIN) receive(static_cast<uint8_t>(i));
+        if (items[i].revents & ZMQ_POLLIN) receive(static_cast<uint8_t>(i), calls);
+      // Requests that arrived together are handed on together (one message to the writer).
+      if (!calls.empty()) dispatch(std::move(calls));
       send_replies();
     }
   }
@@ -147,7 +155,10 @@ Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<s
 void ClientEndpoint::run(Dispatch dispatch) {
   impl_->dispatch = std::move(dispatch);
   Impl* raw = impl_.get();
-  impl_->thread = std::thread([raw] { raw->run(); });
+  impl_->thread = std::thread([raw] {
+    pthread_setname_np(pthread_self(), "vasana.client");
+    raw->run();
+  });
 }
 
 ClientEndpoint::~ClientEndpoint() { stop(); }

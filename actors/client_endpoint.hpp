@@ -28,7 +28,8 @@ struct ClientCall {
 
 class ClientEndpoint {
  public:
-  using Dispatch = std::function<void(ClientCall)>;
+  // Receives the calls that arrived together, in arrival order.
+  using Dispatch = std::function<void(std::vector<ClientCall>&&)>;
 
   // Binds every endpoint (for example "ipc:///data/client.sock", "tcp://127.0.0.1:7410").
   static Result<std::unique_ptr<ClientEndpoint>> bind(const std::vector<std::string>& endpoints);

@@ -26,7 +26,16 @@ ClientGateway::ClientGateway(writer_actor writer, ClientEndpoint* endpoint, Inpu
       instance_(instance),
       vector_space_id_(std::move(vector_space_id)) {}
 
-void ClientGateway::handle(ClientCall call) {
+void ClientGateway::handle(std::vector<ClientCall>&& calls) {
+  AppendBatch batch;
+  for (auto& call : calls) handle_one(std::move(call), batch);
+  if (batch.size() == 1)
+    caf::anon_send(writer_, append_atom::value, std::move(batch.front()));
+  else if (!batch.empty())
+    caf::anon_send(writer_, append_atom::value, std::move(batch));
+}
+
+void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
   const uint64_t rid = call.request.request_id;
   if (call.request.protocol_version != kClientProtocolVersion) {
     endpoint_->reply(call, error_response(rid, ClientError::protocol_mismatch,
@@ -73,7 +82,7 @@ void ClientGateway::handle(ClientCall call) {
         r.effective_ts = res.ts.value;
         ep->reply(call, r);
       };
-      caf::anon_send(writer_, append_atom::value, std::move(req));
+      batch.push_back(std::move(req));
       return;
     }
   }

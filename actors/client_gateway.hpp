@@ -19,8 +19,9 @@ class ClientGateway {
   ClientGateway(writer_actor writer, ClientEndpoint* endpoint, InputLimits limits, InstanceId instance,
                 std::string vector_space_id);
 
-  // Runs on the endpoint thread; never blocks.
-  void handle(ClientCall call);
+  // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
+  // one batch.
+  void handle(std::vector<ClientCall>&& calls);
 
  private:
   writer_actor writer_;
@@ -28,6 +29,9 @@ class ClientGateway {
   InputLimits limits_;
   InstanceId instance_;
   std::string vector_space_id_;
+
+  // Answers call at once or adds its op to batch.
+  void handle_one(ClientCall&& call, AppendBatch& batch);
 };
 
 }  // namespace vasana

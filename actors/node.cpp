@@ -94,7 +94,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->endpoint = std::move(ep.value());
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->endpoint.get(), impl->options.limits,
                                                   impl->identity.instance, impl->identity.vector_space.id());
-  impl->endpoint->run([gateway = impl->gateway](ClientCall call) { gateway->handle(std::move(call)); });
+  impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 
   std::string ep_text;

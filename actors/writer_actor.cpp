@@ -26,8 +26,33 @@ struct WriterActorState {
       w.done(AppendResult{Status::FailedPrecondition("the node stopped before the write was durable"), Seqno(), Hlc()});
   }
 
+  void stage(AppendRequest& req) {
+    auto staged = writer->stage(req.op_type, std::move(req.payload));
+    if (!staged.ok()) {
+      req.done(AppendResult{staged.status(), Seqno(), Hlc()});
+      return;
+    }
+    waiting.push_back(Waiter{*staged, std::move(req.done)});
+    if (writer->batch_full()) flush();
+  }
+
+  // Group commit: flush when nothing else waits in the mailbox (appends already queued join
+  // this batch). Otherwise a flush message goes behind the queued ones, so a batch never waits
+  // for an append that may not come.
+  template <class Self>
+  void flush_or_schedule(Self* self) {
+    if (waiting.empty()) return;
+    if (self->mailbox().empty()) {
+      flush();
+    } else if (!flush_scheduled) {
+      flush_scheduled = true;
+      self->send(self, flush_atom::value);
+    }
+  }
+
   // Commits the batch and answers every waiter from its outcome: never before the sync.
   void flush() {
+    if (waiting.empty()) return;
     Status s = writer->flush();
     for (auto& w : waiting) {
       if (s.ok())
@@ -47,22 +72,12 @@ writer_actor::behavior_type writer_behavior(writer_pointer self, std::shared_ptr
   self->delayed_send(self, std::chrono::seconds(1), seal_atom::value);
   return {
       [self](append_atom, AppendRequest& req) {
-        auto& st = self->state;
-        auto staged = st.writer->stage(req.op_type, std::move(req.payload));
-        if (!staged.ok()) {
-          req.done(AppendResult{staged.status(), Seqno(), Hlc()});
-          return;
-        }
-        st.waiting.push_back(Waiter{*staged, std::move(req.done)});
-        // Group commit: flush when nothing else waits in the mailbox (appends already queued join
-        // this batch) or when the batch is full. Otherwise a flush message goes behind the queued
-        // ones, so a batch never waits for an append that may not come.
-        if (st.writer->batch_full() || self->mailbox().empty()) {
-          st.flush();
-        } else if (!st.flush_scheduled) {
-          st.flush_scheduled = true;
-          self->send(self, flush_atom::value);
-        }
+        self->state.stage(req);
+        self->state.flush_or_schedule(self);
+      },
+      [self](append_atom, AppendBatch& batch) {
+        for (auto& req : batch) self->state.stage(req);
+        self->state.flush_or_schedule(self);
       },
       [self](flush_atom) {
         self->state.flush_scheduled = false;

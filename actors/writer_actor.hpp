@@ -44,12 +44,16 @@ struct WriterInfo {
   uint64_t flushed_records = 0;
 };
 
+// Appends that arrived together: staged in order, answered like single appends.
+using AppendBatch = std::vector<AppendRequest>;
+
 // Asks for the writer's WriterInfo; answered on the writer's thread.
 struct WriterInfoReply {
   std::function<void(const WriterInfo&)> done;
 };
 
-using writer_actor = caf::typed_actor<caf::reacts_to<append_atom, AppendRequest>, caf::reacts_to<flush_atom>,
+using writer_actor = caf::typed_actor<caf::reacts_to<append_atom, AppendRequest>,
+                                      caf::reacts_to<append_atom, AppendBatch>, caf::reacts_to<flush_atom>,
                                       caf::reacts_to<seal_atom>, caf::reacts_to<caf::get_atom, WriterInfoReply>>;
 
 // Spawns the writer on its own thread. It checks the seal budgets once a second.
@@ -59,4 +63,5 @@ writer_actor spawn_writer(caf::actor_system& sys, std::shared_ptr<WriterState> s
 
 // These messages never leave the process.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::AppendRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::AppendBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::WriterInfoReply)
