@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <zmq.hpp>
@@ -84,16 +85,24 @@ double measure_bandwidth(const std::string& dir, size_t bytes) {
 
 struct WriteFigures {
   size_t writers = 0;
+  size_t connections = 0;
   double rate = 0, p50_us = 0, p99_us = 0, batch = 0;
   size_t errors = 0;
 };
 
+// Each writer sends its next request only after the previous one was answered. Writers are
+// spread over `connections` client sockets (writer w on socket w % connections): one socket per
+// writer is what separate agent processes look like; fewer sockets carry several writers each,
+// as the threads of one agent process would share a connection. One thread drives them all with
+// zmq_poll, so the benchmark's own CPU use stays small next to the node's on a 2-core machine.
 // writes: remember requests; otherwise pings, which take the same path through the client
 // endpoint and the writer's thread but never touch the disk (the node's request ceiling).
-WriteFigures measure_writes(const std::string& root, size_t writers, double seconds, bool writes) {
+WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds,
+                            bool writes) {
   WriteFigures f;
   f.writers = writers;
-  DataDir dir{root + "/node-" + std::to_string(writers) + (writes ? "-w" : "-p")};
+  f.connections = connections;
+  DataDir dir{root + "/node-" + std::to_string(writers) + "-" + std::to_string(connections) + (writes ? "-w" : "-p")};
   auto id = init_data_dir(dir, VectorSpace{});
   if (!id.ok()) {
     std::fprintf(stderr, "bench: %s\n", id.status().message().c_str());
@@ -107,18 +116,15 @@ WriteFigures measure_writes(const std::string& root, size_t writers, double seco
     return f;
   }
   const std::string ep = node.value()->endpoints().front();
-  // Each writer is a client socket with at most one request in flight: it sends its next write
-  // only after the previous one was acknowledged. One thread drives them all with zmq_poll, so
-  // the benchmark's own CPU use stays small next to the node's on a 2-core machine.
   zmq::context_t ctx(1);
   std::vector<std::unique_ptr<NodeClient>> clients;
-  for (size_t w = 0; w < writers; ++w) {
-    auto c = NodeClient::connect(ep, &ctx);
-    if (!c.ok()) {
-      std::fprintf(stderr, "bench: %s\n", c.status().message().c_str());
+  for (size_t c = 0; c < connections; ++c) {
+    auto cl = NodeClient::connect(ep, &ctx);
+    if (!cl.ok()) {
+      std::fprintf(stderr, "bench: %s\n", cl.status().message().c_str());
       return f;
     }
-    clients.push_back(std::move(c.value()));
+    clients.push_back(std::move(cl.value()));
   }
   ClientRequest req;
   req.kind = writes ? ClientRequest::Kind::remember : ClientRequest::Kind::ping;
@@ -129,28 +135,41 @@ WriteFigures measure_writes(const std::string& root, size_t writers, double seco
       "and that the retry budget is configured per repository.";
   std::vector<double> all;
   std::vector<Clock::time_point> sent(writers);
+  std::vector<std::unordered_map<uint64_t, size_t>> writer_of(connections);  // request id -> writer
   std::vector<zmq::pollitem_t> items;
   for (auto& c : clients) items.push_back({c->socket_handle(), 0, ZMQ_POLLIN, 0});
   size_t errors = 0, in_flight = 0;
   auto start = Clock::now(), end_time = start + secs(seconds);
-  for (size_t w = 0; w < writers; ++w) {
+  auto send = [&](size_t w) {
     sent[w] = Clock::now();
-    if (clients[w]->send(req).ok()) ++in_flight;
-  }
+    auto rid = clients[w % connections]->send(req);
+    if (!rid.ok()) return;
+    writer_of[w % connections][*rid] = w;
+    ++in_flight;
+  };
+  for (size_t w = 0; w < writers; ++w) send(w);
+  const auto ok_kind = writes ? ClientResponse::Kind::remembered : ClientResponse::Kind::pong;
   while (in_flight > 0) {
     zmq::poll(items.data(), items.size(), std::chrono::milliseconds(1000));
-    auto now = Clock::now();
-    for (size_t w = 0; w < writers; ++w) {
-      if (!(items[w].revents & ZMQ_POLLIN)) continue;
-      auto r = clients[w]->receive(std::chrono::milliseconds(0));
-      --in_flight;
-      if (r.ok() && r->kind == (writes ? ClientResponse::Kind::remembered : ClientResponse::Kind::pong))
-        all.push_back(micros(now - sent[w]));
-      else
-        ++errors;
-      if (now < end_time) {
-        sent[w] = Clock::now();
-        if (clients[w]->send(req).ok()) ++in_flight;
+    for (size_t c = 0; c < connections; ++c) {
+      if (!(items[c].revents & ZMQ_POLLIN)) continue;
+      for (;;) {
+        auto r = clients[c]->receive(std::chrono::milliseconds(0));
+        if (!r.ok()) break;
+        auto it = writer_of[c].find(r->request_id);
+        if (it == writer_of[c].end()) {
+          ++errors;
+          continue;
+        }
+        const size_t w = it->second;
+        writer_of[c].erase(it);
+        --in_flight;
+        auto now = Clock::now();
+        if (r->kind == ok_kind)
+          all.push_back(micros(now - sent[w]));
+        else
+          ++errors;
+        if (now < end_time) send(w);
       }
     }
   }
@@ -213,33 +232,46 @@ int cmd_bench(const Words& words) {
   std::fflush(stdout);
   double mibs = measure_bandwidth(root, 256u << 20);
   std::printf("  sequential write (256 MiB, 1 MiB blocks, one fdatasync): %.0f MiB/s\n\n", mibs);
-  std::printf("durable acknowledged writes (remember over the IPC client endpoint; each writer is a socket\n"
-              "that sends its next write only after the previous one was acknowledged)\n");
-  std::printf("  %8s %12s %10s %10s %12s %8s\n", "writers", "writes/s", "p50 us", "p99 us", "ops/fsync", "errors");
-  std::fflush(stdout);
+  std::printf("durable acknowledged writes: remember over the IPC client endpoint; each writer sends its next\n"
+              "write only after the previous one was acknowledged\n");
+  std::printf("  %8s %11s %12s %10s %10s %12s %8s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
+              "ops/fsync", "errors");
+  auto row = [](const WriteFigures& f) {
+    std::printf("  %8zu %11zu %12.0f %10.0f %10.0f %12.1f %8zu\n", f.writers, f.connections, f.rate, f.p50_us,
+                f.p99_us, f.batch, f.errors);
+    std::fflush(stdout);
+  };
   std::vector<WriteFigures> results;
   for (size_t n : counts) {
-    WriteFigures f = measure_writes(root, n, seconds, true);
-    results.push_back(f);
-    std::printf("  %8zu %12.0f %10.0f %10.0f %12.1f %8zu\n", f.writers, f.rate, f.p50_us, f.p99_us, f.batch, f.errors);
-    std::fflush(stdout);
+    results.push_back(measure_writes(root, n, n, seconds, true));
+    row(results.back());
   }
-  std::printf("\nrequest ceiling without the disk (ping: same client endpoint and writer thread, no fdatasync)\n");
-  std::printf("  %8s %12s %10s %10s\n", "writers", "pings/s", "p50 us", "p99 us");
+  size_t most = *std::max_element(counts.begin(), counts.end());
+  WriteFigures shared = measure_writes(root, most, 1, seconds, true);
+  row(shared);
+  std::printf("\nrequest ceiling without the disk: ping over the same client endpoint and writer thread\n");
+  std::printf("  %8s %11s %12s %10s %10s\n", "writers", "connections", "pings/s", "p50 us", "p99 us");
   std::vector<WriteFigures> pings;
   for (size_t n : counts) {
-    WriteFigures f = measure_writes(root, n, seconds, false);
-    pings.push_back(f);
-    std::printf("  %8zu %12.0f %10.0f %10.0f\n", f.writers, f.rate, f.p50_us, f.p99_us);
+    pings.push_back(measure_writes(root, n, n, seconds, false));
+    const auto& f = pings.back();
+    std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", f.writers, f.connections, f.rate, f.p50_us, f.p99_us);
     std::fflush(stdout);
   }
+  WriteFigures shared_ping = measure_writes(root, most, 1, seconds, false);
+  std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", shared_ping.writers, shared_ping.connections, shared_ping.rate,
+              shared_ping.p50_us, shared_ping.p99_us);
+  results.push_back(shared);
+  pings.push_back(shared_ping);
+
   std::printf("\nratios (targets in parentheses)\n");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& f = results[i];
-    std::printf("  %zu writers: %.1fx the raw fdatasync rate", f.writers, sync.rate > 0 ? f.rate / sync.rate : 0);
+    std::printf("  %zu writers on %zu connection%s: %.1fx the raw fdatasync rate", f.writers, f.connections,
+                f.connections == 1 ? "" : "s", sync.rate > 0 ? f.rate / sync.rate : 0);
     if (f.writers == 64) std::printf(" (target >= 10x)");
     std::printf(", %.2f of the ping ceiling", pings[i].rate > 0 ? f.rate / pings[i].rate : 0);
-    std::printf("; p99 ack latency %.2fx the median fdatasync", sync.p50_us > 0 ? f.p99_us / sync.p50_us : 0);
+    std::printf("; p99 ack %.2fx the median fdatasync", sync.p50_us > 0 ? f.p99_us / sync.p50_us : 0);
     if (f.writers == 1) std::printf(" (target <= 3x)");
     std::printf("\n");
   }

@@ -4,18 +4,15 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
-  libcaf-dev
-  libzmq3-dev cppzmq-dev
-  capnproto libcapnp-dev
-  librocksdb-dev
-  libssl-dev
-  prometheus-cpp-dev
-  catch2
-  libhnswlib-dev
-  libtomlplusplus-dev
-  libstemmer-dev
-  curl python3
+  build-essential cmake ninja-build pkg-config  # pkg-config: CapnProtoConfig.cmake calls it
+  libcaf-dev                                    # actors
+  libzmq3-dev cppzmq-dev                        # client endpoint (and peer links)
+  capnproto libcapnp-dev                        # op records, client protocol
+  libssl-dev                                    # SHA-256 hash chain
+  libtomlplusplus-dev                           # configuration file
+  catch2                                        # tests
+  # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
+  librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
 )
 
 missing=()
