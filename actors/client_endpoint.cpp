@@ -138,6 +138,7 @@ Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<s
       s.set(zmq::sockopt::router_mandatory, 1);
       s.set(zmq::sockopt::sndhwm, 100000);
       s.set(zmq::sockopt::rcvhwm, 100000);
+      if (ep.find("://[") != std::string::npos) s.set(zmq::sockopt::ipv6, 1);
       s.bind(ep);
       bound.push_back(s.get(zmq::sockopt::last_endpoint));
       impl->sockets.push_back(std::move(s));

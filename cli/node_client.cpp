@@ -3,6 +3,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "store/data_dir.hpp"
 #include "store/file_io.hpp"
 
 namespace vasana {
@@ -27,6 +28,8 @@ Result<std::string> NodeClient::endpoint_of(const std::string& data_dir) {
       return Status::NotFound("no node is running on " + data_dir + " (no client.endpoint there); start one with `vasana serve --data " + data_dir + "`");
     return text.status();
   }
+  if (!data_dir_maybe_in_use(DataDir{data_dir}))
+    return Status::NotFound("no node is running on " + data_dir + " (the last one stopped without cleaning up); start one with `vasana serve --data " + data_dir + "`");
   auto nl = text->find('\n');
   std::string first = text->substr(0, nl);
   if (first.empty()) return Status::Corruption(data_dir + "/client.endpoint is empty");
@@ -37,6 +40,7 @@ Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpo
   auto impl = std::make_unique<Impl>(static_cast<zmq::context_t*>(context));
   try {
     impl->socket.set(zmq::sockopt::linger, 0);
+    if (endpoint.find("://[") != std::string::npos) impl->socket.set(zmq::sockopt::ipv6, 1);
     impl->socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
     return Status::InvalidArgument("cannot connect to " + endpoint + ": " + e.what());

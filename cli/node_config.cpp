@@ -44,9 +44,16 @@ Key string_key(Set set) {
   }};
 }
 
+// tcp://127.0.0.1:PORT or tcp://[::1]:PORT, PORT digits or * (any free port). A host name such
+// as localhost is not accepted: ZeroMQ reads a bind host as an interface name, not a DNS name.
 bool is_loopback_tcp(const std::string& ep) {
-  for (const char* p : {"tcp://127.0.0.1:", "tcp://localhost:", "tcp://[::1]:"})
-    if (ep.rfind(p, 0) == 0 && ep.size() > std::string(p).size()) return true;
+  for (const std::string p : {"tcp://127.0.0.1:", "tcp://[::1]:"}) {
+    if (ep.rfind(p, 0) != 0) continue;
+    std::string port = ep.substr(p.size());
+    if (port == "*") return true;
+    return !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos &&
+           std::stoul(port) <= 65535;
+  }
   return false;
 }
 
@@ -62,7 +69,7 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
       {"client",
        {{"tcp", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            if (!v.empty() && !is_loopback_tcp(v))
-             return Status::InvalidArgument(name + " must be a loopback TCP endpoint such as tcp://127.0.0.1:7410 (got '" + v + "')");
+             return Status::InvalidArgument(name + " must be a loopback TCP endpoint: tcp://127.0.0.1:PORT or tcp://[::1]:PORT (got '" + v + "')");
            c.client_tcp = v;
            return Status::Ok();
          })}}},

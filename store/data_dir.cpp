@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <random>
+#include <signal.h>
 #include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
@@ -106,6 +107,19 @@ Result<Identity> load_identity(const DataDir& dir) {
   }
   if (!have_instance || !have_model || !have_dim || !have_tf) return bad("a required key is missing");
   return id;
+}
+
+bool data_dir_maybe_in_use(const DataDir& dir) {
+  auto text = read_whole_file(dir.lock_path());
+  if (!text.ok()) return text.status().code() != Code::not_found;
+  long pid = 0;
+  try {
+    pid = std::stol(*text);
+  } catch (const std::exception&) {
+    return true;
+  }
+  if (pid <= 0) return true;
+  return !(::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
 }
 
 Result<DirLock> DirLock::acquire(const DataDir& dir) {

@@ -39,6 +39,11 @@ Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space);
 // NotFound when DIR was never initialised; Corruption when the identity file is unreadable.
 Result<Identity> load_identity(const DataDir& dir);
 
+// False when no process holds DIR's lock, judged from the pid the last holder wrote into
+// DIR/LOCK (a process that no longer exists holds nothing). True when it may be held. Never
+// takes the lock, so it cannot make a starting node fail.
+bool data_dir_maybe_in_use(const DataDir& dir);
+
 // Exclusive ownership of a data directory, held for the life of this object. A second holder,
 // in this process or another, gets Busy naming the pid of the first.
 class DirLock {

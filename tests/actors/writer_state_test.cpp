@@ -1,0 +1,125 @@
+// WriterState (actors/writer_state.hpp) without an actor system: its subscribers see records
+// only once they are durable.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/writer_state.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/log_writer.hpp"
+#include "tests/actors/recording_file_system.hpp"
+
+namespace vasana::test {
+namespace {
+
+constexpr InstanceId kInstance{0x0123456789abcdefull};
+constexpr uint16_t kPut = static_cast<uint16_t>(OpType::put_memory);
+
+std::string payload(const std::string& text) {
+  MemoryInput m;
+  m.realm = "tests";
+  m.text = text;
+  return encode_put_memory(m);
+}
+
+// A WriterState over a LogWriter over a RecordingFileSystem; subscribers log a notify event.
+struct StateFixture {
+  EventLog log;
+  RecordingFileSystem fs;
+  std::unique_ptr<WriterState> state;
+  std::vector<CommittedRecord> seen;
+
+  explicit StateFixture(SyncFaults faults) : fs(log, faults) {
+    uint64_t wall = 1'700'000'000'000ull;
+    auto w = LogWriter::open(fs, "/fake/writers/" + to_hex(kInstance), kInstance, VectorSpace{}, StreamTail{},
+                             LogWriterOptions{}, wall);
+    REQUIRE(w.ok());
+    state = std::make_unique<WriterState>(kInstance, std::move(w.value()), HybridClock([wall] { return wall; }),
+                                          GroupCommitOptions{}, "");
+    state->subscribe([this](const std::vector<CommittedRecord>& records) {
+      Event e{Event::Kind::notify};
+      for (const auto& r : records) {
+        e.seqnos.push_back(r.seqno.value);
+        seen.push_back(r);
+      }
+      log.add(std::move(e));
+    });
+  }
+};
+
+std::vector<Event::Kind> kinds(const std::vector<Event>& log) {
+  std::vector<Event::Kind> out;
+  for (const auto& e : log) out.push_back(e.kind);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("subscribers see committed records only after flush returns ok") {
+  StateFixture f(SyncFaults{});
+  for (const char* t : {"one", "two", "three"}) REQUIRE(f.state->stage(kPut, payload(t)).ok());
+  CHECK(f.log.count(Event::Kind::notify) == 0);  // staged is not durable
+  CHECK(f.state->has_pending());
+  CHECK(f.state->last_durable() == Seqno(0));
+
+  REQUIRE(f.state->flush().ok());
+  using K = Event::Kind;
+  // header, its sync, the batch, its sync, and only then the subscribers.
+  CHECK(kinds(f.log.snapshot()) == std::vector<K>{K::header, K::sync, K::append, K::sync, K::notify});
+  CHECK(f.log.snapshot().back().seqnos == std::vector<uint64_t>{1, 2, 3});
+  REQUIRE(f.seen.size() == 3);
+  CHECK(f.seen[1].op_type == kPut);
+  CHECK(f.seen[1].payload == payload("two"));
+  CHECK(f.seen[0].ts < f.seen[1].ts);
+  CHECK(f.state->last_durable() == Seqno(3));
+  CHECK_FALSE(f.state->has_pending());
+
+  REQUIRE(f.state->flush().ok());  // nothing staged: nothing to announce
+  CHECK(f.log.count(Event::Kind::notify) == 1);
+
+  REQUIRE(f.state->stage(kPut, payload("four")).ok());
+  REQUIRE(f.state->flush().ok());
+  CHECK(f.log.snapshot().back().seqnos == std::vector<uint64_t>{4});
+  CHECK(f.state->flushes() == 2);
+  CHECK(f.state->flushed_records() == 4);
+}
+
+TEST_CASE("subscribers never see records whose flush failed") {
+  SyncFaults faults;
+  faults.fail_from = 0;
+  StateFixture f(faults);
+  REQUIRE(f.state->stage(kPut, payload("lost")).ok());
+  REQUIRE(f.state->stage(kPut, payload("lost too")).ok());
+  Status s = f.state->flush();
+  CHECK(s.code() == Code::io_error);
+  CHECK(f.log.count(Event::Kind::sync_failed) == 1);
+  CHECK(f.log.count(Event::Kind::notify) == 0);
+  CHECK_FALSE(f.state->writable());
+  CHECK(f.state->last_durable() == Seqno(0));
+
+  auto later = f.state->stage(kPut, payload("refused"));
+  CHECK(later.status().code() == Code::failed_precondition);
+  CHECK(f.state->flush().code() == Code::failed_precondition);
+  CHECK(f.log.count(Event::Kind::notify) == 0);
+  CHECK(f.seen.empty());
+  CHECK(f.state->flushes() == 0);
+}
+
+TEST_CASE("a read-only writer state refuses to stage and says why") {
+  WriterState ro(kInstance, nullptr, HybridClock([] { return uint64_t{1}; }), GroupCommitOptions{},
+                 "segment 3 is corrupt");
+  ro.set_read_only_last_seqno(Seqno(41));
+  auto r = ro.stage(kPut, payload("x"));
+  CHECK(r.status().code() == Code::failed_precondition);
+  CHECK(r.status().message().find("segment 3 is corrupt") != std::string::npos);
+  CHECK(ro.flush().code() == Code::failed_precondition);
+  CHECK_FALSE(ro.writable());
+  CHECK(ro.last_durable() == Seqno(41));
+  CHECK(ro.read_only_reason() == "segment 3 is corrupt");
+}
+
+}  // namespace vasana::test

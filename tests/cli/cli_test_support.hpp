@@ -1,0 +1,101 @@
+// Shared helpers for the tests that run the `vasana` binary: temporary directories, small file
+// helpers, and the memories of a data directory read straight from its segments.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "store/data_dir.hpp"
+#include "store/file_io.hpp"
+#include "store/writer_scan.hpp"
+
+namespace vasana::test {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at scope exit. Kept
+// short: the node's IPC socket path inside it must stay under 107 bytes.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "vasana-cli-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = fs::weakly_canonical(tmpl).string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline void write_text(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  REQUIRE(out.good());
+}
+
+inline std::string read_text(const std::string& path) {
+  auto r = read_whole_file(path);
+  return r.ok() ? r.value() : std::string();
+}
+
+inline size_t count_lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+inline bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The own writer's stream of a data directory as verified on disk: seqno -> memory text of
+// every put_memory record, and the scan (segments, health, last seqno).
+struct OwnStream {
+  Identity identity;
+  WriterScan scan;
+  std::map<uint64_t, std::string> texts;
+  size_t undecodable = 0;  // put_memory payloads that did not decode
+};
+
+inline OwnStream read_own_stream(const std::string& data_dir) {
+  OwnStream out;
+  DataDir dir{data_dir};
+  auto id = load_identity(dir);
+  REQUIRE(id.ok());
+  out.identity = id.value();
+  auto scan = scan_writer(dir.writer_dir(out.identity.instance), out.identity.instance, out.identity.vector_space,
+                          true, [&out](const RecordRef& r) {
+                            if (r.op_type != static_cast<uint16_t>(OpType::put_memory)) return;
+                            auto m = decode_put_memory(r.payload);
+                            if (!m.ok()) {
+                              ++out.undecodable;
+                              return;
+                            }
+                            out.texts[r.seqno.value] = m->text;
+                          });
+  REQUIRE(scan.ok());
+  out.scan = std::move(scan.value());
+  return out;
+}
+
+}  // namespace vasana::test

@@ -1,0 +1,271 @@
+// The node's configuration file (cli/node_config.hpp): defaults, every key, and the refusals
+// that name the key. The last test loads ops/vasana.example.toml with every key uncommented, so
+// the documented defaults and ranges cannot drift from the code.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli/node_config.hpp"
+#include "store/file_io.hpp"
+#include "tests/cli/cli_test_support.hpp"
+
+namespace vasana::test {
+namespace {
+
+// Every field of a NodeConfig, to compare two configs whole.
+auto fields(const NodeConfig& c) {
+  return std::make_tuple(c.data_dir, c.worker_threads, c.client_tcp, c.group_commit.max_ops,
+                         c.group_commit.max_bytes, c.log.seal_bytes, c.log.seal_age_ms, c.limits.max_text_bytes);
+}
+
+NodeConfig parse_ok(const std::string& text) {
+  auto r = parse_node_config(text, "test.toml");
+  INFO(text);
+  INFO(r.status().message());
+  REQUIRE(r.ok());
+  return r.value();
+}
+
+std::string parse_error(const std::string& text) {
+  auto r = parse_node_config(text, "test.toml");
+  INFO(text);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::invalid_argument);
+  return r.status().message();
+}
+
+struct IntegerKey {
+  std::string section, key;
+  int64_t lo, hi, default_value;
+  std::function<int64_t(const NodeConfig&)> get;  // in the key's unit
+};
+
+const std::vector<IntegerKey>& integer_keys() {
+  static const std::vector<IntegerKey> keys = {
+      {"node", "worker_threads", 1, 64, 2, [](const NodeConfig& c) { return int64_t(c.worker_threads); }},
+      {"writer", "group_commit_max_ops", 1, 1000000, 4096,
+       [](const NodeConfig& c) { return int64_t(c.group_commit.max_ops); }},
+      {"writer", "group_commit_max_bytes", 4096, int64_t(1) << 30, int64_t(4) << 20,
+       [](const NodeConfig& c) { return int64_t(c.group_commit.max_bytes); }},
+      {"writer", "seal_segment_bytes", 4096, int64_t(1) << 30, int64_t(64) << 20,
+       [](const NodeConfig& c) { return int64_t(c.log.seal_bytes); }},
+      {"writer", "seal_segment_age_seconds", 1, 30 * 86400, 3600,
+       [](const NodeConfig& c) { return int64_t(c.log.seal_age_ms / 1000); }},
+      {"limits", "max_memory_bytes", 1, 1 << 20, 65536,
+       [](const NodeConfig& c) { return int64_t(c.limits.max_text_bytes); }},
+  };
+  return keys;
+}
+
+std::string assignment(const std::string& section, const std::string& key, const std::string& value) {
+  return "[" + section + "]\n" + key + " = " + value + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("a config without keys gives the documented defaults") {
+  NodeConfig c = parse_ok("");
+  CHECK(c.data_dir == "");
+  CHECK(c.worker_threads == 2);
+  CHECK(c.client_tcp == "");
+  CHECK(c.group_commit.max_ops == 4096);
+  CHECK(c.group_commit.max_bytes == 4u << 20);
+  CHECK(c.log.seal_bytes == 64u << 20);
+  CHECK(c.log.seal_age_ms == 3600u * 1000);
+  CHECK(c.limits.max_text_bytes == 65536);
+  CHECK(fields(parse_ok("# only a comment\n[node]\n[writer]\n")) == fields(c));  // empty tables too
+
+  auto none = load_node_config("");  // no --config at all
+  REQUIRE(none.ok());
+  CHECK(fields(none.value()) == fields(c));
+  auto missing = load_node_config("/nonexistent/vasana.toml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(contains(missing.status().message(), "/nonexistent/vasana.toml"));
+}
+
+TEST_CASE("each key sets its own field and no other") {
+  const NodeConfig defaults;
+  for (const auto& k : integer_keys()) {
+    const int64_t v = k.lo + 1 == k.default_value ? k.lo + 2 : k.lo + 1;  // any non-default value
+    NodeConfig c = parse_ok(assignment(k.section, k.key, std::to_string(v)));
+    INFO(k.section << "." << k.key);
+    CHECK(k.get(c) == v);
+    // The rest are untouched.
+    for (const auto& other : integer_keys()) CHECK((&other == &k || other.get(c) == other.get(defaults)));
+    CHECK(c.data_dir == defaults.data_dir);
+    CHECK(c.client_tcp == defaults.client_tcp);
+  }
+  NodeConfig d = parse_ok(assignment("node", "data_dir", "\"/srv/vasana\""));
+  CHECK(d.data_dir == "/srv/vasana");
+  NodeConfig t = parse_ok(assignment("client", "tcp", "\"tcp://127.0.0.1:7410\""));
+  CHECK(t.client_tcp == "tcp://127.0.0.1:7410");
+  CHECK(t.data_dir == "");
+  NodeConfig age = parse_ok(assignment("writer", "seal_segment_age_seconds", "90"));
+  CHECK(age.log.seal_age_ms == 90000);  // seconds in the file, milliseconds in the code
+}
+
+TEST_CASE("an unknown section or key is refused, naming it") {
+  CHECK(contains(parse_error("[nodes]\nworker_threads = 2\n"), "unknown section or key 'nodes'"));
+  CHECK(contains(parse_error("[node]\nworker_thread = 2\n"), "unknown key 'node.worker_thread'"));
+  CHECK(contains(parse_error("[writer]\nmax_ops = 2\n"), "unknown key 'writer.max_ops'"));
+  CHECK(contains(parse_error("worker_threads = 2\n"), "unknown section or key 'worker_threads'"));
+  CHECK(contains(parse_error("node = 2\n"), "'node' must be a table"));
+  // The file name is in every message, so a user knows which file to fix.
+  CHECK(contains(parse_error("[nodes]\n"), "test.toml"));
+  // Keys are not shared between sections.
+  CHECK(contains(parse_error("[writer]\nworker_threads = 2\n"), "unknown key 'writer.worker_threads'"));
+}
+
+TEST_CASE("a value out of range is refused naming the key and its range, on both sides") {
+  for (const auto& k : integer_keys()) {
+    const std::string name = k.section + "." + k.key;
+    const std::string range = "from " + std::to_string(k.lo) + " to " + std::to_string(k.hi);
+    INFO(name);
+    // Inside, at both bounds: accepted.
+    CHECK(k.get(parse_ok(assignment(k.section, k.key, std::to_string(k.lo)))) == k.lo);
+    CHECK(k.get(parse_ok(assignment(k.section, k.key, std::to_string(k.hi)))) == k.hi);
+    // One past either bound: refused, with the key, the range and the value.
+    for (int64_t bad : {k.lo - 1, k.hi + 1}) {
+      std::string msg = parse_error(assignment(k.section, k.key, std::to_string(bad)));
+      CHECK(contains(msg, name));
+      CHECK(contains(msg, range));
+      CHECK(contains(msg, "got " + std::to_string(bad)));
+    }
+    CHECK(contains(parse_error(assignment(k.section, k.key, "-9223372036854775808")), name));
+  }
+}
+
+TEST_CASE("a value of the wrong type is refused naming the key") {
+  for (const std::string v : {"\"2\"", "2.0", "true", "[2]"}) {
+    std::string msg = parse_error(assignment("node", "worker_threads", v));
+    CHECK(contains(msg, "node.worker_threads"));
+    CHECK(contains(msg, "must be an integer"));
+  }
+  CHECK(contains(parse_error(assignment("node", "data_dir", "5")), "node.data_dir must be a string"));
+  CHECK(contains(parse_error(assignment("node", "data_dir", "\"\"")), "node.data_dir must not be empty"));
+  CHECK(contains(parse_error(assignment("client", "tcp", "7410")), "client.tcp must be a string"));
+  // A TOML syntax error gives the file, line and column.
+  CHECK(contains(parse_error("[writer]\nseal_segment_bytes = = 3\n"), "test.toml:2:"));
+}
+
+TEST_CASE("client.tcp accepts loopback endpoints only") {
+  for (const std::string ep : {"", "tcp://127.0.0.1:7410", "tcp://127.0.0.1:*", "tcp://[::1]:7410",
+                               "tcp://[::1]:*"}) {
+    INFO(ep);
+    CHECK(parse_ok(assignment("client", "tcp", "\"" + ep + "\"")).client_tcp == ep);
+  }
+  for (const std::string ep : {"tcp://0.0.0.0:7410", "tcp://*:7410", "tcp://192.168.1.5:7410", "tcp://127.0.0.1:",
+                               "tcp://127.0.0.1.evil.example:80", "tcp://localhost.evil.example:80",
+                               "ipc:///tmp/vasana.sock", "127.0.0.1:7410", "tcp://eth0:7410",
+                               "tcp://localhost:7410", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:80x"}) {
+    std::string msg = parse_error(assignment("client", "tcp", "\"" + ep + "\""));
+    INFO(ep);
+    CHECK(contains(msg, "client.tcp must be a loopback TCP endpoint"));
+    CHECK(contains(msg, "'" + ep + "'"));
+  }
+}
+
+namespace {
+
+// The source tree's root, from this file's path (CMake compiles it by its absolute path).
+std::string source_root() { return fs::path(__FILE__).parent_path().parent_path().parent_path().string(); }
+
+struct ExampleKey {
+  std::string section, key, value;
+  std::string comment;  // the comment block above the key line
+};
+
+// The example's "# key = value" lines with their sections and comment blocks, and the example
+// with those lines uncommented.
+std::vector<ExampleKey> example_keys(const std::string& text, std::string* uncommented) {
+  std::vector<ExampleKey> out;
+  std::istringstream in(text);
+  std::string line, section, comment;
+  const std::regex key_line(R"(^# ([a-z_]+) = (.+)$)");
+  const std::regex section_line(R"(^\[([a-z_]+)\]$)");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, key_line)) {
+      out.push_back(ExampleKey{section, m[1], m[2], comment});
+      *uncommented += line.substr(2) + "\n";
+      comment.clear();
+      continue;
+    }
+    if (std::regex_match(line, m, section_line)) section = m[1];
+    if (line.rfind("#", 0) == 0)
+      comment += line + "\n";
+    else
+      comment.clear();
+    *uncommented += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the example config documents every key with the defaults and ranges the code enforces") {
+  const std::string path = source_root() + "/ops/vasana.example.toml";
+  INFO(path);
+  auto text = read_whole_file(path);
+  REQUIRE(text.ok());
+
+  // As shipped (everything commented out) it loads and gives the defaults.
+  auto shipped = parse_node_config(*text, path);
+  INFO(shipped.status().message());
+  REQUIRE(shipped.ok());
+  CHECK(fields(shipped.value()) == fields(NodeConfig{}));
+
+  // Uncommented, it still loads, and every value but the data_dir example is the default.
+  std::string uncommented;
+  auto keys = example_keys(*text, &uncommented);
+  auto loaded = parse_node_config(uncommented, path);
+  INFO(uncommented);
+  INFO(loaded.status().message());
+  REQUIRE(loaded.ok());
+  NodeConfig expected;
+  expected.data_dir = "/var/lib/vasana";
+  CHECK(fields(loaded.value()) == fields(expected));
+
+  // Every key of the code is there, once, in its section.
+  std::vector<std::string> names;
+  for (const auto& k : keys) names.push_back(k.section + "." + k.key);
+  std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "client.tcp"};
+  for (const auto& k : integer_keys())
+    if (k.section != "node") want.push_back(k.section + "." + k.key);
+  std::sort(names.begin(), names.end());
+  std::sort(want.begin(), want.end());
+  CHECK(names == want);
+
+  // Each integer key's comment states its default and its allowed range as the code has them.
+  const std::regex documented(R"(default: (\d+)[^\n]*allowed: (\d+) to (\d+))");
+  for (const auto& k : integer_keys()) {
+    INFO(k.section << "." << k.key);
+    auto it = std::find_if(keys.begin(), keys.end(), [&](const ExampleKey& e) { return e.key == k.key; });
+    REQUIRE(it != keys.end());
+    CHECK(it->section == k.section);
+    CHECK(it->value == std::to_string(k.default_value));
+    std::smatch m;
+    REQUIRE(std::regex_search(it->comment, m, documented));
+    CHECK(std::stoll(m[1]) == k.default_value);
+    CHECK(std::stoll(m[2]) == k.lo);
+    CHECK(std::stoll(m[3]) == k.hi);
+    // And the code agrees at the documented bounds.
+    CHECK(parse_node_config(assignment(k.section, k.key, m[2].str()), "x").ok());
+    CHECK(parse_node_config(assignment(k.section, k.key, m[3].str()), "x").ok());
+    CHECK_FALSE(parse_node_config(assignment(k.section, k.key, std::to_string(std::stoll(m[2]) - 1)), "x").ok());
+    CHECK_FALSE(parse_node_config(assignment(k.section, k.key, std::to_string(std::stoll(m[3]) + 1)), "x").ok());
+  }
+  for (const auto& k : keys) {
+    INFO(k.key);
+    CHECK(contains(k.comment, "default:"));  // string keys too
+  }
+}
+
+}  // namespace vasana::test
