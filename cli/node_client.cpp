@@ -50,6 +50,8 @@ Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpo
 
 void* NodeClient::socket_handle() { return impl_->socket.handle(); }
 
+int NodeClient::notify_fd() { return impl_->socket.get(zmq::sockopt::fd); }
+
 Result<uint64_t> NodeClient::send(ClientRequest request) {
   request.request_id = next_id_++;
   std::string body = encode_request(request);
@@ -64,14 +66,14 @@ Result<uint64_t> NodeClient::send(ClientRequest request) {
 
 Result<ClientResponse> NodeClient::receive(std::chrono::milliseconds timeout) {
   try {
-    zmq::pollitem_t item{impl_->socket.handle(), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, timeout);
-    if (!(item.revents & ZMQ_POLLIN))
+    if (timeout.count() > 0) {
+      zmq::pollitem_t item{impl_->socket.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, timeout);
+    }
+    std::vector<zmq::message_t> in;
+    if (!zmq::recv_multipart(impl_->socket, std::back_inserter(in), zmq::recv_flags::dontwait))
       return Status::FailedPrecondition("no answer from the node at " + endpoint_ + " within " +
                                         std::to_string(timeout.count()) + " ms");
-    std::vector<zmq::message_t> in;
-    if (!zmq::recv_multipart(impl_->socket, std::back_inserter(in)))
-      return Status::IoError("client socket: receive failed");
     if (in.size() != 2 || in[0].to_string_view() != kClientTag)
       return Status::Corruption("the node at " + endpoint_ + " answered in an unknown protocol");
     return decode_response(in[1].to_string_view());

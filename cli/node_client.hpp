@@ -26,11 +26,14 @@ class NodeClient {
 
   // The two halves of call(), for a caller that keeps several clients in flight at once and
   // polls them (the benchmark): send() returns the request id; receive() returns the next
-  // response, or Unavailable after timeout.
+  // response, or Unavailable after timeout (a zero timeout only takes what has arrived).
   Result<uint64_t> send(ClientRequest request);
   Result<ClientResponse> receive(std::chrono::milliseconds timeout);
   // The ZeroMQ socket handle, for zmq_poll.
   void* socket_handle();
+  // ZeroMQ's notification descriptor (ZMQ_FD): it becomes readable when the socket may have
+  // something to receive; the caller then drains with receive(0ms) until it says no answer.
+  int notify_fd();
 
   const std::string& endpoint() const { return endpoint_; }
 
