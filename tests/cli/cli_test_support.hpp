@@ -19,39 +19,12 @@
 #include "store/data_dir.hpp"
 #include "store/file_io.hpp"
 #include "store/writer_scan.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace vasana::test {
 
-namespace fs = std::filesystem;
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at scope exit. Kept
-// short: the node's IPC socket path inside it must stay under 107 bytes.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "vasana-cli-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::weakly_canonical(tmpl).string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-inline void write_text(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  REQUIRE(out.good());
-}
+inline void write_text(const std::string& path, std::string_view text) { write_file(path, text); }
 
 inline std::string read_text(const std::string& path) {
   auto r = read_whole_file(path);

@@ -30,32 +30,10 @@
 #include "store/segment_format.hpp"
 #include "store/segment_reader.hpp"
 #include "store/writer_scan.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace vasana::test {
 
-namespace fs = std::filesystem;
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "vasana-store-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 inline std::string read_file(const std::string& path) {
   auto r = read_whole_file(path);
@@ -63,12 +41,6 @@ inline std::string read_file(const std::string& path) {
   return std::move(r.value());
 }
 
-// Plain write, no fsync: tests set up damaged files with it.
-inline void write_file(const std::string& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(out.good());
-}
 
 inline std::vector<std::string> file_names(const std::string& dir) {
   std::vector<std::string> out;
