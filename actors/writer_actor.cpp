@@ -61,7 +61,9 @@ struct WriterActorState {
         w.done(AppendResult{s, Seqno(), Hlc()});
     }
     waiting.clear();
-    if (s.ok()) writer->maybe_seal(system_wall_ms());
+    // Sealing comes after the answers, so it never delays an acknowledgement. If it fails, the
+    // writer is failed and the next append reports why.
+    if (s.ok()) (void)writer->maybe_seal(system_wall_ms());
   }
 };
 
