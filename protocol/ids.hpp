@@ -55,6 +55,10 @@ struct MemoryId {
   friend bool operator==(const MemoryId& a, const MemoryId& b) {
     return a.instance == b.instance && a.seqno == b.seqno;
   }
+  friend bool operator!=(const MemoryId& a, const MemoryId& b) { return !(a == b); }
+  friend bool operator<(const MemoryId& a, const MemoryId& b) {
+    return a.instance != b.instance ? a.instance < b.instance : a.seqno < b.seqno;
+  }
 };
 
 }  // namespace vasana

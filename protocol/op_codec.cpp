@@ -1,17 +1,46 @@
 #include "protocol/op_codec.hpp"
 
+#include <optional>
+
 #include "protocol/capnp_bytes.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/op_type.hpp"
+#include "protocol/op_values.hpp"
 #include "protocol/ops.capnp.h"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
 
+const char* kind_name(MemoryKind k) {
+  static const char* names[] = {"correction", "preference", "wisdom", "insight", "operational", "episode"};
+  auto i = static_cast<size_t>(k);
+  return i < 6 ? names[i] : "unknown";
+}
+
+const char* status_name(MemoryStatus s) {
+  static const char* names[] = {"active",     "verified",     "observed", "proposed",
+                                "superseded", "contradicted", "archived"};
+  auto i = static_cast<size_t>(s);
+  return i < 7 ? names[i] : "unknown";
+}
+
+const char* epistemic_name(Epistemic e) {
+  static const char* names[] = {"user_stated", "tool_derived", "model_inferred", "autonomous_synthesis"};
+  auto i = static_cast<size_t>(e);
+  return i < 4 ? names[i] : "unknown";
+}
+
 namespace {
 
 using schema::Op;
+
+// The plain enums mirror the schema's, value for value.
+static_assert(static_cast<int>(schema::Kind::EPISODE) == static_cast<int>(MemoryKind::episode));
+static_assert(static_cast<int>(schema::Status::ARCHIVED) == static_cast<int>(MemoryStatus::archived));
+static_assert(static_cast<int>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) ==
+              static_cast<int>(Epistemic::autonomous_synthesis));
+static_assert(std::variant_size_v<OpValue> == kMaxOpType);
 
 // Op type code = union ordinal + 1: a reordering of the schema breaks the build here.
 static_assert(static_cast<uint16_t>(Op::PUT_MEMORY) + 1 == static_cast<uint16_t>(OpType::put_memory));
@@ -25,46 +54,15 @@ static_assert(static_cast<uint16_t>(Op::ADD_CORRECTION) + 1 == static_cast<uint1
 static_assert(static_cast<uint16_t>(Op::REVIEW_DECISION) + 1 == static_cast<uint16_t>(OpType::review_decision));
 static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == kMaxOpType);
 
-const char* kind_name(schema::Kind k) {
-  switch (k) {
-    case schema::Kind::CORRECTION: return "correction";
-    case schema::Kind::PREFERENCE: return "preference";
-    case schema::Kind::WISDOM: return "wisdom";
-    case schema::Kind::INSIGHT: return "insight";
-    case schema::Kind::OPERATIONAL: return "operational";
-    case schema::Kind::EPISODE: return "episode";
-  }
-  return "unknown";
-}
+const char* kind_name(schema::Kind k) { return vasana::kind_name(static_cast<MemoryKind>(k)); }
+const char* status_name(schema::Status s) { return vasana::status_name(static_cast<MemoryStatus>(s)); }
+const char* epistemic_name(schema::Epistemic e) { return vasana::epistemic_name(static_cast<Epistemic>(e)); }
 
 schema::Kind kind_from_name(const std::string& k) {
   const auto& ks = memory_kinds();
   for (size_t i = 0; i < ks.size(); ++i)
     if (ks[i] == k) return static_cast<schema::Kind>(i);
   return schema::Kind::INSIGHT;  // unreachable after validate_memory
-}
-
-const char* status_name(schema::Status s) {
-  switch (s) {
-    case schema::Status::ACTIVE: return "active";
-    case schema::Status::VERIFIED: return "verified";
-    case schema::Status::OBSERVED: return "observed";
-    case schema::Status::PROPOSED: return "proposed";
-    case schema::Status::SUPERSEDED: return "superseded";
-    case schema::Status::CONTRADICTED: return "contradicted";
-    case schema::Status::ARCHIVED: return "archived";
-  }
-  return "unknown";
-}
-
-const char* epistemic_name(schema::Epistemic e) {
-  switch (e) {
-    case schema::Epistemic::USER_STATED: return "user_stated";
-    case schema::Epistemic::TOOL_DERIVED: return "tool_derived";
-    case schema::Epistemic::MODEL_INFERRED: return "model_inferred";
-    case schema::Epistemic::AUTONOMOUS_SYNTHESIS: return "autonomous_synthesis";
-  }
-  return "unknown";
 }
 
 std::string id_text(schema::MemoryId::Reader r) {
@@ -240,6 +238,107 @@ Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload) {
   });
   if (!s.ok()) return s;
   return out;
+}
+
+}  // namespace vasana
+
+namespace vasana {
+
+namespace {
+
+MemoryId memory_id(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
+
+std::vector<std::string> texts(capnp::List<capnp::Text>::Reader list) {
+  std::vector<std::string> out;
+  out.reserve(list.size());
+  for (auto t : list) out.emplace_back(t.cStr(), t.size());
+  return out;
+}
+
+std::vector<float> floats(capnp::List<float>::Reader list) {
+  std::vector<float> out;
+  out.reserve(list.size());
+  for (float f : list) out.push_back(f);
+  return out;
+}
+
+OpValue decode(Op::Reader op) {
+  switch (op.which()) {
+    case Op::PUT_MEMORY: {
+      auto p = op.getPutMemory();
+      PutMemoryOp v;
+      v.realm = p.getRealm();
+      v.kind = static_cast<MemoryKind>(p.getKind());
+      v.text = p.getText();
+      v.tags = texts(p.getTags());
+      v.ref = p.getRef();
+      v.valid_from_ms = p.getValidFromMs();
+      v.valid_to_ms = p.getValidToMs();
+      v.source_session = p.getSource().getSession();
+      v.source_tool = p.getSource().getTool();
+      v.vector = floats(p.getVector());
+      v.status = static_cast<MemoryStatus>(p.getStatus());
+      v.epistemic = static_cast<Epistemic>(p.getEpistemic());
+      v.confidence = p.getConfidence();
+      v.pinned = p.getPinned();
+      return v;
+    }
+    case Op::UPDATE_CONTENT: {
+      auto u = op.getUpdateContent();
+      return UpdateContentOp{memory_id(u.getMemory()), u.getText(), u.getReplaceTags(), texts(u.getTags())};
+    }
+    case Op::SET_STATUS: {
+      auto s = op.getSetStatus();
+      return SetStatusOp{memory_id(s.getMemory()), static_cast<MemoryStatus>(s.getStatus()), s.getReason(),
+                         memory_id(s.getReplacedBy())};
+    }
+    case Op::SET_VECTOR: {
+      auto s = op.getSetVector();
+      return SetVectorOp{memory_id(s.getMemory()), floats(s.getVector()), s.getVectorSpace()};
+    }
+    case Op::DELETE_MEMORY: {
+      auto d = op.getDeleteMemory();
+      return DeleteMemoryOp{memory_id(d.getMemory()), d.getReason()};
+    }
+    case Op::ADD_TRIPLET: {
+      auto t = op.getAddTriplet();
+      return AddTripletOp{t.getRealm(),       t.getSubject(),   t.getPredicate(),
+                          t.getObject(),      t.getValidFromMs(), t.getValidToMs(),
+                          memory_id(t.getSourceMemory())};
+    }
+    case Op::RETRACT_TRIPLET: {
+      auto r = op.getRetractTriplet();
+      return RetractTripletOp{memory_id(r.getTriplet()), r.getReason()};
+    }
+    case Op::ADD_CORRECTION: {
+      auto c = op.getAddCorrection();
+      return AddCorrectionOp{c.getRealm(), c.getWrong(), c.getRight(), c.getNote(), memory_id(c.getSourceMemory())};
+    }
+    case Op::REVIEW_DECISION: {
+      auto r = op.getReviewDecision();
+      return ReviewDecisionOp{memory_id(r.getMemory()), static_cast<ReviewVerdict>(r.getDecision()), r.getReviewer(),
+                              r.getNote()};
+    }
+    case Op::ACCESS: {
+      auto a = op.getAccess();
+      return AccessOp{memory_id(a.getMemory()), static_cast<AccessKind>(a.getKind()), a.getWeight()};
+    }
+  }
+  return PutMemoryOp{};  // unreachable: check_op_payload ran first
+}
+
+}  // namespace
+
+Result<OpValue> decode_op(uint16_t op_type, std::string_view payload) {
+  Status s = check_op_payload(op_type, payload);
+  if (!s.ok()) return s;
+  std::optional<OpValue> out;
+  s = read_message<Op>(payload, [&](Op::Reader op) {
+    out = decode(op);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return std::move(*out);
 }
 
 }  // namespace vasana

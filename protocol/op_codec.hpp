@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "protocol/memory_input.hpp"
+#include "protocol/op_values.hpp"
 #include "protocol/status.hpp"
 
 namespace vasana {
@@ -19,6 +20,9 @@ Result<MemoryInput> decode_put_memory(std::string_view payload);
 // Ok when payload is a well-formed Op whose union member is op_type; Corruption when it is
 // malformed or names another op; Incompatible when op_type is newer than this build.
 Status check_op_payload(uint16_t op_type, std::string_view payload);
+
+// The whole op as a plain value (for the replica). Errors as check_op_payload.
+Result<OpValue> decode_op(uint16_t op_type, std::string_view payload);
 
 // The op's fields as one JSON object, for `vasana log`.
 Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload);

@@ -73,3 +73,33 @@ TEST_CASE("check_op_payload accepts a payload of its op type and refuses another
   CHECK(check_op_payload(kPut, "").code() == Code::corruption);
   CHECK(check_op_payload(kPut, std::string(16, '\xFF')).code() == Code::corruption);
 }
+
+TEST_CASE("decode_op turns a payload into the plain op of its type", "[protocol]") {
+  MemoryInput m;
+  m.realm = "work";
+  m.kind = "episode";
+  m.text = "the deploy uses blue green";
+  m.tags = {"ops"};
+  m.ref = "r-1";
+  m.vector = {0.25f, -1.0f};
+  auto put = decode_op(kPut, encode_put_memory(m));
+  REQUIRE(put.ok());
+  REQUIRE(std::holds_alternative<PutMemoryOp>(*put));
+  const auto& p = std::get<PutMemoryOp>(*put);
+  CHECK(p.realm == "work");
+  CHECK(p.kind == MemoryKind::episode);
+  CHECK(p.text == m.text);
+  CHECK(p.tags == m.tags);
+  CHECK(p.ref == "r-1");
+  CHECK(p.vector == m.vector);
+  CHECK(p.status == MemoryStatus::active);
+
+  auto del = decode_op(kDelete, delete_payload(42));
+  REQUIRE(del.ok());
+  REQUIRE(std::holds_alternative<DeleteMemoryOp>(*del));
+  CHECK(std::get<DeleteMemoryOp>(*del).memory.seqno == Seqno(42));
+  CHECK(std::get<DeleteMemoryOp>(*del).reason == "test");
+
+  CHECK(decode_op(kDelete, encode_put_memory(m)).status().code() == Code::corruption);
+  CHECK(decode_op(kMaxOpType + 1, encode_put_memory(m)).status().code() == Code::incompatible);
+}

@@ -1,0 +1,108 @@
+// Every op of protocol/ops.capnp as a plain C++ value, so that the replica (which must stay free
+// of Cap'n Proto) can apply ops. decode_op() in op_codec.hpp produces them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/memory_input.hpp"
+
+namespace vasana {
+
+// Schema enum values, in schema order (ordinal = value).
+enum class MemoryKind : uint8_t { correction, preference, wisdom, insight, operational, episode };
+enum class MemoryStatus : uint8_t { active, verified, observed, proposed, superseded, contradicted, archived };
+enum class Epistemic : uint8_t { user_stated, tool_derived, model_inferred, autonomous_synthesis };
+enum class ReviewVerdict : uint8_t { approve, reject };
+enum class AccessKind : uint8_t { recalled, reinforced };
+
+const char* kind_name(MemoryKind k);
+const char* status_name(MemoryStatus s);
+const char* epistemic_name(Epistemic e);
+
+struct PutMemoryOp {
+  std::string realm;
+  MemoryKind kind = MemoryKind::insight;
+  std::string text;
+  std::vector<std::string> tags;
+  std::string ref;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+  std::string source_session;
+  std::string source_tool;
+  std::vector<float> vector;
+  MemoryStatus status = MemoryStatus::active;
+  Epistemic epistemic = Epistemic::user_stated;
+  float confidence = 1.0f;
+  bool pinned = false;
+};
+
+struct UpdateContentOp {
+  MemoryId memory;
+  std::string text;
+  bool replace_tags = false;
+  std::vector<std::string> tags;
+};
+
+struct SetStatusOp {
+  MemoryId memory;
+  MemoryStatus status = MemoryStatus::active;
+  std::string reason;
+  MemoryId replaced_by;  // seqno 0 = none
+};
+
+struct SetVectorOp {
+  MemoryId memory;
+  std::vector<float> vector;
+  std::string vector_space;
+};
+
+struct DeleteMemoryOp {
+  MemoryId memory;
+  std::string reason;
+};
+
+struct AddTripletOp {
+  std::string realm;
+  std::string subject;
+  std::string predicate;
+  std::string object;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+  MemoryId source_memory;  // seqno 0 = none
+};
+
+struct RetractTripletOp {
+  MemoryId triplet;
+  std::string reason;
+};
+
+struct AddCorrectionOp {
+  std::string realm;
+  std::string wrong;
+  std::string right;
+  std::string note;
+  MemoryId source_memory;  // seqno 0 = none
+};
+
+struct ReviewDecisionOp {
+  MemoryId memory;
+  ReviewVerdict decision = ReviewVerdict::approve;
+  std::string reviewer;
+  std::string note;
+};
+
+struct AccessOp {
+  MemoryId memory;
+  AccessKind kind = AccessKind::recalled;
+  float weight = 1.0f;
+};
+
+// Alternatives in OpType order (protocol/op_type.hpp): index + 1 == op type code.
+using OpValue = std::variant<PutMemoryOp, UpdateContentOp, SetStatusOp, SetVectorOp, DeleteMemoryOp, AddTripletOp,
+                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, AccessOp>;
+
+}  // namespace vasana

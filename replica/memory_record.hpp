@@ -1,0 +1,80 @@
+// What the replica holds about one memory, one triplet and one correction, built from ops.
+// Fields that later ops can change are last-writer-wins registers (replica/order_key.hpp);
+// fields only the creating op sets are plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/op_values.hpp"
+#include "replica/order_key.hpp"
+
+namespace vasana {
+
+struct StatusValue {
+  MemoryStatus status = MemoryStatus::active;
+  std::string reason;
+  MemoryId replaced_by;  // seqno 0 = none
+};
+
+struct ContentValue {
+  std::string text;
+};
+
+struct MemoryRecord {
+  MemoryId id;
+  // Set by put_memory. Until it is applied, the record only holds updates that arrived first
+  // (from another writer's stream) and is not a memory anyone can see.
+  bool created = false;
+  OrderKey created_key;  // recorded_at = created_key.ts.physical_ms()
+  std::string realm;
+  MemoryKind kind = MemoryKind::insight;
+  std::string ref;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+  std::string source_session;
+  std::string source_tool;
+  Epistemic epistemic = Epistemic::user_stated;
+  float confidence = 1.0f;
+  bool pinned = false;
+
+  Lww<ContentValue> content;
+  Lww<std::vector<std::string>> tags;
+  Lww<std::vector<float>> vector;
+  Lww<StatusValue> status;
+  Lww<bool> deleted;                          // a versioned tombstone
+  Lww<std::optional<ReviewVerdict>> review;   // the latest review decision, if any
+
+  // Access ops are counted, not merged by version: each op is applied exactly once.
+  // The weight sum is kept in millionths as an integer: integer sums do not depend on the
+  // order of the additions, floating-point sums do, and replicas must agree bit for bit.
+  uint64_t recalls = 0;
+  uint64_t reinforcements = 0;
+  int64_t reinforcement_micros = 0;
+};
+
+struct TripletRecord {
+  MemoryId id;  // the id of the add_triplet op
+  OrderKey key;
+  std::string realm;
+  std::string subject;
+  std::string predicate;
+  std::string object;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+  MemoryId source_memory;
+};
+
+struct CorrectionRecord {
+  MemoryId id;  // the id of the add_correction op
+  OrderKey key;
+  std::string realm;
+  std::string wrong;
+  std::string right;
+  std::string note;
+  MemoryId source_memory;
+};
+
+}  // namespace vasana

@@ -1,0 +1,240 @@
+#include "replica/replica_state.hpp"
+
+#include <openssl/evp.h>
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace vasana {
+
+namespace {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+// Canonical bytes for the digest: fixed-width little-endian integers, length-prefixed strings.
+class DigestWriter {
+ public:
+  DigestWriter() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~DigestWriter() { EVP_MD_CTX_free(ctx_); }
+
+  void u64(uint64_t v) {
+    uint8_t b[8];
+    for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
+    EVP_DigestUpdate(ctx_, b, 8);
+  }
+  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
+  void f32(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    u64(bits);
+  }
+  void str(const std::string& s) {
+    u64(s.size());
+    EVP_DigestUpdate(ctx_, s.data(), s.size());
+  }
+  void id(const MemoryId& m) {
+    u64(m.instance.value);
+    u64(m.seqno.value);
+  }
+  void key(const OrderKey& k) {
+    u64(k.ts.value);
+    u64(k.instance.value);
+    u64(k.seqno.value);
+  }
+  void strs(const std::vector<std::string>& v) {
+    u64(v.size());
+    for (const auto& s : v) str(s);
+  }
+  void floats(const std::vector<float>& v) {
+    u64(v.size());
+    for (float f : v) f32(f);
+  }
+  Hash256 done() {
+    Hash256 out{};
+    unsigned len = 0;
+    EVP_DigestFinal_ex(ctx_, out.data(), &len);
+    return out;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+}  // namespace
+
+MemoryRecord& ReplicaState::record(const MemoryId& id) {
+  auto [it, inserted] = memories_.try_emplace(id);
+  if (inserted) it->second.id = id;
+  return it->second;
+}
+
+void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
+  MemoryRecord& m = record(key.op_id());
+  m.created = true;
+  m.created_key = key;
+  m.realm = op.realm;
+  m.kind = op.kind;
+  m.ref = op.ref;
+  m.valid_from_ms = op.valid_from_ms;
+  m.valid_to_ms = op.valid_to_ms;
+  m.source_session = op.source_session;
+  m.source_tool = op.source_tool;
+  m.epistemic = op.epistemic;
+  m.confidence = op.confidence;
+  m.pinned = op.pinned;
+  // The put is the oldest write of each field; updates that arrived first keep their values.
+  m.content.assign(ContentValue{op.text}, key);
+  m.tags.assign(op.tags, key);
+  if (!op.vector.empty()) m.vector.assign(op.vector, key);
+  m.status.assign(StatusValue{op.status, "", MemoryId{}}, key);
+  ++created_count_;
+  if (!op.ref.empty()) refs_[{op.realm, op.ref}].emplace(key, m.id);
+}
+
+Status ReplicaState::apply(const OrderKey& key, const OpValue& op) {
+  auto it = applied_.find(key.instance);
+  const uint64_t last = it == applied_.end() ? 0 : it->second.value;
+  if (key.seqno.value != last + 1)
+    return Status::FailedPrecondition("writer " + to_hex(key.instance) + ": op " + std::to_string(key.seqno.value) +
+                                      " applied after " + std::to_string(last) +
+                                      "; a writer's ops apply once each, in seqno order");
+  applied_[key.instance] = key.seqno;
+  ++ops_applied_;
+  std::visit(Overloaded{
+                 [&](const PutMemoryOp& o) { apply_put(key, o); },
+                 [&](const UpdateContentOp& o) {
+                   MemoryRecord& m = record(o.memory);
+                   m.content.assign(ContentValue{o.text}, key);
+                   if (o.replace_tags) m.tags.assign(o.tags, key);
+                 },
+                 [&](const SetStatusOp& o) {
+                   record(o.memory).status.assign(StatusValue{o.status, o.reason, o.replaced_by}, key);
+                 },
+                 [&](const SetVectorOp& o) { record(o.memory).vector.assign(o.vector, key); },
+                 [&](const DeleteMemoryOp& o) { record(o.memory).deleted.assign(true, key); },
+                 [&](const AddTripletOp& o) {
+                   triplets_[key.op_id()] = TripletRecord{key.op_id(), key,           o.realm,
+                                                          o.subject,   o.predicate,   o.object,
+                                                          o.valid_from_ms, o.valid_to_ms, o.source_memory};
+                 },
+                 [&](const RetractTripletOp& o) {
+                   auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
+                   if (!inserted && it->second < key) it->second = key;
+                 },
+                 [&](const AddCorrectionOp& o) {
+                   corrections_[key.op_id()] =
+                       CorrectionRecord{key.op_id(), key, o.realm, o.wrong, o.right, o.note, o.source_memory};
+                 },
+                 [&](const ReviewDecisionOp& o) {
+                   record(o.memory).review.assign(std::optional<ReviewVerdict>(o.decision), key);
+                 },
+                 [&](const AccessOp& o) {
+                   MemoryRecord& m = record(o.memory);
+                   if (o.kind == AccessKind::recalled) {
+                     ++m.recalls;
+                   } else {
+                     ++m.reinforcements;
+                     m.reinforcement_micros += std::llround(double(o.weight) * 1e6);
+                   }
+                 },
+             },
+             op);
+  return Status::Ok();
+}
+
+const MemoryRecord* ReplicaState::memory(const MemoryId& id) const {
+  auto it = memories_.find(id);
+  return it != memories_.end() && it->second.created ? &it->second : nullptr;
+}
+
+std::optional<MemoryId> ReplicaState::by_ref(const std::string& realm, const std::string& ref) const {
+  auto it = refs_.find({realm, ref});
+  if (it == refs_.end() || it->second.empty()) return std::nullopt;
+  return it->second.begin()->second;
+}
+
+void ReplicaState::for_each_memory(const std::function<void(const MemoryRecord&)>& fn) const {
+  for (const auto& [id, m] : memories_)
+    if (m.created) fn(m);
+}
+
+void ReplicaState::for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const {
+  for (const auto& [id, t] : triplets_)
+    if (!retracted_.count(id)) fn(t);
+}
+
+void ReplicaState::for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const {
+  for (const auto& [id, c] : corrections_) fn(c);
+}
+
+Hash256 ReplicaState::digest() const {
+  // Every container is ordered by id, so iteration order is a function of the state alone.
+  DigestWriter d;
+  d.u64(memories_.size());
+  for (const auto& [id, m] : memories_) {
+    d.id(id);
+    d.u64(m.created);
+    d.key(m.created_key);
+    d.str(m.realm);
+    d.u64(static_cast<uint64_t>(m.kind));
+    d.str(m.ref);
+    d.i64(m.valid_from_ms);
+    d.i64(m.valid_to_ms);
+    d.str(m.source_session);
+    d.str(m.source_tool);
+    d.u64(static_cast<uint64_t>(m.epistemic));
+    d.f32(m.confidence);
+    d.u64(m.pinned);
+    d.key(m.content.version);
+    d.str(m.content.value.text);
+    d.key(m.tags.version);
+    d.strs(m.tags.value);
+    d.key(m.vector.version);
+    d.floats(m.vector.value);
+    d.key(m.status.version);
+    d.u64(static_cast<uint64_t>(m.status.value.status));
+    d.str(m.status.value.reason);
+    d.id(m.status.value.replaced_by);
+    d.key(m.deleted.version);
+    d.u64(m.deleted.value);
+    d.key(m.review.version);
+    d.u64(m.review.value ? 1 + static_cast<uint64_t>(*m.review.value) : 0);
+    d.u64(m.recalls);
+    d.u64(m.reinforcements);
+    d.i64(m.reinforcement_micros);
+  }
+  d.u64(triplets_.size());
+  for (const auto& [id, t] : triplets_) {
+    d.key(t.key);
+    d.str(t.realm);
+    d.str(t.subject);
+    d.str(t.predicate);
+    d.str(t.object);
+    d.i64(t.valid_from_ms);
+    d.i64(t.valid_to_ms);
+    d.id(t.source_memory);
+  }
+  d.u64(retracted_.size());
+  for (const auto& [id, k] : retracted_) {
+    d.id(id);
+    d.key(k);
+  }
+  d.u64(corrections_.size());
+  for (const auto& [id, c] : corrections_) {
+    d.key(c.key);
+    d.str(c.realm);
+    d.str(c.wrong);
+    d.str(c.right);
+    d.str(c.note);
+    d.id(c.source_memory);
+  }
+  return d.done();
+}
+
+}  // namespace vasana

@@ -1,0 +1,219 @@
+// Convergence workload: several writers produce random ops (puts, concurrent updates of the same
+// memories, equal timestamps across writers, deletes, triplets added and retracted, corrections,
+// reviews, accesses); every interleaving that keeps each writer's order must give the same
+// state digest. Randomness comes from one seed, printed on failure; replay with
+// VASANA_TEST_SEED=<seed>.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "replica/replica_state.hpp"
+
+namespace vasana {
+namespace {
+
+struct KeyedOp {
+  OrderKey key;
+  OpValue op;
+};
+
+uint64_t test_seed() {
+  if (const char* s = std::getenv("VASANA_TEST_SEED"); s && *s) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32);
+}
+
+// Per writer, its ops in seqno order. Timestamps come from a small shared range so that ops of
+// different writers often share one, and updates often race.
+std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t writers, size_t ops_per_writer) {
+  std::vector<std::vector<KeyedOp>> out(writers);
+  std::vector<MemoryId> memories, triplets;
+  std::vector<uint64_t> clock(writers, 1000);
+  auto pick = [&](const std::vector<MemoryId>& v) { return v[rng() % v.size()]; };
+  const char* words[] = {"deploy", "cluster", "staging", "retry", "budget", "latency", "owner", "schema"};
+  auto text = [&] { return std::string(words[rng() % 8]) + " " + words[rng() % 8] + " " + std::to_string(rng() % 100); };
+  // Round-robin so that ids created by one writer are used by the others' later ops.
+  for (size_t n = 0; n < ops_per_writer; ++n) {
+    for (size_t w = 0; w < writers; ++w) {
+      clock[w] = std::max<uint64_t>(clock[w] + (rng() % 3 == 0 ? 0 : 1), 1000 + n);  // equal ts happen
+      OrderKey key{Hlc::make(clock[w], 0), InstanceId(0x1000 + w), Seqno(out[w].size() + 1)};
+      OpValue op;
+      unsigned roll = rng() % 100;
+      if (memories.empty() || roll < 25) {
+        PutMemoryOp p;
+        p.realm = rng() % 2 ? "work" : "home";
+        p.kind = static_cast<MemoryKind>(rng() % 6);
+        p.text = text();
+        p.tags = {words[rng() % 8]};
+        if (rng() % 4 == 0) p.ref = "ref-" + std::to_string(rng() % 5);  // duplicate refs across writers
+        if (rng() % 3 == 0) p.vector = {float(rng() % 7) / 7.0f, 0.5f};
+        op = p;
+        memories.push_back(key.op_id());
+      } else if (roll < 45) {
+        op = UpdateContentOp{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
+      } else if (roll < 55) {
+        op = SetStatusOp{pick(memories), static_cast<MemoryStatus>(rng() % 7), "because", MemoryId{}};
+      } else if (roll < 60) {
+        op = DeleteMemoryOp{pick(memories), "gone"};
+      } else if (roll < 65) {
+        op = SetVectorOp{pick(memories), {float(rng() % 5), 1.0f}, "test/2/1"};
+      } else if (roll < 75) {
+        op = AddTripletOp{"work", words[rng() % 8], "uses", words[rng() % 8], kOpenPast, kOpenFuture, pick(memories)};
+        triplets.push_back(key.op_id());
+      } else if (roll < 80 && !triplets.empty()) {
+        op = RetractTripletOp{pick(triplets), "wrong"};
+      } else if (roll < 85) {
+        op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
+      } else if (roll < 90) {
+        op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
+      } else {
+        op = AccessOp{pick(memories), rng() % 2 ? AccessKind::recalled : AccessKind::reinforced,
+                      float(rng() % 1000) / 3.0f};
+      }
+      out[w].push_back(KeyedOp{key, std::move(op)});
+    }
+  }
+  return out;
+}
+
+// One random interleaving that keeps each writer's own order.
+std::vector<const KeyedOp*> interleave(const std::vector<std::vector<KeyedOp>>& streams, std::mt19937_64& rng) {
+  std::vector<size_t> next(streams.size(), 0);
+  std::vector<const KeyedOp*> out;
+  for (;;) {
+    std::vector<size_t> open;
+    for (size_t w = 0; w < streams.size(); ++w)
+      if (next[w] < streams[w].size()) open.push_back(w);
+    if (open.empty()) return out;
+    size_t w = open[rng() % open.size()];
+    out.push_back(&streams[w][next[w]++]);
+  }
+}
+
+Hash256 apply_all(const std::vector<const KeyedOp*>& order, ReplicaState& state) {
+  for (const KeyedOp* k : order) REQUIRE(state.apply(k->key, k->op).ok());
+  return state.digest();
+}
+
+}  // namespace
+
+TEST_CASE("replicas that applied the same ops in any per-writer order hold the same state") {
+  const uint64_t seed = test_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 20; ++round) {
+    CAPTURE(round);
+    auto streams = generate(rng, 3, 80);
+    ReplicaState first;
+    const Hash256 expected = apply_all(interleave(streams, rng), first);
+    // Positive control: the state is not trivially empty.
+    REQUIRE(first.memory_count() > 10);
+    REQUIRE(first.ops_applied() == 240);
+    for (int perm = 0; perm < 10; ++perm) {
+      ReplicaState other;
+      CHECK(apply_all(interleave(streams, rng), other) == expected);
+      CHECK(other.memory_count() == first.memory_count());
+    }
+  }
+}
+
+TEST_CASE("a different set of ops gives a different digest") {
+  std::mt19937_64 rng(7);
+  auto streams = generate(rng, 2, 30);
+  ReplicaState all, fewer;
+  apply_all(interleave(streams, rng), all);
+  streams[1].pop_back();  // one op less
+  apply_all(interleave(streams, rng), fewer);
+  CHECK(all.digest() != fewer.digest());
+}
+
+TEST_CASE("concurrent updates with equal timestamps resolve to the greater instance, in either order") {
+  const InstanceId a(1), b(2);
+  const OrderKey put{Hlc::make(100, 0), a, Seqno(1)};
+  const OrderKey upd_a{Hlc::make(200, 0), a, Seqno(2)};
+  const OrderKey upd_b{Hlc::make(200, 0), b, Seqno(1)};
+  PutMemoryOp p;
+  p.realm = "r";
+  p.text = "original";
+  const MemoryId id = put.op_id();
+  for (bool b_first : {false, true}) {
+    CAPTURE(b_first);
+    ReplicaState s;
+    if (b_first) REQUIRE(s.apply(upd_b, UpdateContentOp{id, "from b", false, {}}).ok());  // before the put
+    REQUIRE(s.apply(put, p).ok());
+    REQUIRE(s.apply(upd_a, UpdateContentOp{id, "from a", false, {}}).ok());
+    if (!b_first) REQUIRE(s.apply(upd_b, UpdateContentOp{id, "from b", false, {}}).ok());
+    const MemoryRecord* m = s.memory(id);
+    REQUIRE(m != nullptr);
+    CHECK(m->content.value.text == "from b");  // same ts: instance 2 > instance 1
+    CHECK(m->content.version == upd_b);
+  }
+}
+
+TEST_CASE("an update that arrives before its put is not a memory until the put arrives") {
+  const OrderKey put{Hlc::make(100, 0), InstanceId(1), Seqno(1)};
+  const OrderKey del{Hlc::make(300, 0), InstanceId(2), Seqno(1)};
+  ReplicaState s;
+  REQUIRE(s.apply(del, DeleteMemoryOp{put.op_id(), "x"}).ok());
+  CHECK(s.memory(put.op_id()) == nullptr);
+  CHECK(s.memory_count() == 0);
+  PutMemoryOp p;
+  p.realm = "r";
+  p.text = "t";
+  REQUIRE(s.apply(put, p).ok());
+  const MemoryRecord* m = s.memory(put.op_id());
+  REQUIRE(m != nullptr);
+  CHECK(m->deleted.value);  // the earlier-arrived, later-ordered tombstone holds
+  CHECK(s.memory_count() == 1);
+}
+
+TEST_CASE("a writer's ops are applied once each and in seqno order") {
+  ReplicaState s;
+  PutMemoryOp p;
+  p.realm = "r";
+  p.text = "t";
+  const OrderKey k1{Hlc::make(1, 0), InstanceId(9), Seqno(1)};
+  const OrderKey k3{Hlc::make(3, 0), InstanceId(9), Seqno(3)};
+  REQUIRE(s.apply(k1, p).ok());
+  const Hash256 before = s.digest();
+  CHECK(s.apply(k1, p).code() == Code::failed_precondition);  // a repeat
+  CHECK(s.apply(k3, p).code() == Code::failed_precondition);  // a gap
+  CHECK(s.digest() == before);                                // nothing changed
+  CHECK(s.applied().at(InstanceId(9)) == Seqno(1));
+  const OrderKey k2{Hlc::make(2, 0), InstanceId(9), Seqno(2)};
+  CHECK(s.apply(k2, p).ok());
+}
+
+TEST_CASE("a retraction that arrives before its triplet still removes it") {
+  const OrderKey add{Hlc::make(10, 0), InstanceId(1), Seqno(1)};
+  const OrderKey retract{Hlc::make(20, 0), InstanceId(2), Seqno(1)};
+  const OrderKey other{Hlc::make(11, 0), InstanceId(1), Seqno(2)};
+  ReplicaState s;
+  REQUIRE(s.apply(retract, RetractTripletOp{add.op_id(), "wrong"}).ok());
+  REQUIRE(s.apply(add, AddTripletOp{"r", "vasana", "uses", "capnp", kOpenPast, kOpenFuture, MemoryId{}}).ok());
+  REQUIRE(s.apply(other, AddTripletOp{"r", "vasana", "uses", "zeromq", kOpenPast, kOpenFuture, MemoryId{}}).ok());
+  std::vector<std::string> objects;
+  s.for_each_triplet([&](const TripletRecord& t) { objects.push_back(t.object); });
+  CHECK(objects == std::vector<std::string>{"zeromq"});  // the other triplet is the positive control
+}
+
+TEST_CASE("of two memories created with one ref, the earlier-ordered one holds the ref on every replica") {
+  const OrderKey early{Hlc::make(50, 0), InstanceId(2), Seqno(1)};
+  const OrderKey late{Hlc::make(50, 0), InstanceId(3), Seqno(1)};
+  PutMemoryOp p;
+  p.realm = "r";
+  p.text = "t";
+  p.ref = "doc-1";
+  for (bool late_first : {false, true}) {
+    ReplicaState s;
+    if (late_first) REQUIRE(s.apply(late, p).ok());
+    REQUIRE(s.apply(early, p).ok());
+    if (!late_first) REQUIRE(s.apply(late, p).ok());
+    CHECK(s.by_ref("r", "doc-1") == std::optional<MemoryId>(early.op_id()));
+    CHECK(!s.by_ref("other", "doc-1"));
+  }
+}
+
+}  // namespace vasana
