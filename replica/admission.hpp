@@ -1,0 +1,50 @@
+// The one admission chokepoint of recall (DESIGN.md "Recall"): every lane's candidates pass
+// through admit() before fusion, and nothing else decides whether a memory may be shown.
+//
+// admit() returns an empty optional — not a zero weight — for a memory that must never come
+// back: another realm, superseded / contradicted / archived, deleted, outside its valid time at
+// the query's as_of, not yet created at the query's as_of, or rejected by review. A proposed
+// (staged) memory stays out until a reviewer approves it, unless the query asks to see staged
+// memories (a review queue); it is never promoted by being recalled.
+//
+// Epistemic status only weights: epistemic_weight() returns a factor in a bounded positive
+// range, and its type has no way to say "exclude".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replica/memory_record.hpp"
+
+namespace vasana {
+
+struct QueryScope {
+  std::vector<std::string> realms;  // the realms the query may read; never empty in a valid query
+  int64_t as_of_ms = 0;             // world time the memories must hold at (usually now)
+  bool include_staged = false;      // admit proposed memories not yet reviewed (review queues)
+};
+
+// Why a memory was admitted, and with what weight, for explanations.
+struct Admission {
+  double status_weight = 1.0;  // from the status (scoring file ranges; defaults below)
+  MemoryStatus status = MemoryStatus::active;
+  bool staged = false;         // proposed and not yet approved
+};
+
+// Default status weights of admitted memories; the scoring file may change them within range.
+struct StatusWeights {
+  double verified = 1.2;
+  double active = 1.0;
+  double observed = 0.9;
+  double staged = 0.5;  // a proposed memory shown because the query asked for staged ones
+};
+
+std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope,
+                               const StatusWeights& weights = StatusWeights{});
+
+// A multiplier in [0.5, 1.0]: stated by a user weighs most, autonomous synthesis least.
+double epistemic_weight(Epistemic e);
+
+}  // namespace vasana
