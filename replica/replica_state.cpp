@@ -97,7 +97,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   if (!op.ref.empty()) refs_[{op.realm, op.ref}].emplace(key, m.id);
 }
 
-Status ReplicaState::apply(const OrderKey& key, const OpValue& op) {
+Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* change) {
   auto it = applied_.find(key.instance);
   const uint64_t last = it == applied_.end() ? 0 : it->second.value;
   if (key.seqno.value != last + 1)
@@ -106,35 +106,54 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op) {
                                       "; a writer's ops apply once each, in seqno order");
   applied_[key.instance] = key.seqno;
   ++ops_applied_;
+  StateChange local;
+  StateChange& ch = change ? *change : local;
+  ch = StateChange{};
   std::visit(Overloaded{
-                 [&](const PutMemoryOp& o) { apply_put(key, o); },
+                 [&](const PutMemoryOp& o) {
+                   apply_put(key, o);
+                   ch.memory = key.op_id();
+                 },
                  [&](const UpdateContentOp& o) {
+                   ch.memory = o.memory;
                    MemoryRecord& m = record(o.memory);
                    m.content.assign(ContentValue{o.text}, key);
                    if (o.replace_tags) m.tags.assign(o.tags, key);
                  },
                  [&](const SetStatusOp& o) {
+                   ch.memory = o.memory;
                    record(o.memory).status.assign(StatusValue{o.status, o.reason, o.replaced_by}, key);
                  },
-                 [&](const SetVectorOp& o) { record(o.memory).vector.assign(o.vector, key); },
-                 [&](const DeleteMemoryOp& o) { record(o.memory).deleted.assign(true, key); },
+                 [&](const SetVectorOp& o) {
+                   ch.memory = o.memory;
+                   record(o.memory).vector.assign(o.vector, key);
+                 },
+                 [&](const DeleteMemoryOp& o) {
+                   ch.memory = o.memory;
+                   record(o.memory).deleted.assign(true, key);
+                 },
                  [&](const AddTripletOp& o) {
+                   ch.triplets = true;
                    triplets_[key.op_id()] = TripletRecord{key.op_id(), key,           o.realm,
                                                           o.subject,   o.predicate,   o.object,
                                                           o.valid_from_ms, o.valid_to_ms, o.source_memory};
                  },
                  [&](const RetractTripletOp& o) {
+                   ch.triplets = true;
                    auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
                    if (!inserted && it->second < key) it->second = key;
                  },
                  [&](const AddCorrectionOp& o) {
+                   ch.corrections = true;
                    corrections_[key.op_id()] =
                        CorrectionRecord{key.op_id(), key, o.realm, o.wrong, o.right, o.note, o.source_memory};
                  },
                  [&](const ReviewDecisionOp& o) {
+                   ch.memory = o.memory;
                    record(o.memory).review.assign(std::optional<ReviewVerdict>(o.decision), key);
                  },
                  [&](const AccessOp& o) {
+                   ch.memory = o.memory;
                    MemoryRecord& m = record(o.memory);
                    if (o.kind == AccessKind::recalled) {
                      ++m.recalls;

@@ -21,6 +21,7 @@
 #include "protocol/ids.hpp"
 #include "protocol/op_values.hpp"
 #include "protocol/status.hpp"
+#include "replica/lane.hpp"
 #include "replica/memory_record.hpp"
 #include "replica/order_key.hpp"
 
@@ -29,8 +30,8 @@ namespace vasana {
 class ReplicaState {
  public:
   // Applies one op. FailedPrecondition when key.seqno is not the next seqno of key.instance
-  // (a gap or a repeat): nothing changes then.
-  Status apply(const OrderKey& key, const OpValue& op);
+  // (a gap or a repeat): nothing changes then. change (optional) says what the op touched.
+  Status apply(const OrderKey& key, const OpValue& op, StateChange* change = nullptr);
 
   // The memory with this id, if its put_memory has been applied (deleted ones included:
   // visibility is the admission function's decision, not the store's).

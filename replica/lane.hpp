@@ -1,0 +1,60 @@
+// A retrieval lane: one way of finding candidate memories for a query (keyword, semantic,
+// temporal, graph, hyperdimensional, correction). Lanes keep their own indices, updated as ops
+// are applied, and answer with candidates in their own order. They do not decide what may be
+// shown: every candidate goes through admit() (replica/admission.hpp) in the recall engine
+// before fusion, so a lane cannot leak a vetoed or out-of-realm memory even if it tried.
+// A lane should still restrict itself to the query's realms for speed and recall (a small realm
+// must not lose its candidates to a global top-k of other realms).
+//
+// Threading: update() is called by one thread at a time, with no search() running (the engine
+// holds its write lock). search() may run on several threads at once (read lock): it must not
+// modify the lane, or only through its own internal synchronisation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replica/admission.hpp"
+#include "replica/memory_record.hpp"
+
+namespace vasana {
+
+class ReplicaState;
+
+struct LaneQuery {
+  std::string text;           // the query as the user wrote it
+  std::vector<float> vector;  // its embedding in the store's vector space (empty when none)
+  QueryScope scope;           // realms, as_of
+  int64_t now_ms = 0;         // the query's "now" (recency is measured from it)
+  // Optional time window on recorded or valid time, for the temporal lane.
+  std::optional<int64_t> window_from_ms;
+  std::optional<int64_t> window_to_ms;
+  size_t pool = 40;           // at most this many candidates
+};
+
+struct LaneHit {
+  MemoryId id;
+  double score = 0;  // lane-specific, higher is better; only the order matters to fusion
+};
+
+// What an applied op changed, for lanes to update their indices.
+struct StateChange {
+  std::optional<MemoryId> memory;  // a memory's record changed (created, content, status, vector, ...)
+  bool triplets = false;           // a triplet was added or retracted
+  bool corrections = false;        // a correction was added
+};
+
+class Lane {
+ public:
+  virtual ~Lane() = default;
+  // Stable name used in explanations, --lanes and metrics: "keyword", "semantic", ...
+  virtual const char* name() const = 0;
+  // Brings the lane's index up to date after an op; state already holds the op's effect.
+  virtual void update(const StateChange& change, const ReplicaState& state) = 0;
+  // Candidates, best first, at most q.pool of them.
+  virtual std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const = 0;
+};
+
+}  // namespace vasana
