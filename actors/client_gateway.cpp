@@ -18,9 +18,10 @@ ClientError client_error_for(const Status& s) {
 
 }  // namespace
 
-ClientGateway::ClientGateway(writer_actor writer, ClientEndpoint* endpoint, InputLimits limits, InstanceId instance,
-                             std::string vector_space_id)
+ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries, ClientEndpoint* endpoint,
+                             InputLimits limits, InstanceId instance, std::string vector_space_id)
     : writer_(std::move(writer)),
+      queries_(std::move(queries)),
       endpoint_(endpoint),
       limits_(limits),
       instance_(instance),
@@ -56,6 +57,14 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
                                          info.flushed_records};
                        ep->reply(call, r);
                      }});
+      return;
+    }
+    case ClientRequest::Kind::recall: {
+      if (queries_.empty()) {
+        endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
+        return;
+      }
+      caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
       return;
     }
     case ClientRequest::Kind::remember: {

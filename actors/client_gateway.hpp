@@ -8,6 +8,7 @@
 #include <string>
 
 #include "actors/client_endpoint.hpp"
+#include "actors/query_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "protocol/memory_input.hpp"
 
@@ -16,8 +17,8 @@ namespace vasana {
 class ClientGateway {
  public:
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
-  ClientGateway(writer_actor writer, ClientEndpoint* endpoint, InputLimits limits, InstanceId instance,
-                std::string vector_space_id);
+  ClientGateway(writer_actor writer, std::vector<query_actor> queries, ClientEndpoint* endpoint, InputLimits limits,
+                InstanceId instance, std::string vector_space_id);
 
   // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
   // one batch.
@@ -25,6 +26,8 @@ class ClientGateway {
 
  private:
   writer_actor writer_;
+  std::vector<query_actor> queries_;  // recalls go to them in turn
+  size_t next_query_ = 0;             // only the endpoint thread touches it
   ClientEndpoint* endpoint_;  // outlives the gateway: the endpoint owns the thread that calls handle()
   InputLimits limits_;
   InstanceId instance_;

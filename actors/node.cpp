@@ -7,6 +7,10 @@
 
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
+#include "actors/query_actor.hpp"
+#include "protocol/op_codec.hpp"
+#include "replica/lane_registry.hpp"
+#include "store/writer_dirs.hpp"
 #include "actors/writer_actor.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/stream_repair.hpp"
@@ -31,6 +35,8 @@ struct Node::Impl {
   std::unique_ptr<NodeSystemConfig> config;
   std::unique_ptr<caf::actor_system> system;
   writer_actor writer;
+  std::vector<query_actor> queries;
+  std::shared_ptr<RecallEngine> engine;
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
   std::vector<std::string> endpoints;
@@ -58,8 +64,32 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   if (!lock.ok()) return lock.status();
   impl->lock.emplace(std::move(lock.value()));
 
-  auto rec = recover_own_stream(dir, impl->identity, nullptr);
+  // The replicated state: every verified op of every writer folder, own stream first.
+  impl->engine = std::make_shared<RecallEngine>(make_all_lanes(), impl->options.scoring);
+  Hlc newest;
+  uint64_t replay_failures = 0;
+  auto replay = [&](InstanceId writer) {
+    return [&, writer](const RecordRef& r) {
+      auto op = decode_op(r.op_type, r.payload);
+      Status s = op.ok() ? impl->engine->apply(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
+      if (!s.ok() && replay_failures++ < 5) impl->log("replay: writer " + to_hex(writer) + " seqno " +
+                                                      std::to_string(r.seqno.value) + ": " + s.to_string());
+      if (newest < r.ts) newest = r.ts;
+    };
+  };
+  auto rec = recover_own_stream(dir, impl->identity, replay(impl->identity.instance));
   if (!rec.ok()) return rec.status();
+  std::vector<std::string> ignored;
+  auto writers = list_writer_dirs(dir, &ignored);
+  if (!writers.ok()) return writers.status();
+  for (const auto& w : *writers) {
+    if (w.instance == impl->identity.instance) continue;
+    auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance));
+    if (!scan.ok()) return scan.status();
+    if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
+  }
+  impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
+            std::to_string(writers->size()) + " writer(s)");
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
   if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
   impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +
@@ -79,6 +109,17 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                              HybridClock(system_wall_ms), impl->options.group_commit,
                                              rec->read_only_reason);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
+  state->observe(newest);  // the clock orders new ops after every op already applied
+  // Committed records reach the replica before their writers are answered: after remember
+  // returns, a recall on this node sees the memory.
+  state->subscribe([engine = impl->engine, instance = impl->identity.instance,
+                    log = impl->log](const std::vector<CommittedRecord>& records) {
+    for (const auto& r : records) {
+      auto op = decode_op(r.op_type, r.payload);
+      Status s = op.ok() ? engine->apply(OrderKey{r.ts, instance, r.seqno}, *op) : op.status();
+      if (!s.ok()) log("replica: seqno " + std::to_string(r.seqno.value) + " not applied: " + s.to_string());
+    }
+  });
 
   impl->config = std::make_unique<NodeSystemConfig>(impl->options.worker_threads);
   impl->system = std::make_unique<caf::actor_system>(*impl->config);
@@ -92,8 +133,13 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     return ep.status();
   }
   impl->endpoint = std::move(ep.value());
-  impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->endpoint.get(), impl->options.limits,
-                                                  impl->identity.instance, impl->identity.vector_space.id());
+  std::vector<query_actor> queries;
+  for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
+    queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get()));
+  impl->queries = queries;
+  impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->endpoint.get(),
+                                                  impl->options.limits, impl->identity.instance,
+                                                  impl->identity.vector_space.id());
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 
@@ -119,6 +165,8 @@ void Node::stop() {
     // The writer answers what it has staged before it sees the exit: flush first.
     caf::anon_send(i.writer, flush_atom::value);
     caf::anon_send_exit(i.writer, caf::exit_reason::user_shutdown);
+    for (auto& q : i.queries) caf::anon_send_exit(q, caf::exit_reason::user_shutdown);
+    i.queries.clear();
     // Handles keep actors alive, and the system waits for its detached writer thread to end.
     // The writer's completions reply through the endpoint, so it goes only after the writer.
     i.gateway.reset();

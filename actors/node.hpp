@@ -11,6 +11,7 @@
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
+#include "replica/scoring.hpp"
 #include "store/data_dir.hpp"
 #include "store/file_io.hpp"
 #include "store/log_writer.hpp"
@@ -23,6 +24,7 @@ struct NodeOptions {
   LogWriterOptions log;
   GroupCommitOptions group_commit;
   InputLimits limits;
+  ScoringWeights scoring;                     // validated by the caller (replica/scoring.hpp)
   size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
   FileSystem* fs = nullptr;                   // null: the real file system
 };

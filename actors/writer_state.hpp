@@ -63,6 +63,8 @@ class WriterState {
   uint64_t flushed_records() const { return flushed_records_; }
 
   void set_read_only_last_seqno(Seqno s) { last_seqno_read_only_ = s; }
+  // Advances the clock past an op applied from elsewhere (a replayed or remote op).
+  void observe(Hlc seen) { clock_.observe(seen); }
 
  private:
   InstanceId instance_;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/commands.hpp"
+#include "cli/node_client.hpp"
 
 namespace vasana {
 
@@ -17,6 +18,13 @@ std::optional<std::string> resolve_data_dir(const Args& args, const NodeConfig& 
   if (const char* env = std::getenv("VASANA_DATA"); env && *env) return std::string(env);
   if (!config.data_dir.empty()) return config.data_dir;
   return std::nullopt;
+}
+
+Result<std::string> find_endpoint(const Args& args, const NodeConfig& config) {
+  if (auto c = args.get("connect")) return *c;
+  auto dir = resolve_data_dir(args, config);
+  if (!dir) return Status::InvalidArgument("give --data DIR (or set VASANA_DATA) or --connect ENDPOINT");
+  return NodeClient::endpoint_of(*dir);
 }
 
 }  // namespace vasana

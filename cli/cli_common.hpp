@@ -12,4 +12,8 @@ namespace vasana {
 // --data, else $VASANA_DATA, else [node] data_dir of the config; nullopt when none is given.
 std::optional<std::string> resolve_data_dir(const Args& args, const NodeConfig& config);
 
+// The node's client endpoint: --connect, else the data directory's client.endpoint.
+// InvalidArgument when neither is given; NotFound when no node runs on the directory.
+Result<std::string> find_endpoint(const Args& args, const NodeConfig& config);
+
 }  // namespace vasana

@@ -4,7 +4,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/writer_dirs.hpp"
+#include "store/writer_dirs.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"

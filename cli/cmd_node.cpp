@@ -8,6 +8,7 @@
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/scoring_file.hpp"
 
 namespace vasana {
 
@@ -69,6 +70,9 @@ int cmd_serve(const Words& words) {
   opts.group_commit = cfg->group_commit;
   opts.limits = cfg->limits;
   opts.worker_threads = cfg->worker_threads;
+  auto scoring = load_scoring(cfg->scoring_file);
+  if (!scoring.ok()) return fail(kExitUsage, "serve: " + scoring.status().message());
+  opts.scoring = *scoring;
   auto node = Node::start(opts, log_line);
   if (!node.ok()) return fail(exit_code_for(node.status()), "serve: " + node.status().message());
   log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root);

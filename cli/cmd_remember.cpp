@@ -10,18 +10,6 @@
 
 namespace vasana {
 
-namespace {
-
-// Finds the node: --connect wins over the data directory's client.endpoint.
-Result<std::string> find_endpoint(const Args& args, const NodeConfig& cfg) {
-  if (auto c = args.get("connect")) return *c;
-  auto dir = resolve_data_dir(args, cfg);
-  if (!dir) return Status::InvalidArgument("give --data DIR (or set VASANA_DATA) or --connect ENDPOINT");
-  return NodeClient::endpoint_of(*dir);
-}
-
-}  // namespace
-
 int cmd_remember(const Words& words) {
   auto args = parse_args(words,
                          {"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",

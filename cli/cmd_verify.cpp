@@ -3,7 +3,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/writer_dirs.hpp"
+#include "store/writer_dirs.hpp"
 #include "store/stream_repair.hpp"
 #include "store/writer_scan.hpp"
 

@@ -12,6 +12,7 @@ using Words = std::vector<std::string>;
 int cmd_init(const Words& words);
 int cmd_serve(const Words& words);
 int cmd_remember(const Words& words);
+int cmd_recall(const Words& words);
 int cmd_verify(const Words& words);
 int cmd_log(const Words& words);
 int cmd_bench(const Words& words);

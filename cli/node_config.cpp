@@ -82,6 +82,11 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
          integer_key(4096, int64_t(1) << 30, [](NodeConfig& c, int64_t v) { c.log.seal_bytes = uint64_t(v); })},
         {"seal_segment_age_seconds",
          integer_key(1, 30 * 86400, [](NodeConfig& c, int64_t v) { c.log.seal_age_ms = uint64_t(v) * 1000; })}}},
+      {"recall",
+       {{"scoring_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           c.scoring_file = v;
+           return Status::Ok();
+         })}}},
       {"limits",
        {{"max_memory_bytes",
          integer_key(1, 1 << 20, [](NodeConfig& c, int64_t v) { c.limits.max_text_bytes = size_t(v); })}}},

@@ -21,6 +21,7 @@ struct NodeConfig {
   GroupCommitOptions group_commit;
   LogWriterOptions log;
   InputLimits limits;
+  std::string scoring_file;  // [recall] scoring_file; empty = built-in defaults
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

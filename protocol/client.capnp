@@ -18,7 +18,50 @@ struct ClientRequest {
   union {
     ping @2 :Void;
     remember @3 :Ops.PutMemory;
+    recall @4 :RecallQuery;
   }
+}
+
+struct RecallQuery {
+  text @0 :Text;
+  realms @1 :List(Text);       # required: at least one; nothing reads every realm
+  limit @2 :UInt32 = 10;
+  hasAsOf @3 :Bool;            # false: as of the node's now
+  asOfMs @4 :Int64;
+  lanes @5 :List(Text);        # empty: every lane
+  vector @6 :List(Float32);    # the query's embedding, when the client has one
+  includeStaged @7 :Bool;      # also proposed memories not yet reviewed
+}
+
+struct LaneRank {
+  lane @0 :Text;
+  rank @1 :UInt32;             # 1-based among the lane's admitted candidates
+  score @2 :Float64;           # the lane's own score
+}
+
+struct RecallHit {
+  id @0 :Ops.MemoryId;
+  score @1 :Float64;           # fused score
+  realm @2 :Text;
+  kind @3 :Text;
+  status @4 :Text;
+  text @5 :Text;
+  ref @6 :Text;
+  recordedAtMs @7 :Int64;
+  lanes @8 :List(LaneRank);
+  rrf @9 :Float64;             # the multipliers of the explanation
+  kindPrior @10 :Float64;
+  statusWeight @11 :Float64;
+  epistemicWeight @12 :Float64;
+  strength @13 :Float64;
+  phraseBoost @14 :Float64;
+}
+
+struct RecallAnswer {
+  hits @0 :List(RecallHit);
+  topRelevance @1 :Float64;
+  known @2 :Bool;
+  lanes @3 :List(Text);        # the lanes that ran
 }
 
 enum ErrorCode {
@@ -55,5 +98,6 @@ struct ClientResponse {
     error @1 :Error;
     pong @2 :NodeInfo;
     remembered @3 :Remembered;
+    recalled @4 :RecallAnswer;
   }
 }

@@ -6,6 +6,20 @@
 
 namespace vasana {
 
+namespace {
+
+void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
+  for (unsigned i = 0; i < list.size(); ++i) list.set(i, v[i]);
+}
+
+std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
+  std::vector<std::string> out;
+  for (auto t : list) out.emplace_back(t.cStr(), t.size());
+  return out;
+}
+
+}  // namespace
+
 std::string encode_request(const ClientRequest& r) {
   capnp::MallocMessageBuilder mb;
   auto req = mb.initRoot<schema::ClientRequest>();
@@ -14,6 +28,19 @@ std::string encode_request(const ClientRequest& r) {
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::remember: fill_put_memory(req.initRemember(), r.memory); break;
+    case ClientRequest::Kind::recall: {
+      auto q = req.initRecall();
+      q.setText(r.recall.text);
+      set_texts(q.initRealms(unsigned(r.recall.realms.size())), r.recall.realms);
+      q.setLimit(r.recall.limit);
+      q.setHasAsOf(r.recall.as_of_ms.has_value());
+      q.setAsOfMs(r.recall.as_of_ms.value_or(0));
+      set_texts(q.initLanes(unsigned(r.recall.lanes.size())), r.recall.lanes);
+      auto v = q.initVector(unsigned(r.recall.vector.size()));
+      for (unsigned i = 0; i < v.size(); ++i) v.set(i, r.recall.vector[i]);
+      q.setIncludeStaged(r.recall.include_staged);
+      break;
+    }
   }
   return message_bytes(mb);
 }
@@ -29,6 +56,18 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.kind = ClientRequest::Kind::remember;
         out.memory = memory_from_reader(req.getRemember());
         break;
+      case schema::ClientRequest::RECALL: {
+        auto q = req.getRecall();
+        out.kind = ClientRequest::Kind::recall;
+        out.recall.text = q.getText();
+        out.recall.realms = get_texts(q.getRealms());
+        out.recall.limit = q.getLimit();
+        if (q.getHasAsOf()) out.recall.as_of_ms = q.getAsOfMs();
+        out.recall.lanes = get_texts(q.getLanes());
+        for (float f : q.getVector()) out.recall.vector.push_back(f);
+        out.recall.include_staged = q.getIncludeStaged();
+        break;
+      }
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -66,6 +105,39 @@ std::string encode_response(const ClientResponse& r) {
       m.setEffectiveTs(r.effective_ts);
       break;
     }
+    case ClientResponse::Kind::recalled: {
+      auto a = res.initRecalled();
+      a.setTopRelevance(r.answer.top_relevance);
+      a.setKnown(r.answer.known);
+      set_texts(a.initLanes(unsigned(r.answer.lanes.size())), r.answer.lanes);
+      auto hits = a.initHits(unsigned(r.answer.hits.size()));
+      for (unsigned i = 0; i < hits.size(); ++i) {
+        const RecallHit& h = r.answer.hits[i];
+        auto o = hits[i];
+        o.initId().setInstance(h.id.instance.value);
+        o.getId().setSeqno(h.id.seqno.value);
+        o.setScore(h.score);
+        o.setRealm(h.realm);
+        o.setKind(h.kind);
+        o.setStatus(h.status);
+        o.setText(h.text);
+        o.setRef(h.ref);
+        o.setRecordedAtMs(h.recorded_at_ms);
+        auto lanes = o.initLanes(unsigned(h.lanes.size()));
+        for (unsigned j = 0; j < lanes.size(); ++j) {
+          lanes[j].setLane(h.lanes[j].lane);
+          lanes[j].setRank(h.lanes[j].rank);
+          lanes[j].setScore(h.lanes[j].score);
+        }
+        o.setRrf(h.rrf);
+        o.setKindPrior(h.kind_prior);
+        o.setStatusWeight(h.status_weight);
+        o.setEpistemicWeight(h.epistemic_weight);
+        o.setStrength(h.strength);
+        o.setPhraseBoost(h.phrase_boost);
+      }
+      break;
+    }
   }
   return message_bytes(mb);
 }
@@ -101,6 +173,33 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.kind = ClientResponse::Kind::remembered;
         out.id = MemoryId{InstanceId(m.getId().getInstance()), Seqno(m.getId().getSeqno())};
         out.effective_ts = m.getEffectiveTs();
+        break;
+      }
+      case schema::ClientResponse::RECALLED: {
+        auto a = res.getRecalled();
+        out.kind = ClientResponse::Kind::recalled;
+        out.answer.top_relevance = a.getTopRelevance();
+        out.answer.known = a.getKnown();
+        out.answer.lanes = get_texts(a.getLanes());
+        for (auto o : a.getHits()) {
+          RecallHit h;
+          h.id = MemoryId{InstanceId(o.getId().getInstance()), Seqno(o.getId().getSeqno())};
+          h.score = o.getScore();
+          h.realm = o.getRealm();
+          h.kind = o.getKind();
+          h.status = o.getStatus();
+          h.text = o.getText();
+          h.ref = o.getRef();
+          h.recorded_at_ms = o.getRecordedAtMs();
+          for (auto l : o.getLanes()) h.lanes.push_back(RecallHit::Lane{l.getLane(), l.getRank(), l.getScore()});
+          h.rrf = o.getRrf();
+          h.kind_prior = o.getKindPrior();
+          h.status_weight = o.getStatusWeight();
+          h.epistemic_weight = o.getEpistemicWeight();
+          h.strength = o.getStrength();
+          h.phrase_boost = o.getPhraseBoost();
+          out.answer.hits.push_back(std::move(h));
+        }
         break;
       }
       default: return Status::InvalidArgument("unknown response type");

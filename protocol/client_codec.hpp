@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
@@ -15,12 +17,44 @@ namespace vasana {
 inline constexpr std::string_view kClientTag = "vasana.client.1";
 inline constexpr uint16_t kClientProtocolVersion = 1;
 
+struct RecallQuery {
+  std::string text;
+  std::vector<std::string> realms;
+  uint32_t limit = 10;
+  std::optional<int64_t> as_of_ms;  // none: the node's now
+  std::vector<std::string> lanes;   // empty: every lane
+  std::vector<float> vector;
+  bool include_staged = false;
+};
+
+struct RecallHit {
+  struct Lane {
+    std::string lane;
+    uint32_t rank = 0;
+    double score = 0;
+  };
+  MemoryId id;
+  double score = 0;
+  std::string realm, kind, status, text, ref;
+  int64_t recorded_at_ms = 0;
+  std::vector<Lane> lanes;
+  double rrf = 0, kind_prior = 1, status_weight = 1, epistemic_weight = 1, strength = 1, phrase_boost = 1;
+};
+
+struct RecallAnswer {
+  std::vector<RecallHit> hits;
+  double top_relevance = 0;
+  bool known = false;
+  std::vector<std::string> lanes;
+};
+
 struct ClientRequest {
-  enum class Kind { ping, remember };
+  enum class Kind { ping, remember, recall };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
   Kind kind = Kind::ping;
   MemoryInput memory;  // for remember
+  RecallQuery recall;  // for recall
 };
 
 enum class ClientError : uint16_t { bad_input = 0, unavailable = 1, io_failure = 2, protocol_mismatch = 3, internal = 4 };
@@ -36,7 +70,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered };
+  enum class Kind { error, pong, remembered, recalled };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -44,6 +78,7 @@ struct ClientResponse {
   NodeInfo info;                              // for pong
   MemoryId id;                                // for remembered
   uint64_t effective_ts = 0;                  // for remembered
+  RecallAnswer answer;                        // for recalled
 };
 
 std::string encode_request(const ClientRequest& r);

@@ -1,4 +1,4 @@
-#include "cli/writer_dirs.hpp"
+#include "store/writer_dirs.hpp"
 
 #include <algorithm>
 #include <filesystem>

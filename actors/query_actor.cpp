@@ -1,0 +1,69 @@
+#include "actors/query_actor.hpp"
+
+#include "store/hybrid_clock.hpp"
+
+namespace vasana {
+
+ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms) {
+  const RecallQuery& q = call.request.recall;
+  const uint64_t rid = call.request.request_id;
+  RecallRequest req;
+  req.text = q.text;
+  req.vector = q.vector;
+  req.scope = QueryScope{q.realms, q.as_of_ms.value_or(now_ms), q.include_staged};
+  req.limit = q.limit;
+  req.lanes = q.lanes;
+  req.now_ms = now_ms;
+  auto res = engine.recall(req);
+  if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
+  ClientResponse r;
+  r.request_id = rid;
+  r.kind = ClientResponse::Kind::recalled;
+  r.answer.top_relevance = res->top_relevance;
+  r.answer.known = res->known;
+  r.answer.lanes = res->lanes;
+  engine.read([&](const ReplicaState& state) {
+    for (const FusedHit& f : res->hits) {
+      const MemoryRecord* m = state.memory(f.id);
+      if (!m) continue;
+      RecallHit h;
+      h.id = f.id;
+      h.score = f.score;
+      h.realm = m->realm;
+      h.kind = kind_name(m->kind);
+      h.status = status_name(m->status.value.status);
+      h.text = m->content.value.text;
+      h.ref = m->ref;
+      h.recorded_at_ms = static_cast<int64_t>(m->created_key.ts.physical_ms());
+      for (const auto& l : f.lanes) h.lanes.push_back(RecallHit::Lane{l.lane, uint32_t(l.rank), l.lane_score});
+      h.rrf = f.rrf;
+      h.kind_prior = f.kind_prior;
+      h.status_weight = f.status;
+      h.epistemic_weight = f.epistemic;
+      h.strength = f.strength;
+      h.phrase_boost = f.phrase;
+      r.answer.hits.push_back(std::move(h));
+    }
+  });
+  return r;
+}
+
+namespace {
+
+query_actor::behavior_type query_behavior(query_actor::pointer, std::shared_ptr<const RecallEngine> engine,
+                                          ClientEndpoint* endpoint) {
+  return {
+      [=](const ClientCall& call) {
+        endpoint->reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+      },
+  };
+}
+
+}  // namespace
+
+query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine,
+                              ClientEndpoint* endpoint) {
+  return sys.spawn(query_behavior, std::move(engine), endpoint);
+}
+
+}  // namespace vasana

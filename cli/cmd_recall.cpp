@@ -1,0 +1,134 @@
+// `vasana recall`: ranked memories for a query, from the local node's replicated state.
+#include <cstdio>
+#include <sstream>
+
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/node_client.hpp"
+#include "protocol/json_text.hpp"
+
+namespace vasana {
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ','))
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+std::string explain_json(const RecallHit& h) {
+  std::string lanes = "[";
+  for (size_t i = 0; i < h.lanes.size(); ++i) {
+    if (i) lanes += ",";
+    lanes += JsonObject().str("lane", h.lanes[i].lane).unum("rank", h.lanes[i].rank).real("score", h.lanes[i].score).done();
+  }
+  lanes += "]";
+  return JsonObject()
+      .raw("lanes", lanes)
+      .real("rrf", h.rrf)
+      .real("kind_prior", h.kind_prior)
+      .real("status", h.status_weight)
+      .real("epistemic", h.epistemic_weight)
+      .real("strength", h.strength)
+      .real("phrase", h.phrase_boost)
+      .done();
+}
+
+void print_json(const RecallAnswer& a, bool explain) {
+  std::string hits = "[";
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    const RecallHit& h = a.hits[i];
+    JsonObject o;
+    o.str("id", h.id.to_string()).str("ref", h.ref).real("score", h.score).str("realm", h.realm).str("kind", h.kind);
+    o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
+    if (explain) o.raw("explain", explain_json(h));
+    hits += (i ? "," : "") + o.done();
+  }
+  hits += "]";
+  std::string lanes = "[";
+  for (size_t i = 0; i < a.lanes.size(); ++i) {
+    if (i) lanes += ",";
+    append_json_string(lanes, a.lanes[i]);
+  }
+  lanes += "]";
+  std::printf("%s\n", JsonObject()
+                          .str("verdict", a.known ? "KNOWN" : "UNKNOWN")
+                          .real("top_relevance", a.top_relevance)
+                          .raw("lanes", lanes)
+                          .raw("hits", hits)
+                          .done()
+                          .c_str());
+}
+
+void print_text(const RecallAnswer& a, bool explain) {
+  std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
+  for (const auto& l : a.lanes) std::printf(" %s", l.c_str());
+  std::printf(")\n");
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    const RecallHit& h = a.hits[i];
+    std::printf("%2zu. %.4f  %s  [%s, %s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),
+                h.realm.c_str(), h.ref.empty() ? "" : ", ref ", h.ref.c_str(), h.text.c_str());
+    if (!explain) continue;
+    std::printf("      ");
+    for (size_t j = 0; j < h.lanes.size(); ++j)
+      std::printf("%s%s #%u (%.3f)", j ? ", " : "", h.lanes[j].lane.c_str(), h.lanes[j].rank, h.lanes[j].score);
+    std::printf("\n      rrf %.4f x kind %.2f x status %.2f x epistemic %.2f x strength %.2f x phrase %.2f\n", h.rrf,
+                h.kind_prior, h.status_weight, h.epistemic_weight, h.strength, h.phrase_boost);
+  }
+}
+
+}  // namespace
+
+int cmd_recall(const Words& words) {
+  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms"},
+                         {"json", "explain", "staged"});
+  if (!args.ok()) return fail(kExitUsage, "recall: " + args.status().message());
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::recall;
+  RecallQuery& q = req.recall;
+  for (const auto& w : args->positional) q.text += (q.text.empty() ? "" : " ") + w;
+  if (q.text.empty()) return fail(kExitUsage, "recall: give the query text");
+  if (!is_valid_utf8(q.text)) return fail(kExitUsage, "recall: the query is not valid UTF-8");
+  q.realms = args->all("realm");
+  if (q.realms.empty()) return fail(kExitUsage, "recall: --realm R is required (repeat it to read several realms)");
+  if (auto l = args->get("limit")) {
+    long n = std::atol(l->c_str());
+    if (n < 1 || n > 1000 || l->find_first_not_of("0123456789") != std::string::npos)
+      return fail(kExitUsage, "recall: --limit must be a number from 1 to 1000 (got '" + *l + "')");
+    q.limit = uint32_t(n);
+  }
+  if (auto t = args->get("as-of")) {
+    auto ms = parse_time_ms(*t);
+    if (!ms) return fail(kExitUsage, "recall: --as-of '" + *t + "' is not a time (use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds)");
+    q.as_of_ms = *ms;
+  }
+  if (auto l = args->get("lanes")) q.lanes = split_commas(*l);
+  q.include_staged = args->has("staged");
+  long timeout_ms = 10000;
+  if (auto t = args->get("timeout-ms")) timeout_ms = std::atol(t->c_str());
+  if (timeout_ms <= 0) return fail(kExitUsage, "recall: --timeout-ms must be a positive number");
+
+  auto ep = find_endpoint(*args, *cfg);
+  if (!ep.ok())
+    return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return fail(kExitUsage, "recall: " + client.status().message());
+  auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
+  if (!res.ok()) return fail(kExitFailed, "recall: " + res.status().message());
+  if (res->kind == ClientResponse::Kind::error)
+    return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed, "recall: " + res->message);
+  if (res->kind != ClientResponse::Kind::recalled) return fail(kExitFailed, "recall: unexpected answer from the node");
+  if (args->has("json"))
+    print_json(res->answer, args->has("explain"));
+  else
+    print_text(res->answer, args->has("explain"));
+  return kExitOk;
+}
+
+}  // namespace vasana

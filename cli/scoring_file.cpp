@@ -1,0 +1,85 @@
+#include "cli/scoring_file.hpp"
+
+#include <toml++/toml.h>
+
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "store/file_io.hpp"
+
+namespace vasana {
+
+namespace {
+
+using Setter = std::function<void(ScoringWeights&, double)>;
+
+const std::map<std::string, Setter>& fields() {
+  static const std::map<std::string, Setter> f = {
+      {"rrf_k", [](ScoringWeights& w, double v) { w.rrf_k = v; }},
+      {"pool_factor", [](ScoringWeights& w, double v) { w.pool_factor = v < 1 ? 0 : size_t(v); }},
+      {"known_threshold", [](ScoringWeights& w, double v) { w.known_threshold = v; }},
+      {"exact_phrase_boost", [](ScoringWeights& w, double v) { w.exact_phrase_boost = v; }},
+      {"reinforce_gain", [](ScoringWeights& w, double v) { w.reinforce_gain = v; }},
+      {"strength_max", [](ScoringWeights& w, double v) { w.strength_max = v; }},
+      {"kind_prior.correction", [](ScoringWeights& w, double v) { w.kind_prior[0] = v; }},
+      {"kind_prior.preference", [](ScoringWeights& w, double v) { w.kind_prior[1] = v; }},
+      {"kind_prior.wisdom", [](ScoringWeights& w, double v) { w.kind_prior[2] = v; }},
+      {"kind_prior.insight", [](ScoringWeights& w, double v) { w.kind_prior[3] = v; }},
+      {"kind_prior.operational", [](ScoringWeights& w, double v) { w.kind_prior[4] = v; }},
+      {"kind_prior.episode", [](ScoringWeights& w, double v) { w.kind_prior[5] = v; }},
+      {"status.verified", [](ScoringWeights& w, double v) { w.status.verified = v; }},
+      {"status.active", [](ScoringWeights& w, double v) { w.status.active = v; }},
+      {"status.observed", [](ScoringWeights& w, double v) { w.status.observed = v; }},
+      {"status.staged", [](ScoringWeights& w, double v) { w.status.staged = v; }},
+  };
+  return f;
+}
+
+Status set_field(const std::string& name, const toml::node& n, ScoringWeights& w) {
+  auto it = fields().find(name);
+  if (it == fields().end()) return Status::InvalidArgument("unknown field '" + name + "'");
+  if (!n.is_number()) return Status::InvalidArgument(name + " must be a number");
+  if (name == "pool_factor" && !n.is_integer()) return Status::InvalidArgument("pool_factor must be an integer");
+  it->second(w, *n.value<double>());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ScoringWeights> parse_scoring(const std::string& text, const std::string& path) {
+  ScoringWeights w;
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream o;
+    o << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
+    return Status::InvalidArgument(o.str());
+  }
+  for (const auto& [key, node] : root) {
+    std::string k(key.str());
+    Status s;
+    if (const toml::table* t = node.as_table()) {
+      for (const auto& [sub, value] : *t) {
+        s = set_field(k + "." + std::string(sub.str()), value, w);
+        if (!s.ok()) break;
+      }
+    } else {
+      s = set_field(k, node, w);
+    }
+    if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
+  }
+  Status s = validate(w);
+  if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
+  return w;
+}
+
+Result<ScoringWeights> load_scoring(const std::string& path) {
+  if (path.empty()) return ScoringWeights{};
+  auto text = read_whole_file(path);
+  if (!text.ok()) return Status::InvalidArgument("cannot read scoring file " + path + ": " + text.status().message());
+  return parse_scoring(*text, path);
+}
+
+}  // namespace vasana

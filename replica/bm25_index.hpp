@@ -1,0 +1,143 @@
+// The keyword lane's index: in-memory BM25 over memory texts, each document in one realm.
+//
+// Scoring (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond"),
+// with the statistics of the requested realms only:
+//
+//   score(D, Q) = sum over distinct terms t of Q:
+//                 qtf(t) * idf(t) * tf(t,D) * (k1 + 1) / (tf(t,D) + k1 * (1 - b + b * |D| / avgdl))
+//
+//   r      = (N - n(t) + 0.5) / (n(t) + 0.5)      Robertson/Sparck Jones, no relevance data
+//   idf(t) = log(r)            when r >= 2
+//          = log(1 + r / 2)    when r < 2         (Xapian's BM25Weight floor)
+//
+// N is the number of documents in the requested realms, n(t) how many of them contain t, |D|
+// the number of terms of D (TextAnalyzer::terms, repeats counted) and avgdl the mean |D| over
+// the requested realms; qtf(t) is how often t occurs in the query (Xapian also adds a
+// repeated query term once per occurrence). The plain log(r) is negative for a term in more
+// than half the documents, so a document matching such a term would rank below one that does
+// not match it at all; truncating at zero instead silences the term. Xapian's floor keeps
+// every idf positive and increasing in rarity, is continuous at r = 2 (both give log 2) and
+// leaves rarer terms (r >= 2, n < N/3) exactly Robertson/Sparck Jones. Every contribution is
+// positive, so a document scores above zero exactly when it contains a query term. On
+// Cranfield (ops/eval-cranfield.sh) Lucene's log(1 + r) and max(0, log r) rank within 0.002
+// nDCG@10 of this; Xapian's further floor on |D| / avgdl (0.5) ranks lower, so there is none.
+//
+// Realms: statistics and candidates come only from the requested realms, so a small realm
+// loses no recall to a large one (nothing is cut to a global top k before filtering) and a
+// realm's scores do not depend on what other realms hold.
+//
+// Search is exact and term-at-a-time with safe pruning: terms are taken heaviest (rarest)
+// first, each with a bound on what it can add to a score. Once the terms left cannot lift a
+// document not yet seen to the limit-th best score so far, the remaining (longest) posting
+// lists only complete the candidates that can still enter the result (probed by galloping
+// when they are few), and candidates are dropped as soon as they cannot. The result is the
+// one scoring every document would give.
+//
+// Costs, with P the postings of the query's terms (all realms; removed documents until the
+// next compaction), C the documents of the requested realms that match and t the distinct
+// query terms: search is O(P + t C + k log k) at worst; with pruning, the long lists of frequent terms cost
+// O(C' log(P_t / C')) for C' surviving candidates. Scratch: one double per document, per
+// searching thread, reused. add is O(terms of the text) expected; remove is
+// O(distinct terms of the document) and compacts (O(all postings)) once removed documents
+// outnumber live ones: O(1) amortised. Memory: 8 bytes per posting, 4 bytes per distinct term
+// of each document (to undo its statistics on remove), one hash entry per (term, realm), about
+// 40 bytes per document, and the term dictionary.
+//
+// Threading: not synchronised. add and remove need exclusive access; search is const and may
+// run on several threads at once while nothing mutates the index.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "replica/text_analyzer.hpp"
+
+namespace vasana {
+
+struct Bm25Params {
+  double k1 = 1.2;  // term frequency saturation, >= 0
+  double b = 0.75;  // document length normalisation, 0 (none) to 1 (full)
+};
+
+struct Bm25Hit {
+  MemoryId id;
+  double score;
+};
+
+class Bm25Index {
+ public:
+  explicit Bm25Index(Bm25Params params = {});
+
+  // Indexes text as the document id in realm. A document already held under id is replaced
+  // (an update): afterwards only the new text and realm find it.
+  void add(const MemoryId& id, std::string_view realm, std::string_view text);
+  // Returns false when id is not held. A removed document is never returned by search.
+  bool remove(const MemoryId& id);
+  // Documents held (removed ones excluded).
+  size_t size() const { return by_id_.size(); }
+
+  // At most limit documents of the given realms that contain a term of query, best first;
+  // equal scores in ascending id order. An empty realm list is an invalid argument: nothing
+  // reads "every realm". Unknown realms hold no documents.
+  Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms,
+                                      size_t limit) const;
+
+ private:
+  static constexpr uint32_t kRemoved = 0xffffffff;
+
+  struct Posting {
+    uint32_t slot;
+    uint32_t tf;
+  };
+  // A document as indexed; slots are appended and renumbered only by compact().
+  struct Slot {
+    uint32_t realm;   // kRemoved once removed
+    uint32_t length;  // terms, repeats counted
+  };
+  struct RealmStats {
+    uint64_t docs = 0;
+    uint64_t length = 0;
+  };
+  struct IdHash {
+    size_t operator()(const MemoryId& id) const;
+  };
+  struct QueryTerm {
+    const std::vector<Posting>* postings;
+    double weight;  // qtf * idf * (k1 + 1)
+    double bound;   // no document gets more than this from the term
+  };
+
+  uint32_t realm_id(std::string_view realm);
+  static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
+  void compact();
+  // The first position at or after from whose slot is >= slot (list.size() if none), by
+  // galloping: O(log distance).
+  static size_t seek(const std::vector<Posting>& list, size_t from, uint32_t slot);
+
+  Bm25Params params_;
+  TextAnalyzer analyzer_;
+
+  std::unordered_map<std::string, uint32_t> term_ids_;
+  std::vector<std::vector<Posting>> postings_;   // by term id; slots ascending; removed slots linger
+  std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
+  std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
+  std::unordered_map<uint64_t, uint32_t> realm_df_;  // df_key(term, realm) -> live documents
+
+  std::unordered_map<std::string, uint32_t> realm_ids_;
+  std::vector<RealmStats> realms_;  // by realm id: live documents only
+
+  std::vector<Slot> slots_;
+  std::vector<MemoryId> slot_ids_;
+  std::vector<uint32_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
+  std::vector<uint32_t> slot_terms_;        // distinct term ids of each slot, concatenated
+  std::unordered_map<MemoryId, uint32_t, IdHash> by_id_;  // live documents -> slot
+  size_t removed_slots_ = 0;
+};
+
+}  // namespace vasana

@@ -1,0 +1,71 @@
+#include "replica/fusion.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+namespace vasana {
+
+std::string normalized_phrase(const std::string& s) {
+  std::string out;
+  bool gap = false;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c >= 0x80) {
+      if (gap && !out.empty()) out.push_back(' ');
+      out.push_back(static_cast<char>(std::tolower(c)));
+      gap = false;
+    } else {
+      gap = true;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+double strength_of(const MemoryRecord& m, const ScoringWeights& w) {
+  if (m.pinned) return w.strength_max;
+  return std::min(w.strength_max, 1.0 + w.reinforce_gain * std::log2(1.0 + double(m.reinforcements)));
+}
+
+}  // namespace
+
+std::vector<FusedHit> fuse(const std::vector<AdmittedLane>& lanes,
+                           const std::function<CandidateInfo(const MemoryId&)>& info, const std::string& query,
+                           const ScoringWeights& w, size_t limit) {
+  std::map<MemoryId, FusedHit> by_id;
+  for (const auto& lane : lanes) {
+    for (size_t i = 0; i < lane.hits.size(); ++i) {
+      const LaneHit& h = lane.hits[i];
+      FusedHit& f = by_id[h.id];
+      f.id = h.id;
+      f.rrf += 1.0 / (w.rrf_k + double(i + 1));
+      f.lanes.push_back(LaneRank{lane.lane, i + 1, h.score});
+    }
+  }
+  const std::string phrase = normalized_phrase(query);
+  const bool phrase_applies = phrase.find(' ') != std::string::npos;
+  std::vector<FusedHit> out;
+  out.reserve(by_id.size());
+  for (auto& [id, f] : by_id) {
+    CandidateInfo ci = info(id);
+    const MemoryRecord& m = *ci.memory;
+    f.kind_prior = w.kind_prior[static_cast<size_t>(m.kind)];
+    f.status = ci.admission.status_weight;
+    f.epistemic = epistemic_weight(m.epistemic);
+    f.strength = strength_of(m, w);
+    if (phrase_applies && normalized_phrase(m.content.value.text).find(phrase) != std::string::npos)
+      f.phrase = w.exact_phrase_boost;
+    f.score = f.rrf * f.kind_prior * f.status * f.epistemic * f.strength * f.phrase;
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const FusedHit& a, const FusedHit& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.id < b.id;
+  });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+}  // namespace vasana

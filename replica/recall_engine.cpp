@@ -1,0 +1,102 @@
+#include "replica/recall_engine.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace vasana {
+
+RecallEngine::RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights)
+    : lanes_(std::move(lanes)), weights_(weights) {}
+
+Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  StateChange change;
+  Status s = state_.apply(key, op, &change);
+  if (!s.ok()) return s;
+  for (auto& lane : lanes_) lane->update(change, state_);
+  return Status::Ok();
+}
+
+std::vector<std::string> RecallEngine::lane_names() const {
+  std::vector<std::string> out;
+  for (const auto& l : lanes_) out.emplace_back(l->name());
+  return out;
+}
+
+Hash256 RecallEngine::digest() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return state_.digest();
+}
+
+size_t RecallEngine::memory_count() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return state_.memory_count();
+}
+
+void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  fn(state_);
+}
+
+double hit_relevance(const FusedHit& hit) {
+  double r = 0;
+  for (const auto& l : hit.lanes) {
+    if (l.lane == "semantic") r = std::max(r, std::clamp(l.lane_score, 0.0, 1.0));
+    if (l.lane == "keyword" && l.lane_score > 0) r = std::max(r, l.lane_score / (l.lane_score + 5.0));
+  }
+  if (hit.phrase > 1.0) r = 1.0;
+  return r;
+}
+
+Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
+  if (req.scope.realms.empty()) return Status::InvalidArgument("a query must name at least one realm");
+  if (req.limit < 1 || req.limit > 1000)
+    return Status::InvalidArgument("limit must be from 1 to 1000 (got " + std::to_string(req.limit) + ")");
+  std::vector<const Lane*> chosen;
+  for (const auto& name : req.lanes) {
+    auto it = std::find_if(lanes_.begin(), lanes_.end(), [&](const auto& l) { return name == l->name(); });
+    if (it == lanes_.end()) {
+      std::string all;
+      for (const auto& l : lanes_) all += (all.empty() ? "" : ", ") + std::string(l->name());
+      return Status::InvalidArgument("unknown lane '" + name + "'; lanes are: " + all);
+    }
+    chosen.push_back(it->get());
+  }
+  if (chosen.empty())
+    for (const auto& l : lanes_) chosen.push_back(l.get());
+
+  LaneQuery q;
+  q.text = req.text;
+  q.vector = req.vector;
+  q.scope = req.scope;
+  q.now_ms = req.now_ms;
+  q.window_from_ms = req.window_from_ms;
+  q.window_to_ms = req.window_to_ms;
+  q.pool = req.limit * weights_.pool_factor;
+
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  // The chokepoint: every lane's candidates pass admit() here, and only what it admits goes on.
+  std::map<MemoryId, CandidateInfo> admitted;
+  std::vector<AdmittedLane> lanes;
+  RecallResult result;
+  for (const Lane* lane : chosen) {
+    result.lanes.emplace_back(lane->name());
+    AdmittedLane al{lane->name(), {}};
+    for (const LaneHit& h : lane->search(q, state_)) {
+      const MemoryRecord* m = state_.memory(h.id);
+      if (!m) continue;
+      auto a = admit(*m, req.scope, weights_.status);
+      if (!a) continue;
+      admitted.emplace(h.id, CandidateInfo{m, *a});
+      al.hits.push_back(h);
+    }
+    lanes.push_back(std::move(al));
+  }
+  result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
+  if (!result.hits.empty()) result.top_relevance = hit_relevance(result.hits.front());
+  result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
+  return result;
+}
+
+}  // namespace vasana

@@ -1,0 +1,67 @@
+// Recall over the replicated state: applies ops to the state and every lane's index, and answers
+// queries by running the lanes, passing every candidate through the one admission chokepoint,
+// and fusing what was admitted (replica/fusion.hpp).
+//
+// Threading: apply() takes the write lock for one op at a time, so a query waits at most for one
+// op, never for a whole write batch; recall() takes the read lock, and any number of queries run
+// at once. The lock is writer-fair on glibc (std::shared_mutex over pthread_rwlock).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "protocol/status.hpp"
+#include "replica/fusion.hpp"
+#include "replica/lane.hpp"
+#include "replica/replica_state.hpp"
+#include "replica/scoring.hpp"
+
+namespace vasana {
+
+struct RecallRequest {
+  std::string text;
+  std::vector<float> vector;          // the query's embedding when the client sends one
+  QueryScope scope;                   // realms (required), as_of, staged
+  size_t limit = 10;                  // 1..1000
+  std::vector<std::string> lanes;     // empty: every lane
+  std::optional<int64_t> window_from_ms, window_to_ms;
+  int64_t now_ms = 0;
+};
+
+struct RecallResult {
+  std::vector<FusedHit> hits;
+  double top_relevance = 0;  // of the best hit, in [0, 1]
+  bool known = false;        // top_relevance reached the scoring file's known_threshold
+  std::vector<std::string> lanes;  // the lanes that ran
+};
+
+class RecallEngine {
+ public:
+  RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights);
+
+  // Applies one op to the state and the lanes (see ReplicaState::apply for the order rules).
+  Status apply(const OrderKey& key, const OpValue& op);
+  // InvalidArgument for no realm, an unknown lane or a limit out of range.
+  Result<RecallResult> recall(const RecallRequest& request) const;
+
+  std::vector<std::string> lane_names() const;
+  Hash256 digest() const;
+  size_t memory_count() const;
+  // Reads the state under the read lock.
+  void read(const std::function<void(const ReplicaState&)>& fn) const;
+
+ private:
+  mutable std::shared_mutex mutex_;
+  ReplicaState state_;                        // guarded by mutex_
+  std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by mutex_
+  ScoringWeights weights_;
+};
+
+// The calibrated relevance of one fused hit in [0, 1], from the lanes' raw scores: the semantic
+// lane's cosine, the keyword lane's BM25 score squashed as s / (s + 5), 1 for an exact phrase.
+double hit_relevance(const FusedHit& hit);
+
+}  // namespace vasana

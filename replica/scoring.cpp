@@ -1,0 +1,36 @@
+#include "replica/scoring.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace vasana {
+
+namespace {
+
+Status check(const char* field, double v, double lo, double hi) {
+  if (std::isfinite(v) && v >= lo && v <= hi) return Status::Ok();
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s must be from %g to %g (got %g)", field, lo, hi, v);
+  return Status::InvalidArgument(buf);
+}
+
+}  // namespace
+
+Status validate(const ScoringWeights& w) {
+  static const char* kind_fields[] = {"kind_prior.correction", "kind_prior.preference", "kind_prior.wisdom",
+                                      "kind_prior.insight",    "kind_prior.operational", "kind_prior.episode"};
+  Status s = check("rrf_k", w.rrf_k, 1, 1000);
+  if (s.ok()) s = check("pool_factor", double(w.pool_factor), 1, 64);
+  for (size_t i = 0; s.ok() && i < w.kind_prior.size(); ++i) s = check(kind_fields[i], w.kind_prior[i], 0.25, 4);
+  if (s.ok()) s = check("status.verified", w.status.verified, 0.25, 4);
+  if (s.ok()) s = check("status.active", w.status.active, 0.25, 4);
+  if (s.ok()) s = check("status.observed", w.status.observed, 0.25, 4);
+  if (s.ok()) s = check("status.staged", w.status.staged, 0.05, 1);
+  if (s.ok()) s = check("reinforce_gain", w.reinforce_gain, 0, 1);
+  if (s.ok()) s = check("strength_max", w.strength_max, 1, 4);
+  if (s.ok()) s = check("exact_phrase_boost", w.exact_phrase_boost, 1, 4);
+  if (s.ok()) s = check("known_threshold", w.known_threshold, 0, 1);
+  return s;
+}
+
+}  // namespace vasana

@@ -1,0 +1,97 @@
+// A seeded multi-writer op workload for convergence tests: several writers produce random ops
+// (puts, concurrent updates of the same memories, equal timestamps across writers, deletes,
+// triplets added and retracted, corrections, reviews, accesses), and any interleaving that keeps
+// each writer's order can be replayed. Replay a failure with VASANA_TEST_SEED=<seed>.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "protocol/op_values.hpp"
+#include "replica/order_key.hpp"
+
+namespace vasana::test {
+
+struct KeyedOp {
+  OrderKey key;
+  OpValue op;
+};
+
+inline uint64_t test_seed() {
+  if (const char* s = std::getenv("VASANA_TEST_SEED"); s && *s) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32);
+}
+
+// Per writer, its ops in seqno order. Timestamps come from a small shared range so that ops of
+// different writers often share one, and updates often race.
+inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t writers, size_t ops_per_writer) {
+  std::vector<std::vector<KeyedOp>> out(writers);
+  std::vector<MemoryId> memories, triplets;
+  std::vector<uint64_t> clock(writers, 1000);
+  auto pick = [&](const std::vector<MemoryId>& v) { return v[rng() % v.size()]; };
+  const char* words[] = {"deploy", "cluster", "staging", "retry", "budget", "latency", "owner", "schema"};
+  auto text = [&] { return std::string(words[rng() % 8]) + " " + words[rng() % 8] + " " + std::to_string(rng() % 100); };
+  // Round-robin so that ids created by one writer are used by the others' later ops.
+  for (size_t n = 0; n < ops_per_writer; ++n) {
+    for (size_t w = 0; w < writers; ++w) {
+      clock[w] = std::max<uint64_t>(clock[w] + (rng() % 3 == 0 ? 0 : 1), 1000 + n);  // equal ts happen
+      OrderKey key{Hlc::make(clock[w], 0), InstanceId(0x1000 + w), Seqno(out[w].size() + 1)};
+      OpValue op;
+      unsigned roll = rng() % 100;
+      if (memories.empty() || roll < 25) {
+        PutMemoryOp p;
+        p.realm = rng() % 2 ? "work" : "home";
+        p.kind = static_cast<MemoryKind>(rng() % 6);
+        p.text = text();
+        p.tags = {words[rng() % 8]};
+        if (rng() % 4 == 0) p.ref = "ref-" + std::to_string(rng() % 5);  // duplicate refs across writers
+        if (rng() % 3 == 0) p.vector = {float(rng() % 7) / 7.0f, 0.5f};
+        op = p;
+        memories.push_back(key.op_id());
+      } else if (roll < 45) {
+        op = UpdateContentOp{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
+      } else if (roll < 55) {
+        op = SetStatusOp{pick(memories), static_cast<MemoryStatus>(rng() % 7), "because", MemoryId{}};
+      } else if (roll < 60) {
+        op = DeleteMemoryOp{pick(memories), "gone"};
+      } else if (roll < 65) {
+        op = SetVectorOp{pick(memories), {float(rng() % 5), 1.0f}, "test/2/1"};
+      } else if (roll < 75) {
+        op = AddTripletOp{"work", words[rng() % 8], "uses", words[rng() % 8], kOpenPast, kOpenFuture, pick(memories)};
+        triplets.push_back(key.op_id());
+      } else if (roll < 80 && !triplets.empty()) {
+        op = RetractTripletOp{pick(triplets), "wrong"};
+      } else if (roll < 85) {
+        op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
+      } else if (roll < 90) {
+        op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
+      } else {
+        op = AccessOp{pick(memories), rng() % 2 ? AccessKind::recalled : AccessKind::reinforced,
+                      float(rng() % 1000) / 3.0f};
+      }
+      out[w].push_back(KeyedOp{key, std::move(op)});
+    }
+  }
+  return out;
+}
+
+// One random interleaving that keeps each writer's own order.
+inline std::vector<const KeyedOp*> interleave(const std::vector<std::vector<KeyedOp>>& streams, std::mt19937_64& rng) {
+  std::vector<size_t> next(streams.size(), 0);
+  std::vector<const KeyedOp*> out;
+  for (;;) {
+    std::vector<size_t> open;
+    for (size_t w = 0; w < streams.size(); ++w)
+      if (next[w] < streams[w].size()) open.push_back(w);
+    if (open.empty()) return out;
+    size_t w = open[rng() % open.size()];
+    out.push_back(&streams[w][next[w]++]);
+  }
+}
+
+
+}  // namespace vasana::test
