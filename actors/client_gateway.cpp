@@ -18,10 +18,12 @@ ClientError client_error_for(const Status& s) {
 
 }  // namespace
 
-ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries, ClientEndpoint* endpoint,
-                             InputLimits limits, InstanceId instance, std::string vector_space_id)
+ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
+                             std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
+                             InstanceId instance, std::string vector_space_id)
     : writer_(std::move(writer)),
       queries_(std::move(queries)),
+      engine_(std::move(engine)),
       endpoint_(endpoint),
       limits_(limits),
       instance_(instance),
@@ -72,6 +74,19 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       if (!v.ok()) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
         return;
+      }
+      if (!call.request.memory.ref.empty() && engine_) {
+        std::optional<MemoryId> held;
+        engine_->read([&](const ReplicaState& st) { held = st.by_ref(call.request.memory.realm, call.request.memory.ref); });
+        if (held) {
+          ClientResponse r;
+          r.request_id = rid;
+          r.kind = ClientResponse::Kind::remembered;
+          r.id = *held;
+          r.existed = true;
+          endpoint_->reply(call, r);
+          return;
+        }
       }
       AppendRequest req;
       req.op_type = static_cast<uint16_t>(OpType::put_memory);

@@ -17,8 +17,9 @@ namespace vasana {
 class ClientGateway {
  public:
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
-  ClientGateway(writer_actor writer, std::vector<query_actor> queries, ClientEndpoint* endpoint, InputLimits limits,
-                InstanceId instance, std::string vector_space_id);
+  // engine answers whether a ref is already held (remember is idempotent by realm and ref).
+  ClientGateway(writer_actor writer, std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
+                ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id);
 
   // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
   // one batch.
@@ -28,6 +29,7 @@ class ClientGateway {
   writer_actor writer_;
   std::vector<query_actor> queries_;  // recalls go to them in turn
   size_t next_query_ = 0;             // only the endpoint thread touches it
+  std::shared_ptr<const RecallEngine> engine_;
   ClientEndpoint* endpoint_;  // outlives the gateway: the endpoint owns the thread that calls handle()
   InputLimits limits_;
   InstanceId instance_;

@@ -88,6 +88,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     if (!scan.ok()) return scan.status();
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
   }
+  impl->engine->warm();
   impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
             std::to_string(writers->size()) + " writer(s)");
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
@@ -137,7 +138,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
     queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get()));
   impl->queries = queries;
-  impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->endpoint.get(),
+  impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
                                                   impl->identity.vector_space.id());
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });

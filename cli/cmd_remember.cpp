@@ -58,6 +58,7 @@ int cmd_remember(const Words& words) {
                             "remember: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
   if (!client.ok()) return fail(kExitUsage, "remember: " + client.status().message());
+  const std::string req_ref = m.ref;
   ClientRequest req;
   req.kind = ClientRequest::Kind::remember;
   req.memory = std::move(m);
@@ -73,10 +74,12 @@ int cmd_remember(const Words& words) {
                             .str("id", res->id.to_string())
                             .unum("seqno", res->id.seqno.value)
                             .unum("effective_ts", res->effective_ts)
+                            .boolean("existed", res->existed)
                             .done()
                             .c_str());
   } else {
     std::printf("%s\n", res->id.to_string().c_str());
+    if (res->existed) std::fprintf(stderr, "vasana: remember: realm already holds ref '%s'; nothing was written\n", req_ref.c_str());
   }
   return kExitOk;
 }

@@ -10,6 +10,7 @@ packages=(
   capnproto libcapnp-dev                        # op records, client protocol
   libssl-dev                                    # SHA-256 hash chain
   libtomlplusplus-dev                           # configuration file
+  nlohmann-json3-dev                            # JSON lines of import and recall --batch
   catch2                                        # tests
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev

@@ -90,6 +90,7 @@ struct NodeInfo {
 struct Remembered {
   id @0 :Ops.MemoryId;
   effectiveTs @1 :UInt64;   # hybrid logical clock: 48 bits of ms, 16 bits of counter
+  existed @2 :Bool;         # the realm already held a memory with this ref: nothing was written
 }
 
 struct ClientResponse {

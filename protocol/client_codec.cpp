@@ -103,6 +103,7 @@ std::string encode_response(const ClientResponse& r) {
       m.initId().setInstance(r.id.instance.value);
       m.getId().setSeqno(r.id.seqno.value);
       m.setEffectiveTs(r.effective_ts);
+      m.setExisted(r.existed);
       break;
     }
     case ClientResponse::Kind::recalled: {
@@ -173,6 +174,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.kind = ClientResponse::Kind::remembered;
         out.id = MemoryId{InstanceId(m.getId().getInstance()), Seqno(m.getId().getSeqno())};
         out.effective_ts = m.getEffectiveTs();
+        out.existed = m.getExisted();
         break;
       }
       case schema::ClientResponse::RECALLED: {

@@ -78,6 +78,7 @@ struct ClientResponse {
   NodeInfo info;                              // for pong
   MemoryId id;                                // for remembered
   uint64_t effective_ts = 0;                  // for remembered
+  bool existed = false;                       // for remembered: the ref was already held
   RecallAnswer answer;                        // for recalled
 };
 

@@ -8,6 +8,7 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, c
   if (!m.created) return std::nullopt;
   if (std::find(scope.realms.begin(), scope.realms.end(), m.realm) == scope.realms.end()) return std::nullopt;
   if (m.deleted.value) return std::nullopt;
+  if (m.ref_shadowed) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
   if (scope.as_of_ms < m.valid_from_ms || scope.as_of_ms >= m.valid_to_ms) return std::nullopt;
   if (m.review.value == ReviewVerdict::reject) return std::nullopt;

@@ -3,7 +3,7 @@
 //
 // admit() returns an empty optional — not a zero weight — for a memory that must never come
 // back: another realm, superseded / contradicted / archived, deleted, outside its valid time at
-// the query's as_of, not yet created at the query's as_of, or rejected by review. A proposed
+// the query's as_of, rejected by review, or a duplicate whose ref another memory holds. A proposed
 // (staged) memory stays out until a reviewer approves it, unless the query asks to see staged
 // memories (a review queue); it is never promoted by being recalled.
 //

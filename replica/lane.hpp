@@ -53,6 +53,9 @@ class Lane {
   virtual const char* name() const = 0;
   // Brings the lane's index up to date after an op; state already holds the op's effect.
   virtual void update(const StateChange& change, const ReplicaState& state) = 0;
+  // Finishes work update() deferred (a bulk replay at start-up), so the first query does not
+  // pay for it. Called under the engine's write lock.
+  virtual void warm(const ReplicaState& state) {}
   // Candidates, best first, at most q.pool of them.
   virtual std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const = 0;
 };

@@ -1,12 +1,20 @@
 #include "replica/lane_registry.hpp"
 
+#include "replica/correction_lane.hpp"
+#include "replica/graph_lane.hpp"
+#include "replica/hdc_lane.hpp"
 #include "replica/keyword_lane.hpp"
+#include "replica/temporal_lane.hpp"
 
 namespace vasana {
 
 std::vector<std::unique_ptr<Lane>> make_all_lanes() {
   std::vector<std::unique_ptr<Lane>> lanes;
   lanes.push_back(std::make_unique<KeywordLane>());
+  lanes.push_back(std::make_unique<TemporalLane>());
+  lanes.push_back(std::make_unique<GraphLane>());
+  lanes.push_back(std::make_unique<HdcLane>());
+  lanes.push_back(std::make_unique<CorrectionLane>());
   return lanes;
 }
 

@@ -39,6 +39,9 @@ struct MemoryRecord {
   Epistemic epistemic = Epistemic::user_stated;
   float confidence = 1.0f;
   bool pinned = false;
+  // Another memory of the same realm holds this memory's ref (it was created with the same ref
+  // and orders first): this one is a duplicate of an import and is never shown.
+  bool ref_shadowed = false;
 
   Lww<ContentValue> content;
   Lww<std::vector<std::string>> tags;

@@ -18,6 +18,11 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
   return Status::Ok();
 }
 
+void RecallEngine::warm() {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  for (auto& lane : lanes_) lane->warm(state_);
+}
+
 std::vector<std::string> RecallEngine::lane_names() const {
   std::vector<std::string> out;
   for (const auto& l : lanes_) out.emplace_back(l->name());

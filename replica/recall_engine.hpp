@@ -47,6 +47,8 @@ class RecallEngine {
   // InvalidArgument for no realm, an unknown lane or a limit out of range.
   Result<RecallResult> recall(const RecallRequest& request) const;
 
+  // Lets every lane finish deferred index work, after a bulk replay.
+  void warm();
   std::vector<std::string> lane_names() const;
   Hash256 digest() const;
   size_t memory_count() const;

@@ -94,7 +94,16 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   if (!op.vector.empty()) m.vector.assign(op.vector, key);
   m.status.assign(StatusValue{op.status, "", MemoryId{}}, key);
   ++created_count_;
-  if (!op.ref.empty()) refs_[{op.realm, op.ref}].emplace(key, m.id);
+  if (!op.ref.empty()) {
+    auto& holders = refs_[{op.realm, op.ref}];
+    holders.emplace(key, m.id);
+    // The earliest-ordered holder keeps the ref; every later one is a shadowed duplicate.
+    bool first = true;
+    for (const auto& [k, id] : holders) {
+      memories_[id].ref_shadowed = !first;
+      first = false;
+    }
+  }
 }
 
 Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* change) {
@@ -210,6 +219,7 @@ Hash256 ReplicaState::digest() const {
     d.u64(static_cast<uint64_t>(m.epistemic));
     d.f32(m.confidence);
     d.u64(m.pinned);
+    d.u64(m.ref_shadowed);
     d.key(m.content.version);
     d.str(m.content.value.text);
     d.key(m.tags.version);

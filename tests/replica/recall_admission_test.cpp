@@ -19,13 +19,16 @@ struct World {
   RecallEngine engine{make_all_lanes(), ScoringWeights{}};
   uint64_t seq = 0;
   MemoryId good;
+  MemoryId ref_holder;
   std::map<MemoryId, std::string> vetoed;  // id -> why it must never come back
 
   OrderKey next() { return OrderKey{Hlc::make(uint64_t(kNow - 100000) + seq, 0), InstanceId(7), Seqno(++seq)}; }
   void apply(const OpValue& op) { REQUIRE(engine.apply(next(), op).ok()); }
 
-  MemoryId put(const std::string& realm, MemoryStatus status = MemoryStatus::active, int64_t to = kOpenFuture) {
+  MemoryId put(const std::string& realm, MemoryStatus status = MemoryStatus::active, int64_t to = kOpenFuture,
+               const std::string& ref = "") {
     PutMemoryOp p;
+    p.ref = ref;
     p.realm = realm;
     p.text = kText;
     p.status = status;
@@ -51,6 +54,10 @@ struct World {
     vetoed[put("work", MemoryStatus::proposed)] = "staged, not reviewed";
     vetoed[put("work", MemoryStatus::active, kNow - 1000)] = "expired before as_of";
     vetoed[put("home")] = "another realm";
+    // Two memories created with one ref (an import repeated concurrently): the later-ordered
+    // one is a duplicate. The earlier one must still come back (a second positive control).
+    ref_holder = put("work", MemoryStatus::active, kOpenFuture, "doc-7");
+    vetoed[put("work", MemoryStatus::active, kOpenFuture, "doc-7")] = "duplicate of a ref";
   }
 
   RecallRequest request(std::vector<std::string> lanes) const {
@@ -80,6 +87,7 @@ TEST_CASE("no lane and no fused recall ever returns a vetoed or other-realm memo
     std::set<MemoryId> ids;
     for (const auto& h : res->hits) ids.insert(h.id);
     CHECK(ids.count(w.good) == 1);  // the positive control comes back
+    CHECK(ids.count(w.ref_holder) == 1);
     for (const auto& [id, why] : w.vetoed) {
       CAPTURE(why);
       CHECK(ids.count(id) == 0);

@@ -1,0 +1,124 @@
+#include "replica/temporal_lane.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "replica/replica_state.hpp"
+
+namespace vasana {
+
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// False when admit() must refuse the memory for every query as the state stands. Pruning only.
+bool indexable(const MemoryRecord& m) {
+  if (!m.created || m.deleted.value || m.review.value == ReviewVerdict::reject) return false;
+  switch (m.status.value.status) {
+    case MemoryStatus::superseded:
+    case MemoryStatus::contradicted:
+    case MemoryStatus::archived:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
+
+struct Timed {
+  int64_t t;  // the memory's time for this query (see the header)
+  MemoryId id;
+};
+
+bool later_first(const Timed& a, const Timed& b) { return a.t != b.t ? a.t > b.t : b.id < a.id; }
+
+}  // namespace
+
+void TemporalLane::remove(const MemoryId& id) {
+  auto it = indexed_.find(id);
+  if (it == indexed_.end()) return;
+  auto realm = realms_.find(it->second.first);
+  const Entry& e = it->second.second;
+  realm->second.by_recorded.erase(e);
+  realm->second.by_valid_to.erase(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms});
+  if (realm->second.by_recorded.empty()) realms_.erase(realm);
+  indexed_.erase(it);
+}
+
+void TemporalLane::update(const StateChange& change, const ReplicaState& state) {
+  if (!change.memory) return;
+  const MemoryRecord* m = state.memory(*change.memory);
+  const bool keep = m && indexable(*m);
+  const bool present = indexed_.count(*change.memory) > 0;
+  if (keep == present) return;  // times and realm never change after the put
+  if (!keep) {
+    remove(*change.memory);
+    return;
+  }
+  const auto recorded = static_cast<int64_t>(m->created_key.ts.physical_ms());
+  Entry e{recorded, m->id, recorded, m->valid_from_ms, m->valid_to_ms};
+  auto realm = realms_.find(m->realm);
+  if (realm == realms_.end()) realm = realms_.emplace(m->realm, RealmIndex{}).first;
+  realm->second.by_recorded.insert(e);
+  if (m->valid_from_ms != kOpenPast || m->valid_to_ms != kOpenFuture)
+    realm->second.by_valid_to.insert(Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms});
+  indexed_.emplace(m->id, std::make_pair(m->realm, e));
+}
+
+std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState&) const {
+  const bool windowed = q.window_from_ms || q.window_to_ms;
+  const int64_t from = q.window_from_ms.value_or(kMin);
+  const int64_t to = q.window_to_ms.value_or(kMax);
+  std::vector<LaneHit> out;
+  if (from >= to || q.pool == 0) return out;
+  const int64_t last = to == kMax ? kMax : to - 1;  // the window's latest instant
+  const int64_t as_of = q.scope.as_of_ms;
+
+  // Each stream yields its best q.pool in order; the best q.pool distinct memories of all of
+  // them are among those (a memory is at most once in each stream).
+  std::vector<Timed> found;
+  for (const auto& realm_name : q.scope.realms) {
+    auto realm = realms_.find(realm_name);
+    if (realm == realms_.end()) continue;
+    const RealmIndex& r = realm->second;
+
+    size_t taken = 0;
+    auto it = last == kMax ? r.by_recorded.end() : r.by_recorded.lower_bound(Entry{last + 1, MemoryId{}, 0, 0, 0});
+    while (it != r.by_recorded.begin() && taken < q.pool) {
+      --it;
+      if (it->t < from) break;
+      if (!valid_at(it->valid_from_ms, it->valid_to_ms, as_of)) continue;
+      found.push_back(Timed{it->t, it->id});
+      ++taken;
+    }
+
+    if (!windowed) continue;
+    taken = 0;
+    for (auto v = r.by_valid_to.rbegin(); v != r.by_valid_to.rend() && taken < q.pool; ++v) {
+      if (v->valid_to_ms <= from) break;  // ended before the window: so did all that follow
+      if (v->valid_from_ms > last) continue;  // starts after the window
+      if (!valid_at(v->valid_from_ms, v->valid_to_ms, as_of)) continue;
+      found.push_back(Timed{std::min(v->valid_to_ms - 1, last), v->id});
+      ++taken;
+    }
+  }
+
+  std::sort(found.begin(), found.end(), later_first);
+  // Ages are measured from now, or from the window's end when that is earlier; a query without
+  // a now (0) measures them from its newest hit.
+  const int64_t ref_ms = q.now_ms != 0 ? std::min(q.now_ms, last) : (found.empty() ? 0 : found.front().t);
+  const double ref = double(ref_ms);
+  constexpr double kHourMs = 3600.0 * 1000.0;
+  std::set<MemoryId> seen;
+  for (const Timed& f : found) {
+    if (out.size() >= q.pool) break;
+    if (!seen.insert(f.id).second) continue;  // its later time came first
+    const double age = std::max(0.0, ref - double(f.t));
+    out.push_back(LaneHit{f.id, 1.0 / (1.0 + age / kHourMs)});
+  }
+  return out;
+}
+
+}  // namespace vasana

@@ -1,0 +1,68 @@
+// The temporal lane: memories by time, on recorded time (created_key.ts.physical_ms()) and on
+// valid time [valid_from, valid_to).
+//
+// Without a window (LaneQuery::window_from_ms and window_to_ms both empty) it ranks the
+// query's in-realm memories newest recorded first.
+//
+// With a window W = [from, to) (a missing bound is open) it keeps only the memories whose
+// recorded time lies in W, or whose valid-time interval overlaps W and is bounded on at least
+// one side (an interval open on both sides says nothing about time, and would match every
+// window). They are ranked by closeness to the window's end: each memory's time is the latest
+// instant of W it touches (its recorded time, or min(valid_to - 1, to - 1) for a valid-time
+// match), latest first. So a memory that holds through the end of the window ranks with one
+// recorded at its very end, and one that stopped holding long before the end ranks low.
+//
+// Score: 1 / (1 + age / 1 h), where age = max(0, ref - t), t is the memory's time as above
+// and ref is the query's now_ms (or the window's end when that is earlier; a query with no
+// now, 0, measures from its newest hit). It lies in (0, 1],
+// and falls with age like a one-hour hyperbolic decay; fusion reads only the order.
+//
+// Index: per realm, the memories ordered by recorded time, and those with a bounded valid time
+// ordered by valid_to. A query walks these from the newest (or from the window's end)
+// downwards and stops once it has q.pool hits, so it touches what it returns plus what it skips:
+// memories not valid at q.scope.as_of_ms (admit() would drop them) and, in a window, valid-time
+// intervals that start after the window.
+//
+// Memories that admit() can never show as the state stands (deleted, superseded, contradicted,
+// archived, rejected by review) are left out of the index so they do not use up the pool;
+// update() puts them back if a later op reverses that. This only prunes: admit() decides.
+//
+// Threading: as Lane (replica/lane.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "replica/lane.hpp"
+
+namespace vasana {
+
+class TemporalLane final : public Lane {
+ public:
+  const char* name() const override { return "temporal"; }
+  void update(const StateChange& change, const ReplicaState& state) override;
+  std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
+
+ private:
+  struct Entry {
+    int64_t t;  // the ordering time: recorded time, or valid_to in by_valid_to
+    MemoryId id;
+    int64_t recorded_ms;
+    int64_t valid_from_ms;
+    int64_t valid_to_ms;
+    friend bool operator<(const Entry& a, const Entry& b) { return a.t != b.t ? a.t < b.t : a.id < b.id; }
+  };
+  struct RealmIndex {
+    std::set<Entry> by_recorded;
+    std::set<Entry> by_valid_to;  // only memories with a bounded valid time
+  };
+
+  void remove(const MemoryId& id);
+
+  std::map<std::string, RealmIndex, std::less<>> realms_;
+  std::map<MemoryId, std::pair<std::string, Entry>> indexed_;  // id -> realm, recorded entry
+};
+
+}  // namespace vasana

@@ -1,0 +1,134 @@
+#include <catch2/catch.hpp>
+
+#include "replica/replica_state.hpp"
+#include "replica/temporal_lane.hpp"
+
+namespace vasana {
+namespace {
+
+constexpr int64_t kHour = 3600 * 1000;
+
+struct TemporalWorld {
+  ReplicaState state;
+  TemporalLane lane;
+  uint64_t seq = 0;
+
+  MemoryId apply(const OpValue& op, uint64_t ms) {
+    ++seq;
+    const OrderKey key{Hlc::make(ms, 0), InstanceId(7), Seqno(seq)};
+    StateChange change;
+    REQUIRE(state.apply(key, op, &change).ok());
+    lane.update(change, state);
+    return key.op_id();
+  }
+  // A memory recorded at `ms` (its recorded time), valid over [from, to).
+  MemoryId put(const std::string& realm, uint64_t ms, int64_t from = kOpenPast, int64_t to = kOpenFuture) {
+    PutMemoryOp p;
+    p.realm = realm;
+    p.text = "memory at " + std::to_string(ms);
+    p.valid_from_ms = from;
+    p.valid_to_ms = to;
+    return apply(p, ms);
+  }
+  std::vector<MemoryId> ids(const LaneQuery& q) const {
+    std::vector<MemoryId> out;
+    for (const auto& h : lane.search(q, state)) out.push_back(h.id);
+    return out;
+  }
+};
+
+LaneQuery query(std::vector<std::string> realms, int64_t now, size_t pool = 40) {
+  LaneQuery q;
+  q.scope = QueryScope{std::move(realms), now, false};
+  q.now_ms = now;
+  q.pool = pool;
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("the temporal lane returns the newest recorded memories first, at most pool of them", "[lanes2]") {
+  TemporalWorld w;
+  std::vector<MemoryId> m;
+  for (int i = 1; i <= 5; ++i) m.push_back(w.put("work", uint64_t(i) * kHour));
+  const auto hits = w.lane.search(query({"work"}, 6 * kHour, 3), w.state);
+  REQUIRE(hits.size() == 3);
+  CHECK(hits[0].id == m[4]);
+  CHECK(hits[1].id == m[3]);
+  CHECK(hits[2].id == m[2]);
+  CHECK(hits[0].score > hits[1].score);
+  CHECK(hits[1].score > hits[2].score);
+  CHECK(hits[0].score == Approx(0.5));  // one hour old: 1 / (1 + 1)
+  // Negative control: the two oldest are beyond the pool.
+  for (const auto& h : hits) {
+    CHECK(h.id != m[0]);
+    CHECK(h.id != m[1]);
+  }
+}
+
+TEST_CASE("a window keeps only memories recorded in it or valid during it, latest first", "[lanes2]") {
+  TemporalWorld w;
+  const auto before = w.put("work", 1000 * 1000);
+  const auto early = w.put("work", 2000 * 1000);
+  const auto late = w.put("work", 3000 * 1000);
+  const auto after = w.put("work", 4000 * 1000);
+  // Recorded after the window, but valid during part of it.
+  const auto held = w.put("work", 5000 * 1000, 2500 * 1000, 2800 * 1000);
+  // Recorded after the window, valid only long before it.
+  const auto ancient = w.put("work", 5000 * 1000 + 1, 100 * 1000, 200 * 1000);
+  // Valid from inside the window on, open-ended: it holds at the window's end.
+  const auto since = w.put("work", 5000 * 1000 + 2, 3400 * 1000, kOpenFuture);
+
+  auto q = query({"work"}, 6000 * 1000);
+  q.window_from_ms = 1500 * 1000;
+  q.window_to_ms = 3500 * 1000;
+  q.scope.as_of_ms = 3450 * 1000;  // `held` is no longer valid then: admit() would drop it
+  auto got = w.ids(q);
+  CHECK(got == std::vector<MemoryId>{since, late, early});
+
+  q.scope.as_of_ms = 2600 * 1000;  // `held` valid, `since` not yet
+  got = w.ids(q);
+  CHECK(got == std::vector<MemoryId>{late, held, early});
+  // Negative controls: outside the window by every time they have.
+  for (const auto& id : got) {
+    CHECK(id != before);
+    CHECK(id != after);
+    CHECK(id != ancient);
+  }
+}
+
+TEST_CASE("a memory with open valid time matches a window only by its recorded time", "[lanes2]") {
+  TemporalWorld w;
+  const auto inside = w.put("work", 2000);
+  const auto outside = w.put("work", 9000);
+  auto q = query({"work"}, 10000);
+  q.window_from_ms = 1000;
+  q.window_to_ms = 3000;
+  CHECK(w.ids(q) == std::vector<MemoryId>{inside});
+  q.window_from_ms = 8000;
+  q.window_to_ms.reset();  // open end
+  CHECK(w.ids(q) == std::vector<MemoryId>{outside});
+}
+
+TEST_CASE("other-realm memories never come back from the temporal lane, even as the newest", "[lanes2]") {
+  TemporalWorld w;
+  const auto work = w.put("work", 1000);
+  const auto home = w.put("home", 2000);
+  CHECK(w.ids(query({"work"}, 3000)) == std::vector<MemoryId>{work});
+  CHECK(w.ids(query({"home", "work"}, 3000)) == std::vector<MemoryId>{home, work});  // named: both
+  CHECK(w.ids(query({}, 3000)).empty());                                           // none named: none
+}
+
+TEST_CASE("deleted and superseded memories leave the temporal index and come back when reversed", "[lanes2]") {
+  TemporalWorld w;
+  const auto kept = w.put("work", 1000);
+  const auto sup = w.put("work", 2000);
+  const auto del = w.put("work", 3000);
+  w.apply(DeleteMemoryOp{del, "gone"}, 4000);
+  w.apply(SetStatusOp{sup, MemoryStatus::superseded, "newer", kept}, 4001);
+  CHECK(w.ids(query({"work"}, 5000, 1)) == std::vector<MemoryId>{kept});  // they do not use up the pool
+  w.apply(SetStatusOp{sup, MemoryStatus::active, "restored", {}}, 4002);
+  CHECK(w.ids(query({"work"}, 5000, 1)) == std::vector<MemoryId>{sup});
+}
+
+}  // namespace vasana
