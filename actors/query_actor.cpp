@@ -14,6 +14,8 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   req.limit = q.limit;
   req.lanes = q.lanes;
   req.now_ms = now_ms;
+  req.window_from_ms = q.window_from_ms;
+  req.window_to_ms = q.window_to_ms;
   auto res = engine.recall(req);
   if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
   ClientResponse r;

@@ -5,6 +5,11 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
+#include "cli/pipelined_calls.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include "protocol/json_text.hpp"
 
 namespace vasana {
@@ -81,14 +86,123 @@ void print_text(const RecallAnswer& a, bool explain) {
   }
 }
 
+// One query line of a batch: {"query": ..., "realms": [...], "limit": N, "as_of": T,
+// "lanes": [...]}; realms default to the command line's --realm.
+Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms) {
+  using nlohmann::json;
+  json obj = json::parse(line, nullptr, false);
+  if (obj.is_discarded() || !obj.is_object()) return Status::InvalidArgument("not a JSON object");
+  RecallQuery q;
+  q.realms = default_realms;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (k == "query" && v.is_string()) {
+      q.text = v.get<std::string>();
+    } else if (k == "realms" && v.is_array()) {
+      q.realms.clear();
+      for (const auto& r : v) {
+        if (!r.is_string()) return Status::InvalidArgument("realms must be an array of strings");
+        q.realms.push_back(r.get<std::string>());
+      }
+    } else if (k == "limit" && v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1000) {
+      q.limit = v.get<uint32_t>();
+    } else if (k == "as_of" && (v.is_string() || v.is_number_integer())) {
+      auto t = v.is_string() ? parse_time_ms(v.get<std::string>()) : std::optional<int64_t>(v.get<int64_t>());
+      if (!t) return Status::InvalidArgument("as_of is not a time");
+      q.as_of_ms = *t;
+    } else if (k == "lanes" && v.is_array()) {
+      for (const auto& l : v) {
+        if (!l.is_string()) return Status::InvalidArgument("lanes must be an array of strings");
+        q.lanes.push_back(l.get<std::string>());
+      }
+    } else {
+      return Status::InvalidArgument("field '" + k + "' is unknown or of the wrong type");
+    }
+  }
+  if (q.text.empty()) return Status::InvalidArgument("query is required");
+  if (!is_valid_utf8(q.text)) return Status::InvalidArgument("query is not valid UTF-8");
+  if (q.realms.empty()) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
+  return q;
+}
+
+int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) return fail(kExitUsage, "recall: cannot read " + path);
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  std::vector<std::string> out;  // one JSON line per input line
+  std::vector<ClientRequest> requests;
+  std::vector<size_t> slot;  // request -> line index in out
+  bool any_bad = false;
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto q = query_from_json_line(line, args.all("realm"));
+    if (!q.ok()) {
+      any_bad = true;
+      out.push_back(JsonObject().unum("line", n).str("error", q.status().message()).done());
+      continue;
+    }
+    ClientRequest r;
+    r.kind = ClientRequest::Kind::recall;
+    r.recall = std::move(q.value());
+    requests.push_back(std::move(r));
+    slot.push_back(out.size());
+    out.push_back(JsonObject().unum("line", n).done());
+  }
+  auto ep = find_endpoint(args, cfg);
+  if (!ep.ok())
+    return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return fail(kExitUsage, "recall: " + client.status().message());
+  auto answered = run_pipelined(*client.value(), std::move(requests), 16, std::chrono::seconds(30),
+                                [&](size_t i, const ClientResponse& r) {
+                                  std::string& o = out[slot[i]];
+                                  std::string line_field = o.substr(1, o.size() - 2);  // "line":n
+                                  if (r.kind == ClientResponse::Kind::error) {
+                                    any_bad = true;
+                                    o = "{" + line_field + "," + JsonObject().str("error", r.message).done().substr(1);
+                                    return true;
+                                  }
+                                  std::string hits = "[";
+                                  for (size_t h = 0; h < r.answer.hits.size(); ++h) {
+                                    const RecallHit& x = r.answer.hits[h];
+                                    hits += (h ? "," : "") + JsonObject()
+                                                                 .str("id", x.id.to_string())
+                                                                 .str("ref", x.ref)
+                                                                 .real("score", x.score)
+                                                                 .done();
+                                  }
+                                  hits += "]";
+                                  o = "{" + line_field + "," +
+                                      JsonObject()
+                                          .str("verdict", r.answer.known ? "KNOWN" : "UNKNOWN")
+                                          .real("top_relevance", r.answer.top_relevance)
+                                          .raw("hits", hits)
+                                          .done()
+                                          .substr(1);
+                                  return true;
+                                });
+  if (!answered.ok()) return fail(kExitFailed, "recall: " + answered.status().message());
+  for (const auto& o : out) std::printf("%s\n", o.c_str());
+  return any_bad ? kExitUsage : kExitOk;
+}
+
 }  // namespace
 
 int cmd_recall(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms"},
+  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until"},
                          {"json", "explain", "staged"});
   if (!args.ok()) return fail(kExitUsage, "recall: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  if (auto batch = args->get("batch")) {
+    if (!args->positional.empty()) return fail(kExitUsage, "recall: --batch takes its queries from the file, not the command line");
+    return run_batch(*args, *cfg, *batch);
+  }
   ClientRequest req;
   req.kind = ClientRequest::Kind::recall;
   RecallQuery& q = req.recall;
@@ -109,6 +223,13 @@ int cmd_recall(const Words& words) {
     q.as_of_ms = *ms;
   }
   if (auto l = args->get("lanes")) q.lanes = split_commas(*l);
+  for (const char* which : {"since", "until"}) {
+    if (auto t = args->get(which)) {
+      auto ms = parse_time_ms(*t);
+      if (!ms) return fail(kExitUsage, std::string("recall: --") + which + " '" + *t + "' is not a time");
+      (std::string(which) == "since" ? q.window_from_ms : q.window_to_ms) = *ms;
+    }
+  }
   q.include_staged = args->has("staged");
   long timeout_ms = 10000;
   if (auto t = args->get("timeout-ms")) timeout_ms = std::atol(t->c_str());

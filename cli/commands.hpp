@@ -13,6 +13,7 @@ int cmd_init(const Words& words);
 int cmd_serve(const Words& words);
 int cmd_remember(const Words& words);
 int cmd_recall(const Words& words);
+int cmd_import(const Words& words);
 int cmd_verify(const Words& words);
 int cmd_log(const Words& words);
 int cmd_bench(const Words& words);

@@ -17,8 +17,10 @@ const char* kUsage =
     "  serve --data DIR [--config FILE]       run a node in the foreground (SIGINT/SIGTERM stop it)\n"
     "  remember --realm R [--kind K] [--ref ID] [--tag T]... [--valid-from T] [--valid-to T] TEXT\n"
     "                                         store a memory; prints its id once durable\n"
-    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--lanes a,b] [--staged] QUERY\n"
+    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
+    "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
+    "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
     "  bench write [--dir DIR] [--seconds S]  durable write throughput and latency, with the disk's limits\n"
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return vasana::cmd_serve(words);
   if (cmd == "remember") return vasana::cmd_remember(words);
   if (cmd == "recall") return vasana::cmd_recall(words);
+  if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
   if (cmd == "log") return vasana::cmd_log(words);
   if (cmd == "bench") return vasana::cmd_bench(words);

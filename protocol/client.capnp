@@ -31,6 +31,9 @@ struct RecallQuery {
   lanes @5 :List(Text);        # empty: every lane
   vector @6 :List(Float32);    # the query's embedding, when the client has one
   includeStaged @7 :Bool;      # also proposed memories not yet reviewed
+  hasWindow @8 :Bool;          # a time window for the temporal lane (recorded or valid time)
+  windowFromMs @9 :Int64 = -9223372036854775808;
+  windowToMs @10 :Int64 = 9223372036854775807;
 }
 
 struct LaneRank {

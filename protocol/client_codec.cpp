@@ -39,6 +39,9 @@ std::string encode_request(const ClientRequest& r) {
       auto v = q.initVector(unsigned(r.recall.vector.size()));
       for (unsigned i = 0; i < v.size(); ++i) v.set(i, r.recall.vector[i]);
       q.setIncludeStaged(r.recall.include_staged);
+      q.setHasWindow(r.recall.window_from_ms || r.recall.window_to_ms);
+      q.setWindowFromMs(r.recall.window_from_ms.value_or(kOpenPast));
+      q.setWindowToMs(r.recall.window_to_ms.value_or(kOpenFuture));
       break;
     }
   }
@@ -66,6 +69,10 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.recall.lanes = get_texts(q.getLanes());
         for (float f : q.getVector()) out.recall.vector.push_back(f);
         out.recall.include_staged = q.getIncludeStaged();
+        if (q.getHasWindow()) {
+          if (q.getWindowFromMs() != kOpenPast) out.recall.window_from_ms = q.getWindowFromMs();
+          if (q.getWindowToMs() != kOpenFuture) out.recall.window_to_ms = q.getWindowToMs();
+        }
         break;
       }
       default: return Status::InvalidArgument("unknown request type");

@@ -25,6 +25,7 @@ struct RecallQuery {
   std::vector<std::string> lanes;   // empty: every lane
   std::vector<float> vector;
   bool include_staged = false;
+  std::optional<int64_t> window_from_ms, window_to_ms;  // a time window for the temporal lane
 };
 
 struct RecallHit {

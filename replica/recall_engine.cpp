@@ -68,9 +68,6 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
     }
     chosen.push_back(it->get());
   }
-  if (chosen.empty())
-    for (const auto& l : lanes_) chosen.push_back(l.get());
-
   LaneQuery q;
   q.text = req.text;
   q.vector = req.vector;
@@ -79,6 +76,9 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
   q.window_from_ms = req.window_from_ms;
   q.window_to_ms = req.window_to_ms;
   q.pool = req.limit * weights_.pool_factor;
+  if (chosen.empty())
+    for (const auto& l : lanes_)
+      if (l->applies(q)) chosen.push_back(l.get());
 
   std::shared_lock<std::shared_mutex> lock(mutex_);
   // The chokepoint: every lane's candidates pass admit() here, and only what it admits goes on.

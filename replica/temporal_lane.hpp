@@ -44,6 +44,8 @@ class TemporalLane final : public Lane {
   const char* name() const override { return "temporal"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
+  // Only a query with a time window runs this lane unasked.
+  bool applies(const LaneQuery& q) const override { return q.window_from_ms || q.window_to_ms; }
 
  private:
   struct Entry {

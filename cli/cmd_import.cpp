@@ -1,0 +1,94 @@
+// `vasana import --realm R FILE.jsonl`: bulk load, idempotent by ref. Every line is checked
+// before anything is sent: a bad line refuses the whole import (listing the bad lines by
+// number), or with --skip-bad is reported and skipped. Progress is shown on a terminal.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/jsonl_memory.hpp"
+#include "cli/pipelined_calls.hpp"
+
+namespace vasana {
+
+int cmd_import(const Words& words) {
+  auto args = parse_args(words, {"data", "connect", "config", "realm", "timeout-ms"}, {"skip-bad"});
+  if (!args.ok()) return fail(kExitUsage, "import: " + args.status().message());
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto realm = args->get("realm");
+  if (!realm) return fail(kExitUsage, "import: --realm R is required");
+  if (args->positional.size() != 1) return fail(kExitUsage, "import: usage: vasana import --realm R FILE.jsonl (- for stdin)");
+  const std::string path = args->positional[0];
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) return fail(kExitUsage, "import: cannot read " + path);
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+
+  std::vector<MemoryInput> memories;
+  std::vector<size_t> line_of;
+  std::vector<std::string> bad;
+  std::map<std::string, size_t> ref_line;
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto m = memory_from_json_line(line, *realm, cfg->limits);
+    if (m.ok()) {
+      auto [it, fresh] = ref_line.emplace(m->ref, n);
+      if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));
+    }
+    if (!m.ok()) {
+      bad.push_back("line " + std::to_string(n) + ": " + m.status().message());
+      continue;
+    }
+    memories.push_back(std::move(m.value()));
+    line_of.push_back(n);
+  }
+  for (size_t i = 0; i < bad.size() && i < 20; ++i) std::fprintf(stderr, "vasana: import: %s\n", bad[i].c_str());
+  if (bad.size() > 20) std::fprintf(stderr, "vasana: import: ... and %zu more bad lines\n", bad.size() - 20);
+  if (!bad.empty() && !args->has("skip-bad"))
+    return fail(kExitUsage, "import: " + std::to_string(bad.size()) +
+                                " bad line(s); nothing was imported (fix them, or pass --skip-bad to import the rest)");
+
+  auto ep = find_endpoint(*args, *cfg);
+  if (!ep.ok())
+    return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "import: " + ep.status().message());
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return fail(kExitUsage, "import: " + client.status().message());
+
+  std::vector<ClientRequest> requests(memories.size());
+  for (size_t i = 0; i < memories.size(); ++i) {
+    requests[i].kind = ClientRequest::Kind::remember;
+    requests[i].memory = std::move(memories[i]);
+  }
+  const bool tty = ::isatty(STDERR_FILENO);
+  size_t written = 0, existed = 0, done = 0;
+  std::string failure;
+  auto answered = run_pipelined(
+      *client.value(), std::move(requests), 64, std::chrono::seconds(30), [&](size_t i, const ClientResponse& r) {
+        ++done;
+        if (r.kind != ClientResponse::Kind::remembered) {
+          failure = "line " + std::to_string(line_of[i]) + ": " + (r.kind == ClientResponse::Kind::error ? r.message : "unexpected answer");
+          return false;
+        }
+        (r.existed ? existed : written)++;
+        if (tty && (done % 256 == 0 || done == line_of.size()))
+          std::fprintf(stderr, "\rimport: %zu/%zu (%zu new, %zu already present)", done, line_of.size(), written, existed);
+        return true;
+      });
+  if (tty) std::fprintf(stderr, "\n");
+  std::printf("imported %zu new, %zu already present, %zu bad line(s) skipped\n", written, existed, bad.size());
+  if (!answered.ok() || !failure.empty())
+    return fail(kExitFailed, "import: stopped: " + (failure.empty() ? answered.status().message() : failure) +
+                                 "; the memories counted above are durable, and running the same import again "
+                                 "writes only the rest");
+  return kExitOk;
+}
+
+}  // namespace vasana

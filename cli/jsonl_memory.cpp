@@ -1,0 +1,71 @@
+#include "cli/jsonl_memory.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace vasana {
+
+namespace {
+
+using nlohmann::json;
+
+Result<int64_t> time_field(const json& v, const char* name) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_string()) {
+    auto t = parse_time_ms(v.get<std::string>());
+    if (t) return *t;
+  }
+  return Status::InvalidArgument(std::string(name) + " must be a time (2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds)");
+}
+
+}  // namespace
+
+Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits) {
+  json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (obj.is_discarded()) return Status::InvalidArgument("not valid JSON");
+  if (!obj.is_object()) return Status::InvalidArgument("not a JSON object");
+  MemoryInput m;
+  m.realm = realm;
+  m.source_tool = "vasana-import";
+  bool have_text = false, have_ref = false;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string& key = it.key();
+    const json& v = it.value();
+    if (key == "text") {
+      if (!v.is_string()) return Status::InvalidArgument("text must be a string");
+      m.text = v.get<std::string>();
+      have_text = true;
+    } else if (key == "ref") {
+      if (!v.is_string()) return Status::InvalidArgument("ref must be a string");
+      m.ref = v.get<std::string>();
+      have_ref = !m.ref.empty();
+    } else if (key == "kind") {
+      if (!v.is_string()) return Status::InvalidArgument("kind must be a string");
+      m.kind = v.get<std::string>();
+    } else if (key == "tags") {
+      if (!v.is_array()) return Status::InvalidArgument("tags must be an array of strings");
+      for (const auto& t : v) {
+        if (!t.is_string()) return Status::InvalidArgument("tags must be an array of strings");
+        m.tags.push_back(t.get<std::string>());
+      }
+    } else if (key == "valid_from" || key == "valid_to") {
+      auto t = time_field(v, key.c_str());
+      if (!t.ok()) return t.status();
+      (key == "valid_from" ? m.valid_from_ms : m.valid_to_ms) = *t;
+    } else if (key == "vector") {
+      if (!v.is_array()) return Status::InvalidArgument("vector must be an array of numbers");
+      for (const auto& f : v) {
+        if (!f.is_number()) return Status::InvalidArgument("vector must be an array of numbers");
+        m.vector.push_back(f.get<float>());
+      }
+    } else {
+      return Status::InvalidArgument("unknown field '" + key + "'");
+    }
+  }
+  if (!have_text) return Status::InvalidArgument("text is required");
+  if (!have_ref) return Status::InvalidArgument("ref is required (it makes a repeated import idempotent)");
+  Status s = validate_memory(m, limits);
+  if (!s.ok()) return s;
+  return m;
+}
+
+}  // namespace vasana
