@@ -17,6 +17,7 @@ int cmd_import(const Words& words);
 int cmd_verify(const Words& words);
 int cmd_log(const Words& words);
 int cmd_bench(const Words& words);
+int cmd_bench_recall(const Words& words);
 
 // Prints "vasana: <message>" to stderr and returns code.
 int fail(int code, const std::string& message);

@@ -24,6 +24,7 @@ const char* kUsage =
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
     "  bench write [--dir DIR] [--seconds S]  durable write throughput and latency, with the disk's limits\n"
+    "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
     "\n"
     "Client commands find the node with --data DIR (default $VASANA_DATA) or --connect ENDPOINT.\n"
     "Exit codes: 0 success, 1 a check failed or the node could not do it, 2 bad usage or input.\n";

@@ -1,0 +1,213 @@
+// `vasana bench recall`: recall latency per lane and fused over a synthetic corpus, with one
+// client and several, with and without concurrent writes; resident memory per memory; and the
+// time a node takes from start to ready on a data directory of that size. Prints figures,
+// asserts nothing.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/node.hpp"
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/stream_repair.hpp"
+
+namespace vasana {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double rss_mib() {
+  std::ifstream in("/proc/self/statm");
+  long pages_total = 0, pages_resident = 0;
+  in >> pages_total >> pages_resident;
+  return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// A synthetic corpus: words drawn from a Zipf-like distribution over a vocabulary of made-up
+// words, 8 to 40 words a memory, 10 realms of different sizes.
+struct Corpus {
+  std::vector<std::string> vocab;
+  std::discrete_distribution<size_t> pick;
+  std::mt19937_64 rng{42};
+
+  Corpus() {
+    const char* syll[] = {"ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "za", "pe", "gu"};
+    std::vector<double> weights;
+    for (size_t i = 0; i < 20000; ++i) {
+      std::string w;
+      size_t x = i + 7;
+      for (int s = 0; s < 2 + int(i % 3); ++s, x /= 12) w += syll[x % 12];
+      vocab.push_back(w);
+      weights.push_back(1.0 / double(i + 1));
+    }
+    pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
+  }
+  std::string text(size_t words) {
+    std::string t;
+    for (size_t i = 0; i < words; ++i) t += (i ? " " : "") + vocab[pick(rng)];
+    return t;
+  }
+  PutMemoryOp memory() {
+    PutMemoryOp p;
+    size_t r = rng() % 100;
+    p.realm = "realm" + std::to_string(r < 50 ? 0 : r < 75 ? 1 : r % 8 + 2);
+    p.text = text(8 + rng() % 33);
+    return p;
+  }
+};
+
+double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+struct Latency {
+  double p50 = 0, p99 = 0;
+};
+
+Latency run_queries(const RecallEngine& e, Corpus& c, const std::vector<std::string>& lanes, size_t n,
+                    size_t threads) {
+  std::vector<std::vector<double>> lat(threads);
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < n; ++i) texts.push_back(c.text(3 + i % 5));
+  std::vector<std::thread> ts;
+  for (size_t t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      for (size_t i = t; i < n; i += threads) {
+        RecallRequest r;
+        r.text = texts[i];
+        r.scope = QueryScope{{i % 3 ? "realm0" : "realm5"}, int64_t(system_wall_ms()), false};
+        r.limit = 10;
+        r.lanes = lanes;
+        r.now_ms = r.scope.as_of_ms;
+        auto t0 = Clock::now();
+        auto res = e.recall(r);
+        lat[t].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  std::vector<double> all;
+  for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+  return Latency{pct(all, 0.5), pct(all, 0.99)};
+}
+
+}  // namespace
+
+int cmd_bench_recall(const Words& words) {
+  auto args = parse_args(words, {"memories", "queries", "dir"}, {});
+  if (!args.ok()) return fail(kExitUsage, "bench recall: " + args.status().message());
+  std::vector<size_t> sizes = {10000, 100000};
+  if (auto m = args->get("memories")) {
+    sizes.clear();
+    std::stringstream in(*m);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      long n = std::atol(part.c_str());
+      if (n <= 0 || n > 10000000) return fail(kExitUsage, "bench recall: --memories takes counts such as 10000,100000");
+      sizes.push_back(size_t(n));
+    }
+  }
+  size_t queries = 500;
+  if (auto q = args->get("queries")) queries = size_t(std::max(1L, std::atol(q->c_str())));
+  const std::string parent = args->get("dir").value_or(".");
+
+  std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories\n",
+              queries);
+  for (size_t n : sizes) {
+    Corpus corpus;
+    const double rss0 = rss_mib();
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+    auto t0 = Clock::now();
+    uint64_t ms = system_wall_ms() - n;
+    for (size_t i = 0; i < n; ++i) {
+      Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, corpus.memory());
+      if (!s.ok()) return fail(kExitFailed, "bench recall: " + s.to_string());
+    }
+    engine->warm();
+    const double build_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double rss = rss_mib() - rss0;
+    std::printf("\n%zu memories: applied in %.2f s (%.0f/s), resident %.0f MiB (%.0f bytes per memory)\n", n, build_s,
+                double(n) / build_s, rss, rss * 1024 * 1024 / double(n));
+    std::printf("  %-12s %10s %10s %14s %14s\n", "lanes", "p50 us", "p99 us", "p50 2 clients", "p99 2 clients");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& l : engine->lane_names()) rows.push_back({l});
+    rows.push_back({});
+    for (const auto& lanes : rows) {
+      Latency one = run_queries(*engine, corpus, lanes, queries, 1);
+      Latency two = run_queries(*engine, corpus, lanes, queries, 2);
+      std::printf("  %-12s %10.0f %10.0f %14.0f %14.0f\n", lanes.empty() ? "fused" : lanes[0].c_str(), one.p50, one.p99,
+                  two.p50, two.p99);
+      std::fflush(stdout);
+    }
+    // Fused, one client, while a writer applies 1,000 ops a second.
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+      Corpus wc;
+      uint64_t seq = n;
+      while (!stop.load()) {
+        (void)engine->apply(OrderKey{Hlc::make(system_wall_ms(), seq % 60000), InstanceId(1), Seqno(++seq)}, wc.memory());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    Latency busy = run_queries(*engine, corpus, {}, queries, 1);
+    stop.store(true);
+    writer.join();
+    std::printf("  %-12s %10.0f %10.0f   (fused, one client, 1k writes/s applied meanwhile)\n", "fused+writes",
+                busy.p50, busy.p99);
+
+    // Start to ready: a node replaying a data directory of n memories.
+    std::string tmpl = parent + "/vasana-bench-recall-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench recall: cannot create a directory in " + parent);
+    const std::string root = std::filesystem::absolute(buf.data()).string();
+    DataDir dir{root + "/node"};
+    auto id = init_data_dir(dir, VectorSpace{});
+    if (!id.ok()) return fail(kExitFailed, "bench recall: " + id.status().message());
+    {
+      auto rec = recover_own_stream(dir, *id, nullptr);
+      auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
+                               rec->tail, LogWriterOptions{}, system_wall_ms());
+      if (!w.ok()) return fail(kExitFailed, "bench recall: " + w.status().message());
+      Corpus dc;
+      for (size_t i = 0; i < n; ++i) {
+        const PutMemoryOp p = dc.memory();
+        MemoryInput m;
+        m.realm = p.realm;
+        m.text = p.text;
+        w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
+        if (i % 4096 == 4095 || i + 1 == n) (void)w.value()->commit();
+      }
+    }
+    engine.reset();
+    NodeOptions opts;
+    opts.dir = dir;
+    auto s0 = Clock::now();
+    auto node = Node::start(opts, nullptr);
+    const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();
+    if (!node.ok()) return fail(kExitFailed, "bench recall: " + node.status().message());
+    node.value()->stop();
+    std::filesystem::remove_all(root);
+    std::printf("  start to ready on a data directory of %zu memories: %.2f s\n", n, ready_s);
+  }
+  return kExitOk;
+}
+
+}  // namespace vasana
