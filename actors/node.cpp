@@ -2,7 +2,11 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <pthread.h>
+#include <thread>
 #include <optional>
 
 #include "actors/client_endpoint.hpp"
@@ -37,6 +41,9 @@ struct Node::Impl {
   writer_actor writer;
   std::vector<query_actor> queries;
   std::shared_ptr<RecallEngine> engine;
+  // Lanes' deferred index work (the semantic lane's graph), off the write and query paths.
+  std::thread indexer;
+  std::atomic<bool> indexer_stop{false};
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
   std::vector<std::string> endpoints;
@@ -153,6 +160,12 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     return s;
   }
   for (const auto& e : impl->endpoints) impl->log("listening on " + e);
+  // Started last: no early return above may leave a joinable thread behind.
+  impl->indexer = std::thread([engine = impl->engine, stop = &impl->indexer_stop] {
+    pthread_setname_np(pthread_self(), "vasana.indexer");
+    while (!stop->load(std::memory_order_relaxed))
+      if (engine->background_step(64) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
   return std::unique_ptr<Node>(new Node(std::move(impl)));
 }
 
@@ -161,6 +174,8 @@ void Node::stop() {
   if (i.stopped) return;
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
+  i.indexer_stop.store(true);
+  if (i.indexer.joinable()) i.indexer.join();
   std::remove(i.options.dir.endpoint_path().c_str());
   if (i.system) {
     // The writer answers what it has staged before it sees the exit: flush first.

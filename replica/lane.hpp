@@ -60,6 +60,11 @@ class Lane {
   // Finishes work update() deferred (a bulk replay at start-up), so the first query does not
   // pay for it. Called under the engine's write lock.
   virtual void warm(const ReplicaState& state) {}
+  // Index work a lane defers past update() so that writes are not held up by it (the semantic
+  // lane's graph insertions: its exact buffer keeps new vectors searchable meanwhile). Runs on a
+  // background thread, concurrently with update() and search(): the lane synchronises it.
+  virtual size_t background_step(size_t max) { return 0; }
+  virtual size_t background_pending() const { return 0; }
   // Candidates, best first, at most q.pool of them.
   virtual std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const = 0;
 };

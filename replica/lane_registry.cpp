@@ -4,6 +4,7 @@
 #include "replica/graph_lane.hpp"
 #include "replica/hdc_lane.hpp"
 #include "replica/keyword_lane.hpp"
+#include "replica/semantic_lane.hpp"
 #include "replica/temporal_lane.hpp"
 
 namespace vasana {
@@ -11,6 +12,7 @@ namespace vasana {
 std::vector<std::unique_ptr<Lane>> make_all_lanes() {
   std::vector<std::unique_ptr<Lane>> lanes;
   lanes.push_back(std::make_unique<KeywordLane>());
+  lanes.push_back(std::make_unique<SemanticLane>());
   lanes.push_back(std::make_unique<TemporalLane>());
   lanes.push_back(std::make_unique<GraphLane>());
   lanes.push_back(std::make_unique<HdcLane>());

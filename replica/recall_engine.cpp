@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 
 namespace vasana {
 
@@ -10,7 +9,7 @@ RecallEngine::RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeig
     : lanes_(std::move(lanes)), weights_(weights) {}
 
 Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.write();
   StateChange change;
   Status s = state_.apply(key, op, &change);
   if (!s.ok()) return s;
@@ -19,8 +18,20 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
 }
 
 void RecallEngine::warm() {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.write();
   for (auto& lane : lanes_) lane->warm(state_);
+}
+
+size_t RecallEngine::background_step(size_t max) {
+  size_t done = 0;
+  for (auto& lane : lanes_) done += lane->background_step(max);
+  return done;
+}
+
+size_t RecallEngine::background_pending() const {
+  size_t n = 0;
+  for (const auto& lane : lanes_) n += lane->background_pending();
+  return n;
 }
 
 std::vector<std::string> RecallEngine::lane_names() const {
@@ -30,17 +41,17 @@ std::vector<std::string> RecallEngine::lane_names() const {
 }
 
 Hash256 RecallEngine::digest() const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.read();
   return state_.digest();
 }
 
 size_t RecallEngine::memory_count() const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.read();
   return state_.memory_count();
 }
 
 void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.read();
   fn(state_);
 }
 
@@ -80,7 +91,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
     for (const auto& l : lanes_)
       if (l->applies(q)) chosen.push_back(l.get());
 
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto lock = lock_.read();
   // The chokepoint: every lane's candidates pass admit() here, and only what it admits goes on.
   std::map<MemoryId, CandidateInfo> admitted;
   std::vector<AdmittedLane> lanes;

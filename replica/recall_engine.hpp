@@ -4,16 +4,18 @@
 //
 // Threading: apply() takes the write lock for one op at a time, so a query waits at most for one
 // op, never for a whole write batch; recall() takes the read lock, and any number of queries run
-// at once. The lock is writer-fair on glibc (std::shared_mutex over pthread_rwlock).
+// at once. The lock lets a waiting writer in before later readers (replica/fair_rw_lock.hpp).
+// background_step() runs lanes' deferred index work (the semantic lane's graph insertions)
+// outside that lock, on a thread of the caller's.
 #pragma once
 
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "protocol/status.hpp"
+#include "replica/fair_rw_lock.hpp"
 #include "replica/fusion.hpp"
 #include "replica/lane.hpp"
 #include "replica/replica_state.hpp"
@@ -49,6 +51,11 @@ class RecallEngine {
 
   // Lets every lane finish deferred index work, after a bulk replay.
   void warm();
+  // Does up to max units of the lanes' background index work; returns how many were done (0:
+  // nothing waits). Safe beside apply() and recall().
+  size_t background_step(size_t max);
+  // Units of background index work waiting.
+  size_t background_pending() const;
   std::vector<std::string> lane_names() const;
   Hash256 digest() const;
   size_t memory_count() const;
@@ -56,9 +63,9 @@ class RecallEngine {
   void read(const std::function<void(const ReplicaState&)>& fn) const;
 
  private:
-  mutable std::shared_mutex mutex_;
-  ReplicaState state_;                        // guarded by mutex_
-  std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by mutex_
+  FairRwLock lock_;
+  ReplicaState state_;                        // guarded by lock_
+  std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by lock_ (background work by their own)
   ScoringWeights weights_;
 };
 

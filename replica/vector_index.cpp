@@ -1,0 +1,246 @@
+#include "replica/vector_index.hpp"
+
+#include "replica/fair_rw_lock.hpp"
+
+// The one translation unit that includes hnswlib: its header defines non-inline functions.
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+namespace vasana {
+
+namespace {
+
+enum class Where : uint8_t { absent, buffered, graphed };
+enum class GraphCopy : uint8_t { none, live, deleted };  // the slot's label in the graph
+
+// Best first; equal similarities in slot order, so results do not depend on scan order.
+bool better(const VectorHit& a, const VectorHit& b) {
+  return a.similarity != b.similarity ? a.similarity > b.similarity : a.slot < b.slot;
+}
+
+std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
+  if (hits.size() > k) {
+    std::nth_element(hits.begin(), hits.begin() + k, hits.end(), better);
+    hits.resize(k);
+  }
+  std::sort(hits.begin(), hits.end(), better);
+  return hits;
+}
+
+}  // namespace
+
+using FairLock = FairRwLock;
+
+struct VectorIndex::Impl {
+  Impl(uint32_t dim, const VectorIndexOptions& o)
+      : dim(dim),
+        space(dim),
+        graph(&space, std::max<size_t>(o.initial_capacity, 1), o.m, o.ef_construction, o.seed),
+        distance(space.get_dist_func()),
+        distance_param(space.get_dist_func_param()) {
+    graph.setEf(o.ef_search);
+  }
+
+  float similarity(const float* q, const void* v) const { return 1.0f - distance(q, v, distance_param); }
+
+  void grow_slots(uint32_t slot) {
+    if (slot < where.size()) return;
+    where.resize(size_t(slot) + 1, Where::absent);
+    copy.resize(size_t(slot) + 1, GraphCopy::none);
+    internal.resize(size_t(slot) + 1, 0);
+    buffer_pos.resize(size_t(slot) + 1, 0);
+  }
+
+  // Row i of the buffer: the vector of buffer_slots[i].
+  float* row(size_t i) const { return blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
+
+  void buffer_append(uint32_t slot, const float* v) {
+    const size_t i = buffer_slots.size();
+    if (i / kBlockRows == blocks.size()) blocks.emplace_back(new float[kBlockRows * dim]);
+    std::copy(v, v + dim, row(i));
+    buffer_pos[slot] = static_cast<uint32_t>(i);
+    buffer_slots.push_back(slot);
+  }
+
+  // Swap-removes the slot's buffer row.
+  void buffer_erase(uint32_t slot) {
+    const uint32_t pos = buffer_pos[slot];
+    const size_t last = buffer_slots.size() - 1;
+    if (pos != last) {
+      const uint32_t moved = buffer_slots[last];
+      buffer_slots[pos] = moved;
+      buffer_pos[moved] = pos;
+      std::copy(row(last), row(last) + dim, row(pos));
+    }
+    buffer_slots.pop_back();
+    // Keep one spare block, so a buffer hovering at a block boundary does not reallocate.
+    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) blocks.pop_back();
+  }
+
+  void delete_graph_copy(uint32_t slot) {
+    graph.markDelete(slot);  // copy[slot] == live, so never a second delete
+    copy[slot] = GraphCopy::deleted;
+    --graph_live;
+  }
+
+  const float* data_of(uint32_t slot) const {
+    switch (where[slot]) {
+      case Where::buffered: return row(buffer_pos[slot]);
+      case Where::graphed: return reinterpret_cast<const float*>(graph.getDataByInternalId(internal[slot]));
+      case Where::absent: break;
+    }
+    return nullptr;
+  }
+
+  // Blocks of rows rather than one array: a bulk load of many vectors before the first drain
+  // never copies the buffer to grow it.
+  static constexpr size_t kBlockRows = 256;
+
+  const uint32_t dim;
+  // Order matters: the space must outlive the graph, which points into it.
+  hnswlib::InnerProductSpace space;
+  hnswlib::HierarchicalNSW<float> graph;
+  hnswlib::DISTFUNC<float> distance;  // 1 - inner product
+  void* distance_param;
+
+  FairLock lock;                    // guards everything below and the graph
+  std::vector<Where> where;         // by slot
+  std::vector<GraphCopy> copy;      // by slot
+  std::vector<uint32_t> internal;   // by slot: hnswlib's internal id, when copy != none
+  std::vector<uint32_t> buffer_pos; // by slot: index in buffer_slots, when buffered
+  std::vector<uint32_t> buffer_slots;
+  std::vector<std::unique_ptr<float[]>> blocks;  // the rows of the buffer, kBlockRows each
+  size_t held = 0;
+  size_t graph_live = 0;            // graph points not marked deleted
+};
+
+VectorIndex::VectorIndex(uint32_t dim, VectorIndexOptions options)
+    : dim_(dim), impl_(std::make_unique<Impl>(dim, options)) {}
+
+VectorIndex::~VectorIndex() = default;
+
+Status VectorIndex::put(uint32_t slot, const std::vector<float>& v) {
+  if (v.size() != dim_)
+    return Status::InvalidArgument("vector has " + std::to_string(v.size()) + " dimensions; the index has " +
+                                   std::to_string(dim_));
+  Impl& s = *impl_;
+  auto guard = s.lock.write();
+  s.grow_slots(slot);
+  switch (s.where[slot]) {
+    case Where::buffered:
+      std::copy(v.begin(), v.end(), s.row(s.buffer_pos[slot]));
+      return Status::Ok();
+    case Where::graphed:
+      s.delete_graph_copy(slot);  // the new vector replaces it in place when drained
+      break;
+    case Where::absent:
+      ++s.held;
+      break;
+  }
+  s.buffer_append(slot, v.data());
+  s.where[slot] = Where::buffered;
+  return Status::Ok();
+}
+
+bool VectorIndex::remove(uint32_t slot) {
+  Impl& s = *impl_;
+  auto guard = s.lock.write();
+  if (slot >= s.where.size() || s.where[slot] == Where::absent) return false;
+  if (s.where[slot] == Where::buffered) s.buffer_erase(slot);
+  if (s.copy[slot] == GraphCopy::live) s.delete_graph_copy(slot);
+  s.where[slot] = Where::absent;
+  --s.held;
+  return true;
+}
+
+bool VectorIndex::contains(uint32_t slot) const {
+  auto guard = impl_->lock.read();
+  return slot < impl_->where.size() && impl_->where[slot] != Where::absent;
+}
+
+size_t VectorIndex::size() const {
+  auto guard = impl_->lock.read();
+  return impl_->held;
+}
+
+size_t VectorIndex::pending() const {
+  auto guard = impl_->lock.read();
+  return impl_->buffer_slots.size();
+}
+
+size_t VectorIndex::capacity() const {
+  auto guard = impl_->lock.read();
+  return impl_->graph.max_elements_;
+}
+
+Result<size_t> VectorIndex::index_pending(size_t max) {
+  Impl& s = *impl_;
+  size_t moved = 0;
+  while (moved < max) {
+    // One point per exclusive hold: a search waits for one insertion at most.
+    auto guard = s.lock.write();
+    if (s.buffer_slots.empty()) break;
+    const uint32_t slot = s.buffer_slots.back();
+    const float* v = s.row(s.buffer_slots.size() - 1);
+    try {
+      if (s.copy[slot] == GraphCopy::none && s.graph.cur_element_count >= s.graph.max_elements_)
+        s.graph.resizeIndex(s.graph.max_elements_ * 2);
+      // A label already in the graph (marked deleted by put) is updated in place and undeleted.
+      s.internal[slot] = s.graph.addPoint(v, slot, -1);
+    } catch (const std::exception& e) {
+      return Status::FailedPrecondition(std::string("vector index: cannot add to the HNSW graph: ") + e.what());
+    }
+    s.copy[slot] = GraphCopy::live;
+    ++s.graph_live;
+    s.buffer_erase(slot);
+    s.where[slot] = Where::graphed;
+    ++moved;
+  }
+  return moved;
+}
+
+std::vector<VectorHit> VectorIndex::search(const float* query, size_t k, size_t fetch, const SlotFilter& filter,
+                                           bool* graph_exhausted) const {
+  const Impl& s = *impl_;
+  std::vector<VectorHit> hits;
+  if (k == 0) return hits;
+  auto guard = s.lock.read();
+  for (size_t i = 0; i < s.buffer_slots.size(); ++i) {
+    const uint32_t slot = s.buffer_slots[i];
+    if (filter && !filter(slot)) continue;
+    hits.push_back({slot, s.similarity(query, s.row(i))});
+  }
+  const size_t want = std::max(fetch, k);
+  if (graph_exhausted) *graph_exhausted = want >= s.graph_live;
+  if (s.graph_live > 0) {
+    auto found = s.graph.searchKnn(query, want);  // deleted points are never returned
+    while (!found.empty()) {
+      const auto [distance, label] = found.top();
+      found.pop();
+      const auto slot = static_cast<uint32_t>(label);
+      if (filter && !filter(slot)) continue;
+      hits.push_back({slot, 1.0f - distance});
+    }
+  }
+  return best_k(std::move(hits), k);
+}
+
+std::vector<VectorHit> VectorIndex::search_exact(const float* query, const std::vector<uint32_t>& slots,
+                                                 size_t k) const {
+  const Impl& s = *impl_;
+  std::vector<VectorHit> hits;
+  if (k == 0) return hits;
+  hits.reserve(slots.size());
+  auto guard = s.lock.read();
+  for (uint32_t slot : slots) {
+    if (slot >= s.where.size()) continue;
+    if (const float* v = s.data_of(slot)) hits.push_back({slot, s.similarity(query, v)});
+  }
+  return best_k(std::move(hits), k);
+}
+
+}  // namespace vasana

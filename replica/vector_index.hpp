@@ -1,0 +1,96 @@
+// The semantic lane's vector index: unit vectors of one dimension under dense uint32 slots
+// (the caller maps slots to memory ids), ranked by inner product = cosine similarity.
+//
+// Two parts (DESIGN.md "Recall": ingest is not bounded by index building):
+// - a small exact buffer: put() only copies the vector there, so it is searchable at once, by
+//   brute force;
+// - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
+//   a larger k raises ef to k). index_pending() moves buffered vectors into the graph; a
+//   background thread calls it in small batches.
+// A slot's vector lives in exactly one of the two. This is the only file that includes
+// <hnswlib/hnswlib.h> (it cannot be included from two translation units).
+//
+// Graph details the caller never sees: putting a slot that is in the graph marks the graph copy
+// deleted and buffers the new vector; draining it re-adds the same label, which hnswlib turns
+// into an in-place update (and un-delete). remove() marks deleted (never twice). Deleted points
+// keep their capacity until their slot is reused, so callers should reuse freed slots. Capacity
+// doubles (resizeIndex) before an insert would exceed it.
+//
+// Threading: every method may be called from any thread at any time; an internal
+// reader-writer lock orders them. Searches share it. put(), remove() and each single point
+// moved by index_pending() take it exclusively (hnswlib's own documentation says addPoint is
+// not safe concurrently with searchKnn), so a search waits at most for one graph insertion
+// (0.3-1.2 ms at 10k-100k x 384 on this 2-core machine), never for a whole index_pending()
+// batch. The lock lets a waiting writer in before later readers (glibc's std::shared_mutex
+// alone prefers readers and can starve writers). A search reads the buffer and the graph under
+// one shared hold, so a vector being moved is seen exactly once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "protocol/status.hpp"
+
+namespace vasana {
+
+struct VectorHit {
+  uint32_t slot;
+  float similarity;  // inner product of the unit vectors: cosine similarity in [-1, 1]
+};
+
+struct VectorIndexOptions {
+  size_t initial_capacity = 1024;  // graph points before the first resize
+  size_t m = 16;
+  size_t ef_construction = 128;
+  size_t ef_search = 64;
+  uint64_t seed = 100;             // hnswlib's level generator: same inserts, same graph
+};
+
+class VectorIndex {
+ public:
+  // Decides, for a search, whether a slot may be returned.
+  using SlotFilter = std::function<bool(uint32_t slot)>;
+
+  explicit VectorIndex(uint32_t dim, VectorIndexOptions options = {});
+  ~VectorIndex();
+  VectorIndex(const VectorIndex&) = delete;
+  VectorIndex& operator=(const VectorIndex&) = delete;
+
+  uint32_t dim() const { return dim_; }
+
+  // Holds v (dim() floats, already L2-normalised by the caller) under slot, replacing what the
+  // slot held. Searchable as soon as this returns. InvalidArgument for a wrong dimension.
+  Status put(uint32_t slot, const std::vector<float>& v);
+  // Forgets the slot's vector: no search returns it afterwards. False when nothing was held
+  // (removing twice is harmless).
+  bool remove(uint32_t slot);
+  bool contains(uint32_t slot) const;
+
+  size_t size() const;      // slots held
+  size_t pending() const;   // of which still in the exact buffer
+  size_t capacity() const;  // graph points allocated (deleted ones included)
+
+  // Moves at most max buffered vectors into the graph, in no particular order; returns how many
+  // moved. An error (out of memory in hnswlib) leaves the vector in the buffer, still found.
+  Result<size_t> index_pending(size_t max);
+
+  // At most k held slots accepted by filter (none: all), best first (ties by slot). query is
+  // dim() floats, unit length. The buffer is searched exactly; the graph approximately for
+  // its best max(fetch, k) points, which the filter then thins, so a caller filtering out most
+  // slots passes a larger fetch. graph_exhausted (optional) is set when fetch covered every
+  // graph point, so a larger fetch cannot find more.
+  std::vector<VectorHit> search(const float* query, size_t k, size_t fetch = 0, const SlotFilter& filter = {},
+                                bool* graph_exhausted = nullptr) const;
+  // Exact: the best k of the given slots (slots not held are skipped). O(slots * dim).
+  std::vector<VectorHit> search_exact(const float* query, const std::vector<uint32_t>& slots, size_t k) const;
+
+ private:
+  struct Impl;
+  uint32_t dim_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vasana

@@ -1,0 +1,207 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "replica/vector_index.hpp"
+
+namespace vasana {
+namespace {
+
+constexpr uint32_t kDim = 32;
+
+// Random unit vectors from one seeded generator, so a failure replays.
+std::vector<std::vector<float>> unit_vectors(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<std::vector<float>> out(n, std::vector<float>(kDim));
+  for (auto& v : out) {
+    double norm = 0;
+    for (float& x : v) {
+      x = u(rng);
+      norm += double(x) * x;
+    }
+    for (float& x : v) x = float(x / std::sqrt(norm));
+  }
+  return out;
+}
+
+void put_all(VectorIndex& index, const std::vector<std::vector<float>>& vs) {
+  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+}
+
+// The best hit for v, or -1 when nothing comes back.
+int64_t top(const VectorIndex& index, const std::vector<float>& v) {
+  auto hits = index.search(v.data(), 1);
+  return hits.empty() ? -1 : int64_t(hits[0].slot);
+}
+
+bool returned(const std::vector<VectorHit>& hits, uint32_t slot) {
+  for (const auto& h : hits)
+    if (h.slot == slot) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a just-added vector is found at once from the buffer, and still after draining into the graph",
+          "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(200, 1);
+  put_all(index, vs);
+  CHECK(index.size() == 200);
+  CHECK(index.pending() == 200);
+  CHECK(top(index, vs[17]) == 17);
+  auto hits = index.search(vs[17].data(), 5);
+  REQUIRE(hits.size() == 5);
+  CHECK(hits[0].similarity == Approx(1.0f).margin(1e-5));
+  CHECK(hits[1].similarity < hits[0].similarity);
+
+  auto moved = index.index_pending(1000);
+  REQUIRE(moved.ok());
+  CHECK(*moved == 200);
+  CHECK(index.pending() == 0);
+  for (uint32_t i : {0u, 17u, 199u}) CHECK(top(index, vs[i]) == i);
+  // Negative control: a slot never put is neither held nor returned.
+  CHECK(!index.contains(200));
+  CHECK(!returned(index.search(vs[17].data(), 200), 200));
+}
+
+TEST_CASE("a removed vector is never returned, whether it was buffered or in the graph", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(100, 2);
+  for (uint32_t i = 0; i < 50; ++i) REQUIRE(index.put(i, vs[i]).ok());
+  REQUIRE(index.index_pending(50).ok());
+  for (uint32_t i = 50; i < 100; ++i) REQUIRE(index.put(i, vs[i]).ok());
+
+  CHECK(index.remove(10));  // in the graph
+  CHECK(index.remove(60));  // in the buffer
+  CHECK(!index.remove(10)); // twice: harmless
+  CHECK(!index.remove(500));
+  CHECK(index.size() == 98);
+  for (uint32_t gone : {10u, 60u}) {
+    CHECK(!returned(index.search(vs[gone].data(), 100, 100), gone));
+    CHECK(index.search_exact(vs[gone].data(), {gone}, 10).empty());
+  }
+  REQUIRE(index.index_pending(100).ok());
+  CHECK(!returned(index.search(vs[60].data(), 100, 100), 60));
+  // Positive control: their neighbours are still there.
+  CHECK(top(index, vs[11]) == 11);
+  CHECK(top(index, vs[61]) == 61);
+}
+
+TEST_CASE("putting a slot again replaces its vector, in the buffer and in the graph", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(60, 3);
+  for (uint32_t i = 0; i < 50; ++i) REQUIRE(index.put(i, vs[i]).ok());
+  REQUIRE(index.put(5, vs[50]).ok());  // still buffered
+  CHECK(top(index, vs[50]) == 5);
+  CHECK(top(index, vs[5]) != 5);
+
+  REQUIRE(index.index_pending(100).ok());
+  const size_t capacity = index.capacity();
+  REQUIRE(index.put(7, vs[51]).ok());  // in the graph: the old copy is hidden at once
+  CHECK(index.pending() == 1);
+  CHECK(top(index, vs[51]) == 7);
+  CHECK(top(index, vs[7]) != 7);
+  REQUIRE(index.index_pending(100).ok());  // same label: updated in place
+  CHECK(top(index, vs[51]) == 7);
+  CHECK(top(index, vs[7]) != 7);
+  CHECK(index.size() == 50);
+  CHECK(index.capacity() == capacity);
+}
+
+TEST_CASE("a freed slot is reused for a new vector without a new graph point", "[semantic]") {
+  VectorIndex index(kDim, VectorIndexOptions{4});
+  const auto vs = unit_vectors(5, 4);
+  for (uint32_t i = 0; i < 4; ++i) REQUIRE(index.put(i, vs[i]).ok());
+  REQUIRE(index.index_pending(10).ok());
+  CHECK(index.remove(2));
+  REQUIRE(index.put(2, vs[4]).ok());
+  REQUIRE(index.index_pending(10).ok());
+  CHECK(index.capacity() == 4);  // the deleted point was undeleted, not a fifth one added
+  CHECK(top(index, vs[4]) == 2);
+  CHECK(top(index, vs[2]) != 2);
+}
+
+TEST_CASE("the graph grows past its initial capacity", "[semantic]") {
+  VectorIndex index(kDim, VectorIndexOptions{8});
+  CHECK(index.capacity() == 8);
+  const auto vs = unit_vectors(300, 5);
+  put_all(index, vs);
+  auto moved = index.index_pending(1000);
+  REQUIRE(moved.ok());
+  CHECK(*moved == 300);
+  CHECK(index.capacity() >= 300);
+  size_t found = 0;
+  for (uint32_t i = 0; i < vs.size(); ++i) found += top(index, vs[i]) == i;
+  CHECK(found == vs.size());
+}
+
+TEST_CASE("a filter with a larger fetch restricts hits to the slots a caller wants", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(400, 6);
+  put_all(index, vs);
+  REQUIRE(index.index_pending(300).ok());  // some in the graph, some buffered
+  auto odd = [](uint32_t slot) { return slot % 2 == 1; };
+  bool exhausted = true;
+  auto hits = index.search(vs[8].data(), 10, 100, odd, &exhausted);
+  CHECK(!exhausted);
+  REQUIRE(hits.size() == 10);
+  for (const auto& h : hits) CHECK(h.slot % 2 == 1);
+  // Positive control: without the filter the query's own slot comes first.
+  CHECK(index.search(vs[8].data(), 10)[0].slot == 8);
+  index.search(vs[8].data(), 10, 300, odd, &exhausted);
+  CHECK(exhausted);
+}
+
+TEST_CASE("exact search ranks exactly the given slots", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(50, 7);
+  put_all(index, vs);
+  REQUIRE(index.index_pending(25).ok());
+  auto hits = index.search_exact(vs[3].data(), {30, 3, 40, 10, 999}, 10);
+  REQUIRE(hits.size() == 4);  // 999 is not held
+  CHECK(hits[0].slot == 3);
+  for (size_t i = 1; i < hits.size(); ++i) CHECK(hits[i - 1].similarity >= hits[i].similarity);
+}
+
+TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
+  VectorIndex index(kDim);
+  auto s = index.put(0, {1.0f, 0.0f, 0.0f});
+  CHECK(s.code() == Code::invalid_argument);
+  CHECK(s.message() == "vector has 3 dimensions; the index has 32");
+  CHECK(index.size() == 0);
+}
+
+TEST_CASE("searches running while the buffer drains see every vector exactly once", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(1500, 8);
+  put_all(index, vs);
+  std::atomic<bool> done{false}, failed{false};
+  std::thread drainer([&] {  // Catch's REQUIRE is not for other threads
+    while (index.pending() > 0 && !failed) failed = !index.index_pending(16).ok();
+    done = true;
+  });
+  size_t searches = 0, misses = 0, duplicates = 0;
+  std::mt19937 rng(9);
+  while (!done || searches < 50) {
+    const uint32_t i = rng() % vs.size();
+    auto hits = index.search(vs[i].data(), 10);
+    std::set<uint32_t> slots;
+    for (const auto& h : hits) slots.insert(h.slot);
+    duplicates += slots.size() != hits.size();
+    misses += hits.empty() || hits[0].slot != i;
+    ++searches;
+  }
+  drainer.join();
+  CHECK(!failed);
+  CHECK(index.pending() == 0);
+  CHECK(duplicates == 0);
+  CHECK(misses == 0);
+}
+
+}  // namespace vasana
