@@ -23,9 +23,10 @@ mkdir -p "$out"
 rm -f "$out"/*.run
 build/tests/eval/cranfield_eval --cranfield "$cran" --tag vasana-bm25-k1.2-b0.75 "$out/vasana-bm25-k1.2-b0.75.run"
 build/tests/eval/cranfield_eval --cranfield "$cran" --k1 1 --b 0.5 --tag vasana-bm25-k1-b0.5 "$out/vasana-bm25-k1-b0.5.run"
+build/tests/eval/cranfield_eval --cranfield "$cran" --fused --tag vasana-fused "$out/vasana-fused.run"
 /usr/bin/python3 tests/eval/cranfield_xapian.py "$cran" "$out"
 echo "Xapian $(/usr/bin/python3 -c 'import xapian; print(xapian.version_string())')"
 python3 tests/eval/cranfield_metrics.py "$cran/cranqrel" \
   "$out/vasana-bm25-k1.2-b0.75.run" "$out/xapian-bm25-k1.2-b0.75.run" \
-  "$out/vasana-bm25-k1-b0.5.run" "$out/xapian-bm25-default.run" \
+  "$out/vasana-bm25-k1-b0.5.run" "$out/xapian-bm25-default.run" "$out/vasana-fused.run" \
   --ratio vasana-bm25-k1.2-b0.75 xapian-bm25-k1.2-b0.75

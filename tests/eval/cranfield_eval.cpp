@@ -3,7 +3,10 @@
 // TREC run (qid Q0 docid rank score tag) for cranfield_metrics.py, the one scorer shared with
 // the Xapian peer runs (cranfield_xapian.py reads the files the same way).
 //
-// usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] OUT.run
+// With --fused, the documents go into a RecallEngine with every registered lane instead, and
+// the run is fused recall (reciprocal-rank fusion after admission), at most 1000 deep.
+//
+// usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] [--fused] OUT.run
 // DIR defaults to ../shared/eval/cranfield relative to the repository root.
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +18,8 @@
 #include <vector>
 
 #include "replica/bm25_index.hpp"
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
 
 namespace {
 
@@ -73,11 +78,57 @@ int usage() {
 
 }  // namespace
 
+int run_fused(const std::vector<Record>& docs, const std::vector<Record>& queries, const std::string& realm,
+              size_t depth, const std::string& tag, const std::string& out_path) {
+  using namespace vasana;
+  RecallEngine engine(make_all_lanes(), ScoringWeights{});
+  std::map<uint64_t, int> doc_of;  // seqno -> document number
+  uint64_t seq = 0;
+  for (const Record& d : docs) {
+    auto w = d.fields.find('W');
+    PutMemoryOp p;
+    p.realm = realm;
+    p.text = w == d.fields.end() ? std::string() : w->second;
+    ++seq;
+    doc_of[seq] = d.number;
+    Status s = engine.apply(OrderKey{Hlc::make(1000 + seq, 0), InstanceId(1), Seqno(seq)}, p);
+    if (!s.ok()) {
+      std::cerr << "cranfield_eval: " << s.to_string() << "\n";
+      return 1;
+    }
+  }
+  engine.warm();
+  while (engine.background_pending() > 0) engine.background_step(1024);
+  std::ofstream out(out_path);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    auto w = queries[q].fields.find('W');
+    RecallRequest r;
+    r.text = w == queries[q].fields.end() ? std::string() : w->second;
+    r.scope = QueryScope{{realm}, 1'000'000'000'000, false};
+    r.limit = depth;
+    r.now_ms = r.scope.as_of_ms;
+    auto res = engine.recall(r);
+    if (!res.ok()) {
+      std::cerr << "cranfield_eval: " << res.status().to_string() << "\n";
+      return 1;
+    }
+    for (size_t rank = 0; rank < res->hits.size(); ++rank) {
+      char score[32];
+      std::snprintf(score, sizeof score, "%.9f", res->hits[rank].score);
+      out << q + 1 << " Q0 " << doc_of[res->hits[rank].id.seqno.value] << ' ' << rank + 1 << ' ' << score << ' ' << tag
+          << '\n';
+    }
+  }
+  out.close();
+  return out ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   std::string dir = std::string(VASANA_SOURCE_DIR) + "/../shared/eval/cranfield";
   std::string out_path, tag = "vasana-bm25";
   vasana::Bm25Params params;
   size_t depth = 1000;
+  bool fused = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -89,6 +140,8 @@ int main(int argc, char** argv) {
       params.b = std::atof(argv[++i]);
     } else if (arg == "--depth" && has_value) {
       depth = static_cast<size_t>(std::atol(argv[++i]));
+    } else if (arg == "--fused") {
+      fused = true;
     } else if (arg == "--tag" && has_value) {
       tag = argv[++i];
     } else if (out_path.empty() && arg[0] != '-') {
@@ -108,6 +161,7 @@ int main(int argc, char** argv) {
   const std::vector<Record> queries = parse_smart(queries_text);
 
   const std::vector<std::string> realms{"cranfield"};
+  if (fused) return run_fused(docs, queries, realms[0], std::min<size_t>(depth, 1000), tag, out_path);
   vasana::Bm25Index index(params);
   for (const Record& d : docs) {
     auto w = d.fields.find('W');
