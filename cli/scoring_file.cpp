@@ -14,8 +14,8 @@ namespace {
 
 using Setter = std::function<void(ScoringWeights&, double)>;
 
-const std::map<std::string, Setter>& fields() {
-  static const std::map<std::string, Setter> f = {
+std::map<std::string, Setter> make_fields() {
+  std::map<std::string, Setter> f = {
       {"rrf_k", [](ScoringWeights& w, double v) { w.rrf_k = v; }},
       {"pool_factor", [](ScoringWeights& w, double v) { w.pool_factor = v < 1 ? 0 : size_t(v); }},
       {"known_threshold", [](ScoringWeights& w, double v) { w.known_threshold = v; }},
@@ -33,6 +33,15 @@ const std::map<std::string, Setter>& fields() {
       {"status.observed", [](ScoringWeights& w, double v) { w.status.observed = v; }},
       {"status.staged", [](ScoringWeights& w, double v) { w.status.staged = v; }},
   };
+  for (const char* lane : {"keyword", "semantic", "temporal", "graph", "hdc", "correction"}) {
+    const std::string name = lane;
+    f["lane_weight." + name] = [name](ScoringWeights& w, double v) { w.lane_weight[name] = v; };
+  }
+  return f;
+}
+
+const std::map<std::string, Setter>& fields() {
+  static const std::map<std::string, Setter> f = make_fields();
   return f;
 }
 

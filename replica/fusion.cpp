@@ -36,11 +36,13 @@ std::vector<FusedHit> fuse(const std::vector<AdmittedLane>& lanes,
                            const ScoringWeights& w, size_t limit) {
   std::map<MemoryId, FusedHit> by_id;
   for (const auto& lane : lanes) {
+    auto lw = w.lane_weight.find(lane.lane);
+    const double weight = lw == w.lane_weight.end() ? 1.0 : lw->second;
     for (size_t i = 0; i < lane.hits.size(); ++i) {
       const LaneHit& h = lane.hits[i];
       FusedHit& f = by_id[h.id];
       f.id = h.id;
-      f.rrf += 1.0 / (w.rrf_k + double(i + 1));
+      f.rrf += weight / (w.rrf_k + double(i + 1));
       f.lanes.push_back(LaneRank{lane.lane, i + 1, h.score});
     }
   }

@@ -1,7 +1,7 @@
 // Reciprocal-rank fusion of the admitted candidates of every lane, then the bounded multipliers
 // of the scoring file, with an explanation of every hit (DESIGN.md "Recall").
 //
-//   rrf(d)   = sum over lanes that found d of 1 / (rrf_k + rank of d in that lane)
+//   rrf(d)   = sum over lanes that found d of lane_weight / (rrf_k + rank of d in that lane)
 //   score(d) = rrf(d) * kind_prior * status_weight * epistemic_weight * strength * phrase_boost
 //
 // Fusion only ever sees admitted candidates: the caller passes each lane's hits after admit().

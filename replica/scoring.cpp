@@ -30,6 +30,10 @@ Status validate(const ScoringWeights& w) {
   if (s.ok()) s = check("strength_max", w.strength_max, 1, 4);
   if (s.ok()) s = check("exact_phrase_boost", w.exact_phrase_boost, 1, 4);
   if (s.ok()) s = check("known_threshold", w.known_threshold, 0, 1);
+  for (const auto& [lane, weight] : w.lane_weight) {
+    if (!s.ok()) break;
+    s = check(("lane_weight." + lane).c_str(), weight, 0, 4);
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <string>
 
 #include "protocol/op_values.hpp"
@@ -16,6 +17,11 @@ struct ScoringWeights {
   // Reciprocal-rank fusion constant and candidate pool (a multiple of the limit).
   double rrf_k = 60;
   size_t pool_factor = 4;
+  // Weighted reciprocal-rank fusion: each lane's 1 / (rrf_k + rank) is multiplied by its weight.
+  // A lane not listed weighs 1. The built-in embedder (hashed n-grams) and the HDC codes are
+  // weak rankers on their own; at full weight they dilute BM25 (Cranfield, ops/eval-cranfield.sh).
+  std::map<std::string, double> lane_weight = {{"keyword", 1.0}, {"semantic", 0.5}, {"temporal", 1.0},
+                                               {"graph", 1.0},   {"hdc", 0.25},     {"correction", 1.0}};
   // Kind priors, indexed by MemoryKind: corrections and preferences are what an agent must not
   // miss.
   std::array<double, 6> kind_prior = {1.3, 1.2, 1.1, 1.0, 1.0, 0.9};

@@ -44,6 +44,7 @@ TEST_CASE("the example scoring file, uncommented, loads and equals the built-in 
   CHECK(w->status.active == d.status.active);
   CHECK(w->status.observed == d.status.observed);
   CHECK(w->status.staged == d.status.staged);
+  CHECK(w->lane_weight == d.lane_weight);
 }
 
 TEST_CASE("a scoring value out of range is refused naming the field and its range") {
@@ -52,6 +53,8 @@ TEST_CASE("a scoring value out of range is refused naming the field and its rang
   CHECK_THAT(w.status().message(), Catch::Contains("kind_prior.correction must be from 0.25 to 4 (got 9)"));
   w = parse_scoring("known_threshold = -0.1\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("known_threshold must be from 0 to 1"));
+  w = parse_scoring("[lane_weight]\nhdc = 5\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("lane_weight.hdc must be from 0 to 4 (got 5)"));
   w = parse_scoring("rrf_k = 60\n[status]\nstaged = 0.2\n", "s.toml");
   CHECK(w.ok());  // in range: accepted
   CHECK(w->status.staged == 0.2);
