@@ -77,7 +77,7 @@ TEST_CASE("similar texts are closer than unrelated ones", "[semantic]") {
   CHECK(dot(embed("deployment"), embed("deploying")) > dot(embed("deployment"), embed("banana")) + 0.2f);
 }
 
-TEST_CASE("non-ASCII words are embedded by code point; only ASCII letters are lowercased", "[semantic]") {
+TEST_CASE("non-ASCII words are embedded by code point and only ASCII letters are lowercased", "[semantic]") {
   const auto a = embed("Grüße aus München");
   CHECK(dot(a, a) == Approx(1.0).epsilon(1e-6));
   CHECK(a == embed("GRüße AUS MüNCHEN"));

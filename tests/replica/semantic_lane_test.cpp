@@ -143,7 +143,7 @@ TEST_CASE("an updated text is found by its new meaning, not the old", "[semantic
   CHECK(f.lane.size() == 2);
 }
 
-TEST_CASE("a memory's own vector is used instead of its text; an unusable one falls back to the text",
+TEST_CASE("a memory's own vector is used instead of its text, and an unusable one falls back to the text",
           "[semantic]") {
   Fixture f;
   auto own = f.put("work", "zebra crossing", basis(7));
