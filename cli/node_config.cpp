@@ -1,6 +1,6 @@
 #include "cli/node_config.hpp"
 
-#include <toml++/toml.h>
+#include "cli/toml_file.hpp"
 
 #include <functional>
 #include <map>
@@ -98,14 +98,9 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
 
 Result<NodeConfig> parse_node_config(const std::string& text, const std::string& path) {
   NodeConfig cfg;
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream o;
-    o << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
-    return Status::InvalidArgument(o.str());
-  }
+  auto parsed = parse_toml(text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& root = *parsed;
   const auto& sch = schema();
   for (const auto& [section, node] : root) {
     std::string sname(section.str());
@@ -126,8 +121,8 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
 
 Result<NodeConfig> load_node_config(const std::string& path) {
   if (path.empty()) return NodeConfig{};
-  auto text = read_whole_file(path);
-  if (!text.ok()) return Status::InvalidArgument("cannot read config file " + path + ": " + text.status().message());
+  auto text = read_toml_text(path, "config file");
+  if (!text.ok()) return text.status();
   return parse_node_config(*text, path);
 }
 

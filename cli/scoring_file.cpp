@@ -1,6 +1,6 @@
 #include "cli/scoring_file.hpp"
 
-#include <toml++/toml.h>
+#include "cli/toml_file.hpp"
 
 #include <functional>
 #include <map>
@@ -58,14 +58,9 @@ Status set_field(const std::string& name, const toml::node& n, ScoringWeights& w
 
 Result<ScoringWeights> parse_scoring(const std::string& text, const std::string& path) {
   ScoringWeights w;
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream o;
-    o << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
-    return Status::InvalidArgument(o.str());
-  }
+  auto parsed = parse_toml(text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& root = *parsed;
   for (const auto& [key, node] : root) {
     std::string k(key.str());
     Status s;
@@ -86,8 +81,8 @@ Result<ScoringWeights> parse_scoring(const std::string& text, const std::string&
 
 Result<ScoringWeights> load_scoring(const std::string& path) {
   if (path.empty()) return ScoringWeights{};
-  auto text = read_whole_file(path);
-  if (!text.ok()) return Status::InvalidArgument("cannot read scoring file " + path + ": " + text.status().message());
+  auto text = read_toml_text(path, "scoring file");
+  if (!text.ok()) return text.status();
   return parse_scoring(*text, path);
 }
 

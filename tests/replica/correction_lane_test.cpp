@@ -2,29 +2,14 @@
 
 #include "replica/correction_lane.hpp"
 #include "replica/replica_state.hpp"
+#include "tests/replica/lane_world.hpp"
 
 namespace vasana {
 namespace {
 
-struct CorrectionWorld {
-  ReplicaState state;
-  CorrectionLane lane;
-  uint64_t seq = 0;
-
-  MemoryId apply(const OpValue& op) {
-    ++seq;
-    const OrderKey key{Hlc::make(1000 + seq, 0), InstanceId(7), Seqno(seq)};
-    StateChange change;
-    REQUIRE(state.apply(key, op, &change).ok());
-    lane.update(change, state);
-    return key.op_id();
-  }
+struct CorrectionWorld : test::LaneWorld<CorrectionLane> {
   MemoryId put(const std::string& realm, const std::string& text) {
-    PutMemoryOp p;
-    p.realm = realm;
-    p.kind = MemoryKind::correction;
-    p.text = text;
-    return apply(p);
+    return LaneWorld::put(realm, text, MemoryKind::correction);
   }
   MemoryId correct(const std::string& realm, const std::string& wrong, const std::string& right, MemoryId source) {
     return apply(AddCorrectionOp{realm, wrong, right, "", source});

@@ -2,29 +2,12 @@
 
 #include "replica/graph_lane.hpp"
 #include "replica/replica_state.hpp"
+#include "tests/replica/lane_world.hpp"
 
 namespace vasana {
 namespace {
 
-struct GraphWorld {
-  ReplicaState state;
-  GraphLane lane;
-  uint64_t seq = 0;
-
-  MemoryId apply(const OpValue& op) {
-    ++seq;
-    const OrderKey key{Hlc::make(1000 + seq, 0), InstanceId(7), Seqno(seq)};
-    StateChange change;
-    REQUIRE(state.apply(key, op, &change).ok());
-    lane.update(change, state);
-    return key.op_id();
-  }
-  MemoryId put(const std::string& realm, const std::string& text) {
-    PutMemoryOp p;
-    p.realm = realm;
-    p.text = text;
-    return apply(p);
-  }
+struct GraphWorld : test::LaneWorld<GraphLane> {
   MemoryId triplet(const std::string& realm, const std::string& s, const std::string& p, const std::string& o,
                    MemoryId source, int64_t from = kOpenPast, int64_t to = kOpenFuture) {
     return apply(AddTripletOp{realm, s, p, o, from, to, source});

@@ -2,29 +2,12 @@
 
 #include "replica/hdc_lane.hpp"
 #include "replica/replica_state.hpp"
+#include "tests/replica/lane_world.hpp"
 
 namespace vasana {
 namespace {
 
-struct HdcWorld {
-  ReplicaState state;
-  HdcLane lane;
-  uint64_t seq = 0;
-
-  MemoryId apply(const OpValue& op) {
-    ++seq;
-    const OrderKey key{Hlc::make(1000 + seq, 0), InstanceId(7), Seqno(seq)};
-    StateChange change;
-    REQUIRE(state.apply(key, op, &change).ok());
-    lane.update(change, state);
-    return key.op_id();
-  }
-  MemoryId put(const std::string& realm, const std::string& text) {
-    PutMemoryOp p;
-    p.realm = realm;
-    p.text = text;
-    return apply(p);
-  }
+struct HdcWorld : test::LaneWorld<HdcLane> {
   std::vector<MemoryId> ids(const std::string& text, std::vector<std::string> realms = {"work"}) const {
     LaneQuery q;
     q.text = text;
