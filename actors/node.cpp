@@ -6,12 +6,16 @@
 #include <chrono>
 #include <cstdio>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <thread>
 #include <optional>
 
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
 #include "actors/query_actor.hpp"
+#include "actors/replica_actor.hpp"
 #include "protocol/op_codec.hpp"
 #include "replica/lane_registry.hpp"
 #include "store/writer_dirs.hpp"
@@ -41,6 +45,8 @@ struct Node::Impl {
   writer_actor writer;
   std::vector<query_actor> queries;
   std::shared_ptr<RecallEngine> engine;
+  replica_actor replica;
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged;  // highest own seqno made durable
   // Lanes' deferred index work (the semantic lane's graph), off the write and query paths.
   std::thread indexer;
   std::atomic<bool> indexer_stop{false};
@@ -118,19 +124,17 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                              rec->read_only_reason);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
-  // Committed records reach the replica before their writers are answered: after remember
-  // returns, a recall on this node sees the memory.
-  state->subscribe([engine = impl->engine, instance = impl->identity.instance,
-                    log = impl->log](const std::vector<CommittedRecord>& records) {
-    for (const auto& r : records) {
-      auto op = decode_op(r.op_type, r.payload);
-      Status s = op.ok() ? engine->apply(OrderKey{r.ts, instance, r.seqno}, *op) : op.status();
-      if (!s.ok()) log("replica: seqno " + std::to_string(r.seqno.value) + " not applied: " + s.to_string());
-    }
-  });
-
   impl->config = std::make_unique<NodeSystemConfig>(impl->options.worker_threads);
   impl->system = std::make_unique<caf::actor_system>(*impl->config);
+  // Committed records go to the replica actor, which applies them off the writer's thread; the
+  // writer publishes how far it has acknowledged, and a query first waits until the replica
+  // has applied that far: after remember returns, a recall on this node sees the memory.
+  impl->replica = spawn_replica_actor(*impl->system, impl->engine, impl->identity.instance, impl->log);
+  impl->acknowledged = std::make_shared<std::atomic<uint64_t>>(rec->scan.last_seqno.value);
+  state->subscribe([replica = impl->replica, acked = impl->acknowledged](const std::vector<CommittedRecord>& records) {
+    caf::anon_send(replica, apply_atom::value, std::make_shared<const std::vector<CommittedRecord>>(records));
+    acked->store(records.back().seqno.value, std::memory_order_release);
+  });
   impl->writer = spawn_writer(*impl->system, state);
 
   std::vector<std::string> eps = impl->options.client_endpoints;
@@ -143,7 +147,8 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->endpoint = std::move(ep.value());
   std::vector<query_actor> queries;
   for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
-    queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get()));
+    queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get(),
+                                        ReadYourWrites{impl->identity.instance, impl->acknowledged}));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
@@ -163,6 +168,8 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   // Started last: no early return above may leave a joinable thread behind.
   impl->indexer = std::thread([engine = impl->engine, stop = &impl->indexer_stop] {
     pthread_setname_np(pthread_self(), "vasana.indexer");
+    // Graph building is catch-up work: it yields the cores to writes and queries.
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
     while (!stop->load(std::memory_order_relaxed))
       if (engine->background_step(64) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   });
@@ -183,6 +190,8 @@ void Node::stop() {
     caf::anon_send_exit(i.writer, caf::exit_reason::user_shutdown);
     for (auto& q : i.queries) caf::anon_send_exit(q, caf::exit_reason::user_shutdown);
     i.queries.clear();
+    caf::anon_send_exit(i.replica, caf::exit_reason::user_shutdown);
+    i.replica = nullptr;
     // Handles keep actors alive, and the system waits for its detached writer thread to end.
     // The writer's completions reply through the endpoint, so it goes only after the writer.
     i.gateway.reset();

@@ -53,9 +53,15 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
 namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer, std::shared_ptr<const RecallEngine> engine,
-                                          ClientEndpoint* endpoint) {
+                                          ClientEndpoint* endpoint, ReadYourWrites ryw) {
   return {
       [=](const ClientCall& call) {
+        const Seqno acked(ryw.acknowledged->load(std::memory_order_acquire));
+        if (!engine->wait_applied(ryw.writer, acked, std::chrono::seconds(5))) {
+          endpoint->reply(call, error_response(call.request.request_id, ClientError::unavailable,
+                                               "the replica is more than 5 s behind the writer; try again"));
+          return;
+        }
         endpoint->reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
       },
   };
@@ -64,8 +70,8 @@ query_actor::behavior_type query_behavior(query_actor::pointer, std::shared_ptr<
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine,
-                              ClientEndpoint* endpoint) {
-  return sys.spawn(query_behavior, std::move(engine), endpoint);
+                              ClientEndpoint* endpoint, ReadYourWrites ryw) {
+  return sys.spawn(query_behavior, std::move(engine), endpoint, std::move(ryw));
 }
 
 }  // namespace vasana

@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <memory>
 
 #include "actors/client_endpoint.hpp"
@@ -15,9 +16,16 @@ namespace vasana {
 
 using query_actor = caf::typed_actor<caf::reacts_to<ClientCall>>;
 
+// What a query waits for before it reads: the replica has applied every op of the node's own
+// writer up to the highest seqno acknowledged when the query started.
+struct ReadYourWrites {
+  InstanceId writer;
+  std::shared_ptr<const std::atomic<uint64_t>> acknowledged;
+};
+
 // endpoint receives the answers and must outlive the actor's last message.
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine,
-                              ClientEndpoint* endpoint);
+                              ClientEndpoint* endpoint, ReadYourWrites ryw);
 
 // The recall of one client call, answered as a ClientResponse (pure: no actor needed).
 ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);

@@ -131,15 +131,25 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   req.kind = writes ? ClientRequest::Kind::remember : ClientRequest::Kind::ping;
   req.memory.realm = "bench";
   req.memory.kind = "episode";
-  req.memory.text =
-      "observed that the deployment pipeline retries flaky integration tests twice before failing the build, "
-      "and that the retry budget is configured per repository.";
+  // Texts vary, as real memories do (identical texts would make every index's job atypical).
+  static const char* kWords[] = {"deployment", "pipeline", "retries", "flaky", "integration", "tests", "build",
+                                 "budget",     "repository", "staging", "cluster", "latency", "owner", "schema",
+                                 "release",    "rollback", "canary",   "alert",   "quota",   "region"};
+  uint64_t counter = 0;
+  auto next_text = [&] {
+    std::string t = "observed that the";
+    uint64_t x = ++counter * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
+      t += std::string(" ") + kWords[(x >> 33) % 20];
+    return t;
+  };
   std::vector<double> all;
   std::vector<Clock::time_point> sent(writers);
   std::vector<std::unordered_map<uint64_t, size_t>> writer_of(connections);  // request id -> writer
   size_t errors = 0, in_flight = 0;
   auto start = Clock::now(), end_time = start + secs(seconds);
   auto send = [&](size_t w) {
+    if (writes) req.memory.text = next_text();
     sent[w] = Clock::now();
     auto rid = clients[w % connections]->send(req);
     if (!rid.ok()) return;

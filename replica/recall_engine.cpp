@@ -9,12 +9,27 @@ RecallEngine::RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeig
     : lanes_(std::move(lanes)), weights_(weights) {}
 
 Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
-  auto lock = lock_.write();
-  StateChange change;
-  Status s = state_.apply(key, op, &change);
-  if (!s.ok()) return s;
-  for (auto& lane : lanes_) lane->update(change, state_);
+  {
+    auto lock = lock_.write();
+    StateChange change;
+    Status s = state_.apply(key, op, &change);
+    if (!s.ok()) return s;
+    for (auto& lane : lanes_) lane->update(change, state_);
+  }
+  { std::lock_guard<std::mutex> g(applied_mutex_); }
+  applied_cv_.notify_all();
   return Status::Ok();
+}
+
+bool RecallEngine::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
+  auto done = [&] {
+    auto lock = lock_.read();
+    auto it = state_.applied().find(writer);
+    return seqno.value == 0 || (it != state_.applied().end() && it->second >= seqno);
+  };
+  if (done()) return true;
+  std::unique_lock<std::mutex> g(applied_mutex_);
+  return applied_cv_.wait_for(g, timeout, done);
 }
 
 void RecallEngine::warm() {

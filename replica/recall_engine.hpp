@@ -9,7 +9,10 @@
 // outside that lock, on a thread of the caller's.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,8 +65,15 @@ class RecallEngine {
   // Reads the state under the read lock.
   void read(const std::function<void(const ReplicaState&)>& fn) const;
 
+  // Waits (at most timeout) until the ops of writer up to seqno are applied: how a query sees
+  // every write acknowledged before it, while the ops are applied off the writer's thread.
+  // Returns false on timeout.
+  bool wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const;
+
  private:
   FairRwLock lock_;
+  mutable std::mutex applied_mutex_;
+  mutable std::condition_variable applied_cv_;  // notified after every apply
   ReplicaState state_;                        // guarded by lock_
   std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by lock_ (background work by their own)
   ScoringWeights weights_;

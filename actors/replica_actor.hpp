@@ -1,0 +1,32 @@
+// The replica actor: applies the writer's committed records to the replicated state (the recall
+// engine) on its own thread, so that updating six lanes' indices never holds up the writer's
+// group commit. Queries stay read-your-writes through RecallEngine::wait_applied. Runs detached
+// because applying takes the engine's write lock. Includes CAF: include only from actor code.
+#pragma once
+
+#include <caf/all.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/writer_state.hpp"
+#include "replica/recall_engine.hpp"
+
+namespace vasana {
+
+using apply_atom = caf::atom_constant<caf::atom("apply")>;
+
+using CommittedBatch = std::shared_ptr<const std::vector<CommittedRecord>>;
+
+using replica_actor = caf::typed_actor<caf::reacts_to<apply_atom, CommittedBatch>>;
+
+// Applies batches of writer's records, in the order they are sent; log reports an op that could
+// not be applied.
+replica_actor spawn_replica_actor(caf::actor_system& sys, std::shared_ptr<RecallEngine> engine, InstanceId writer,
+                                  std::function<void(const std::string&)> log);
+
+}  // namespace vasana
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(vasana::CommittedBatch)
