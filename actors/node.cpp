@@ -141,7 +141,9 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
   auto ep = ClientEndpoint::bind(eps);
   if (!ep.ok()) {
+    // The actor system waits for every actor before it goes: end the two already spawned.
     caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
     return ep.status();
   }
   impl->endpoint = std::move(ep.value());
