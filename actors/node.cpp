@@ -102,13 +102,13 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
   }
   impl->engine->warm();
-  impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
-            std::to_string(writers->size()) + " writer(s)");
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
   if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
   impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +
             " records up to seqno " + std::to_string(rec->scan.last_seqno.value) + " in " +
             std::to_string(rec->scan.segments.size()) + " segment(s)");
+  impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
+            std::to_string(writers->size()) + " writer(s)");
 
   std::unique_ptr<LogWriter> log_writer;
   if (rec->writable) {
