@@ -84,7 +84,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   auto replay = [&](InstanceId writer) {
     return [&, writer](const RecordRef& r) {
       auto op = decode_op(r.op_type, r.payload);
-      Status s = op.ok() ? impl->engine->apply(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
+      Status s = op.ok() ? impl->engine->apply_to_state(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
       if (!s.ok() && replay_failures++ < 5) impl->log("replay: writer " + to_hex(writer) + " seqno " +
                                                       std::to_string(r.seqno.value) + ": " + s.to_string());
       if (newest < r.ts) newest = r.ts;
@@ -101,7 +101,8 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     if (!scan.ok()) return scan.status();
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
   }
-  impl->engine->warm();
+  // The lanes are built once from the replayed state, side by side on the scheduler's threads.
+  impl->engine->rebuild_lanes(std::max<size_t>(1, impl->options.worker_threads));
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
   if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
   impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +

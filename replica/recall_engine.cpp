@@ -1,7 +1,9 @@
 #include "replica/recall_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 
 namespace vasana {
 
@@ -30,6 +32,39 @@ bool RecallEngine::wait_applied(InstanceId writer, Seqno seqno, std::chrono::mil
   if (done()) return true;
   std::unique_lock<std::mutex> g(applied_mutex_);
   return applied_cv_.wait_for(g, timeout, done);
+}
+
+Status RecallEngine::apply_to_state(const OrderKey& key, const OpValue& op) {
+  auto lock = lock_.write();
+  return state_.apply(key, op, nullptr);
+}
+
+void RecallEngine::rebuild_lanes(size_t threads) {
+  auto lock = lock_.write();
+  std::vector<MemoryId> ids;
+  ids.reserve(state_.memory_count());
+  state_.for_each_memory([&](const MemoryRecord& m) { ids.push_back(m.id); });
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < lanes_.size(); i = next++) {
+      Lane& lane = *lanes_[i];
+      StateChange change;
+      for (const MemoryId& id : ids) {
+        change.memory = id;
+        lane.update(change, state_);
+      }
+      change = StateChange{};
+      change.triplets = change.corrections = true;
+      lane.update(change, state_);
+      lane.warm(state_);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::max<size_t>(1, threads); ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+  { std::lock_guard<std::mutex> g(applied_mutex_); }
+  applied_cv_.notify_all();
 }
 
 void RecallEngine::warm() {

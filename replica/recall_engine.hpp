@@ -52,6 +52,13 @@ class RecallEngine {
   // InvalidArgument for no realm, an unknown lane or a limit out of range.
   Result<RecallResult> recall(const RecallRequest& request) const;
 
+  // Bulk load (the start-up replay): applies an op to the state only, leaving the lanes behind;
+  // call rebuild_lanes() after the last one. Each memory is then indexed once, however many ops
+  // touched it, and the lanes are built side by side.
+  Status apply_to_state(const OrderKey& key, const OpValue& op);
+  // Brings every lane up to date with the whole state, the lanes spread over up to `threads`
+  // threads (each lane is touched by one thread; the state is only read), then warms them.
+  void rebuild_lanes(size_t threads);
   // Lets every lane finish deferred index work, after a bulk replay.
   void warm();
   // Does up to max units of the lanes' background index work; returns how many were done (0:
