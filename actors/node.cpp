@@ -132,9 +132,9 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   // has applied that far: after remember returns, a recall on this node sees the memory.
   impl->replica = spawn_replica_actor(*impl->system, impl->engine, impl->identity.instance, impl->log);
   impl->acknowledged = std::make_shared<std::atomic<uint64_t>>(rec->scan.last_seqno.value);
-  state->subscribe([replica = impl->replica, acked = impl->acknowledged](const std::vector<CommittedRecord>& records) {
-    caf::anon_send(replica, apply_atom::value, std::make_shared<const std::vector<CommittedRecord>>(records));
-    acked->store(records.back().seqno.value, std::memory_order_release);
+  state->subscribe([replica = impl->replica, acked = impl->acknowledged](const CommittedBatch& batch) {
+    caf::anon_send(replica, apply_atom::value, batch);
+    acked->store(batch->back().seqno.value, std::memory_order_release);
   });
   impl->writer = spawn_writer(*impl->system, state);
 

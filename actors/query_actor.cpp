@@ -16,18 +16,15 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   req.now_ms = now_ms;
   req.window_from_ms = q.window_from_ms;
   req.window_to_ms = q.window_to_ms;
-  auto res = engine.recall(req);
-  if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
   ClientResponse r;
   r.request_id = rid;
   r.kind = ClientResponse::Kind::recalled;
-  r.answer.top_relevance = res->top_relevance;
-  r.answer.known = res->known;
-  r.answer.lanes = res->lanes;
-  engine.read([&](const ReplicaState& state) {
-    for (const FusedHit& f : res->hits) {
-      const MemoryRecord* m = state.memory(f.id);
-      if (!m) continue;
+  auto res = engine.recall(req, [&](const RecallResult& result, const ReplicaState& state) {
+    r.answer.top_relevance = result.top_relevance;
+    r.answer.known = result.known;
+    r.answer.lanes = result.lanes;
+    for (const FusedHit& f : result.hits) {
+      const MemoryRecord* m = state.memory(f.id);  // admitted under this lock: it exists
       RecallHit h;
       h.id = f.id;
       h.score = f.score;
@@ -47,6 +44,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       r.answer.hits.push_back(std::move(h));
     }
   });
+  if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
   return r;
 }
 

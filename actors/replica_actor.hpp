@@ -18,7 +18,7 @@ namespace vasana {
 
 using apply_atom = caf::atom_constant<caf::atom("apply")>;
 
-using CommittedBatch = std::shared_ptr<const std::vector<CommittedRecord>>;
+using CommittedBatch = WriterState::CommittedBatch;
 
 using replica_actor = caf::typed_actor<caf::reacts_to<apply_atom, CommittedBatch>>;
 

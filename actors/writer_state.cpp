@@ -42,8 +42,10 @@ Status WriterState::flush() {
     flushed_records_ += n;
   }
   if (!pending_.empty()) {
-    for (auto& sub : subscribers_) sub(pending_);
-    pending_.clear();
+    // Built once, handed on without a copy: the replica actor keeps it until it has applied it.
+    auto batch = std::make_shared<const std::vector<CommittedRecord>>(std::move(pending_));
+    pending_ = {};
+    for (auto& sub : subscribers_) sub(batch);
   }
   return Status::Ok();
 }

@@ -38,7 +38,9 @@ struct CommittedRecord {
 
 class WriterState {
  public:
-  using Subscriber = std::function<void(const std::vector<CommittedRecord>&)>;
+  // The records of one flush, shared by every subscriber (and by whoever they hand it to).
+  using CommittedBatch = std::shared_ptr<const std::vector<CommittedRecord>>;
+  using Subscriber = std::function<void(const CommittedBatch&)>;
 
   // writer is null when the stream is read-only; read_only_reason says why.
   WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer, HybridClock clock, GroupCommitOptions options,

@@ -115,7 +115,9 @@ double hit_relevance(const FusedHit& hit) {
   return r;
 }
 
-Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
+Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const { return recall(req, nullptr); }
+
+Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn& then) const {
   if (req.scope.realms.empty()) return Status::InvalidArgument("a query must name at least one realm");
   if (req.limit < 1 || req.limit > 1000)
     return Status::InvalidArgument("limit must be from 1 to 1000 (got " + std::to_string(req.limit) + ")");
@@ -162,6 +164,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const {
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
   if (!result.hits.empty()) result.top_relevance = hit_relevance(result.hits.front());
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
+  if (then) then(result, state_);
   return result;
 }
 

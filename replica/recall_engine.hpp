@@ -51,6 +51,10 @@ class RecallEngine {
   Status apply(const OrderKey& key, const OpValue& op);
   // InvalidArgument for no realm, an unknown lane or a limit out of range.
   Result<RecallResult> recall(const RecallRequest& request) const;
+  // The same, and then(result, state) runs under the same read lock, so a caller can read the
+  // hits' records as they were ranked without locking twice.
+  using ThenFn = std::function<void(const RecallResult&, const ReplicaState&)>;
+  Result<RecallResult> recall(const RecallRequest& request, const ThenFn& then) const;
 
   // Bulk load (the start-up replay): applies an op to the state only, leaving the lanes behind;
   // call rebuild_lanes() after the last one. Each memory is then indexed once, however many ops

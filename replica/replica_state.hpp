@@ -58,7 +58,7 @@ class ReplicaState {
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
 
-  std::map<MemoryId, MemoryRecord> memories_;  // including placeholders not yet created
+  std::map<MemoryId, MemoryRecord> memories_;  // also records of updates whose put has not arrived
   size_t created_count_ = 0;
   std::map<MemoryId, TripletRecord> triplets_;
   std::map<MemoryId, OrderKey> retracted_;  // triplet id -> the retraction's key

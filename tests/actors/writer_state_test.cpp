@@ -40,9 +40,9 @@ struct StateFixture {
     REQUIRE(w.ok());
     state = std::make_unique<WriterState>(kInstance, std::move(w.value()), HybridClock([wall] { return wall; }),
                                           GroupCommitOptions{}, "");
-    state->subscribe([this](const std::vector<CommittedRecord>& records) {
+    state->subscribe([this](const WriterState::CommittedBatch& records) {
       Event e{Event::Kind::notify};
-      for (const auto& r : records) {
+      for (const auto& r : *records) {
         e.seqnos.push_back(r.seqno.value);
         seen.push_back(r);
       }
