@@ -20,15 +20,14 @@ ClientError client_error_for(const Status& s) {
 
 ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
                              std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
-                             InstanceId instance, std::string vector_space_id, uint32_t vector_dim)
+                             InstanceId instance, std::string vector_space_id)
     : writer_(std::move(writer)),
       queries_(std::move(queries)),
       engine_(std::move(engine)),
       endpoint_(endpoint),
       limits_(limits),
       instance_(instance),
-      vector_space_id_(std::move(vector_space_id)),
-      vector_dim_(vector_dim) {}
+      vector_space_id_(std::move(vector_space_id)) {}
 
 void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
@@ -64,10 +63,10 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     }
     case ClientRequest::Kind::recall: {
       const size_t qdim = call.request.recall.vector.size();
-      if (qdim != 0 && qdim != vector_dim_) {
+      if (qdim != 0 && limits_.vector_dim != 0 && qdim != limits_.vector_dim) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input,
                                               "query vector has " + std::to_string(qdim) + " dimensions; this store's vector space " +
-                                                  vector_space_id_ + " has " + std::to_string(vector_dim_)));
+                                                  vector_space_id_ + " has " + std::to_string(limits_.vector_dim)));
         return;
       }
       if (queries_.empty()) {
@@ -79,10 +78,6 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     }
     case ClientRequest::Kind::remember: {
       Status v = validate_memory(call.request.memory, limits_);
-      const size_t dim = call.request.memory.vector.size();
-      if (v.ok() && dim != 0 && dim != vector_dim_)
-        v = Status::InvalidArgument("vector has " + std::to_string(dim) + " dimensions; this store's vector space " +
-                                    vector_space_id_ + " has " + std::to_string(vector_dim_));
       if (!v.ok()) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
         return;

@@ -19,8 +19,7 @@ class ClientGateway {
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
   // engine answers whether a ref is already held (remember is idempotent by realm and ref).
   ClientGateway(writer_actor writer, std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
-                ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id,
-                uint32_t vector_dim);
+                ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id);
 
   // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
   // one batch.
@@ -35,7 +34,6 @@ class ClientGateway {
   InputLimits limits_;
   InstanceId instance_;
   std::string vector_space_id_;
-  uint32_t vector_dim_;  // a client's vector must have exactly this many dimensions
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);

@@ -125,6 +125,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                              rec->read_only_reason);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
+  impl->options.limits.vector_dim = impl->identity.vector_space.dim;
   impl->config = std::make_unique<NodeSystemConfig>(impl->options.worker_threads);
   impl->system = std::make_unique<caf::actor_system>(*impl->config);
   // Committed records go to the replica actor, which applies them off the writer's thread; the
@@ -155,7 +156,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
-                                                  impl->identity.vector_space.id(), impl->identity.vector_space.dim);
+                                                  impl->identity.vector_space.id());
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 

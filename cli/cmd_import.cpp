@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/jsonl_memory.hpp"
 #include "cli/pipelined_calls.hpp"
+#include "store/vector_space.hpp"
 
 namespace vasana {
 
@@ -31,6 +32,10 @@ int cmd_import(const Words& words) {
   }
   std::istream& in = path == "-" ? std::cin : file;
 
+  // Vectors are checked against the vector space every store is created with (VectorSpace{}),
+  // so a wrong dimension is a bad line found before anything is sent; the node checks again.
+  InputLimits limits = cfg->limits;
+  limits.vector_dim = VectorSpace{}.dim;
   std::vector<MemoryInput> memories;
   std::vector<size_t> line_of;
   std::vector<std::string> bad;
@@ -38,7 +43,7 @@ int cmd_import(const Words& words) {
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto m = memory_from_json_line(line, *realm, cfg->limits);
+    auto m = memory_from_json_line(line, *realm, limits);
     if (m.ok()) {
       auto [it, fresh] = ref_line.emplace(m->ref, n);
       if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));

@@ -88,6 +88,9 @@ Status validate_memory(const MemoryInput& m, const InputLimits& limits) {
   if (m.valid_from_ms > m.valid_to_ms)
     return Status::InvalidArgument("valid-from (" + format_time_ms(m.valid_from_ms) + ") is after valid-to (" +
                                    format_time_ms(m.valid_to_ms) + ")");
+  if (!m.vector.empty() && limits.vector_dim != 0 && m.vector.size() != limits.vector_dim)
+    return Status::InvalidArgument("vector has " + std::to_string(m.vector.size()) +
+                                   " dimensions; this store's vector space has " + std::to_string(limits.vector_dim));
   if (m.vector.size() > kMaxVectorDim)
     return Status::InvalidArgument("vector has " + std::to_string(m.vector.size()) + " dimensions; the limit is " +
                                    std::to_string(kMaxVectorDim));

@@ -31,6 +31,7 @@ struct MemoryInput {
 
 struct InputLimits {
   size_t max_text_bytes = 64 * 1024;  // config: limits.max_memory_bytes
+  size_t vector_dim = 0;              // a client vector must have exactly this many; 0 = not checked
 };
 
 constexpr size_t kMaxRealmBytes = 128;

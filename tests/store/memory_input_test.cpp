@@ -120,3 +120,19 @@ TEST_CASE("parse_time_ms accepts the documented forms and rejects impossible dat
   CHECK_FALSE(parse_time_ms("yesterday").has_value());
   CHECK_FALSE(parse_time_ms("").has_value());
 }
+
+TEST_CASE("a vector of another dimension than the store's is refused naming both numbers", "[protocol]") {
+  MemoryInput m;
+  m.realm = "work";
+  m.text = "t";
+  m.vector = std::vector<float>(384, 0.1f);
+  InputLimits limits;
+  limits.vector_dim = 384;
+  CHECK(validate_memory(m, limits).ok());
+  m.vector.resize(3);
+  Status s = validate_memory(m, limits);
+  CHECK(s.code() == Code::invalid_argument);
+  CHECK_THAT(s.message(), Catch::Contains("vector has 3 dimensions") && Catch::Contains("384"));
+  limits.vector_dim = 0;  // not checked
+  CHECK(validate_memory(m, limits).ok());
+}
