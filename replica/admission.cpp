@@ -4,18 +4,21 @@
 
 namespace vasana {
 
+bool ever_admissible(const MemoryRecord& m) {
+  if (!m.created || m.deleted.value || m.ref_shadowed || m.review.value == ReviewVerdict::reject) return false;
+  const MemoryStatus s = m.status.value.status;
+  return s != MemoryStatus::superseded && s != MemoryStatus::contradicted && s != MemoryStatus::archived;
+}
+
 std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, const StatusWeights& weights) {
-  if (!m.created) return std::nullopt;
+  if (!ever_admissible(m)) return std::nullopt;
   if (std::find(scope.realms.begin(), scope.realms.end(), m.realm) == scope.realms.end()) return std::nullopt;
-  if (m.deleted.value) return std::nullopt;
-  if (m.ref_shadowed) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
   if (scope.as_of_ms < m.valid_from_ms || scope.as_of_ms >= m.valid_to_ms) return std::nullopt;
-  if (m.review.value == ReviewVerdict::reject) return std::nullopt;
   Admission a;
   a.status = m.status.value.status;
   switch (a.status) {
-    case MemoryStatus::superseded:
+    case MemoryStatus::superseded:  // refused by ever_admissible above
     case MemoryStatus::contradicted:
     case MemoryStatus::archived:
       return std::nullopt;

@@ -44,6 +44,11 @@ struct StatusWeights {
 std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope,
                                const StatusWeights& weights = StatusWeights{});
 
+// False when admit() refuses m for every query, as the state stands (not created, deleted,
+// rejected by review, superseded / contradicted / archived, a shadowed duplicate). Lanes may use
+// it to keep such memories out of their indices; it never replaces admit().
+bool ever_admissible(const MemoryRecord& m);
+
 // A multiplier in [0.5, 1.0]: stated by a user weighs most, autonomous synthesis least.
 double epistemic_weight(Epistemic e);
 

@@ -56,11 +56,7 @@ Hv rotate_one(const Hv& v) {
 bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
 
 // Pruning only; see the header.
-bool indexable(const MemoryRecord& m) {
-  if (!m.created || m.deleted.value || m.review.value == ReviewVerdict::reject) return false;
-  const MemoryStatus s = m.status.value.status;
-  return s != MemoryStatus::superseded && s != MemoryStatus::contradicted && s != MemoryStatus::archived;
-}
+bool indexable(const MemoryRecord& m) { return ever_admissible(m); }
 
 struct Candidate {
   uint32_t distance;

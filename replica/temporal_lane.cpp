@@ -12,18 +12,8 @@ namespace {
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-// False when admit() must refuse the memory for every query as the state stands. Pruning only.
-bool indexable(const MemoryRecord& m) {
-  if (!m.created || m.deleted.value || m.review.value == ReviewVerdict::reject) return false;
-  switch (m.status.value.status) {
-    case MemoryStatus::superseded:
-    case MemoryStatus::contradicted:
-    case MemoryStatus::archived:
-      return false;
-    default:
-      return true;
-  }
-}
+// Pruning only: admit() still decides.
+bool indexable(const MemoryRecord& m) { return ever_admissible(m); }
 
 bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
 
