@@ -82,7 +82,7 @@ struct Latency {
 };
 
 Latency run_queries(const RecallEngine& e, Corpus& c, const std::vector<std::string>& lanes, size_t n,
-                    size_t threads) {
+                    size_t threads, bool side_by_side = true) {
   std::vector<std::vector<double>> lat(threads);
   std::vector<std::string> texts;
   for (size_t i = 0; i < n; ++i) texts.push_back(c.text(3 + i % 5));
@@ -96,6 +96,7 @@ Latency run_queries(const RecallEngine& e, Corpus& c, const std::vector<std::str
         r.limit = 10;
         r.lanes = lanes;
         r.now_ms = r.scope.as_of_ms;
+        r.lanes_side_by_side = side_by_side;
         auto t0 = Clock::now();
         auto res = e.recall(r);
         lat[t].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
@@ -163,6 +164,10 @@ int cmd_bench_recall(const Words& words) {
                   two.p50, two.p99);
       std::fflush(stdout);
     }
+    Latency serial = run_queries(*engine, corpus, {}, queries, 1, false);
+    Latency serial2 = run_queries(*engine, corpus, {}, queries, 2, false);
+    std::printf("  %-12s %10.0f %10.0f %14.0f %14.0f   (lanes one after another on the query's thread)\n",
+                "fused-serial", serial.p50, serial.p99, serial2.p50, serial2.p99);
     // Fused, one client, while a writer applies 1,000 ops a second.
     std::atomic<bool> stop{false};
     std::thread writer([&] {

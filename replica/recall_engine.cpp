@@ -7,8 +7,15 @@
 
 namespace vasana {
 
-RecallEngine::RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights)
-    : lanes_(std::move(lanes)), weights_(weights) {}
+size_t default_lane_helpers() {
+  const size_t cores = std::thread::hardware_concurrency();
+  return std::min<size_t>(cores > 1 ? cores - 1 : 0, 3);
+}
+
+RecallEngine::RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights, size_t lane_helpers)
+    : lanes_(std::move(lanes)), weights_(weights), spread_(std::make_unique<TaskSpread>(lane_helpers)) {}
+
+RecallEngine::~RecallEngine() = default;
 
 Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
   {
@@ -148,10 +155,20 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   std::map<MemoryId, CandidateInfo> admitted;
   std::vector<AdmittedLane> lanes;
   RecallResult result;
-  for (const Lane* lane : chosen) {
+  // The lanes search side by side (each is const under the read lock); admission then runs in
+  // lane order on this thread, so the outcome does not depend on which lane finished first.
+  std::vector<std::vector<LaneHit>> found(chosen.size());
+  auto search = [&](size_t i) { found[i] = chosen[i]->search(q, state_); };
+  if (req.lanes_side_by_side) {
+    spread_->run(chosen.size(), search);
+  } else {
+    for (size_t i = 0; i < chosen.size(); ++i) search(i);
+  }
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const Lane* lane = chosen[i];
     result.lanes.emplace_back(lane->name());
     AdmittedLane al{lane->name(), {}};
-    for (const LaneHit& h : lane->search(q, state_)) {
+    for (const LaneHit& h : found[i]) {
       const MemoryRecord* m = state_.memory(h.id);
       if (!m) continue;
       auto a = admit(*m, req.scope, weights_.status);

@@ -2,7 +2,9 @@
 // queries by running the lanes, passing every candidate through the one admission chokepoint,
 // and fusing what was admitted (replica/fusion.hpp).
 //
-// Threading: apply() takes the write lock for one op at a time, so a query waits at most for one
+// Threading: recall() runs its lanes side by side on the calling thread and a few standing
+// helper threads (replica/task_spread.hpp), so one query's latency is about its slowest lane's,
+// not their sum; under many concurrent queries the callers run their own lanes. apply() takes the write lock for one op at a time, so a query waits at most for one
 // op, never for a whole write batch; recall() takes the read lock, and any number of queries run
 // at once. The lock lets a waiting writer in before later readers (replica/fair_rw_lock.hpp).
 // background_step() runs lanes' deferred index work (the semantic lane's graph insertions)
@@ -23,8 +25,13 @@
 #include "replica/lane.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/scoring.hpp"
+#include "replica/task_spread.hpp"
 
 namespace vasana {
+
+// One fewer than the machine's cores, at most 3: a recall runs at most six lanes, three of
+// them costly (keyword, semantic, hdc).
+size_t default_lane_helpers();
 
 struct RecallRequest {
   std::string text;
@@ -34,6 +41,9 @@ struct RecallRequest {
   std::vector<std::string> lanes;     // empty: every lane
   std::optional<int64_t> window_from_ms, window_to_ms;
   int64_t now_ms = 0;
+  // false: the lanes run one after another on the calling thread (no helper wake-ups; for
+  // callers that already keep every core busy with queries of their own, and for comparison).
+  bool lanes_side_by_side = true;
 };
 
 struct RecallResult {
@@ -45,7 +55,10 @@ struct RecallResult {
 
 class RecallEngine {
  public:
-  RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights);
+  // lane_helpers: threads that search lanes beside a query's own thread (0: one at a time).
+  RecallEngine(std::vector<std::unique_ptr<Lane>> lanes, ScoringWeights weights,
+               size_t lane_helpers = default_lane_helpers());
+  ~RecallEngine();
 
   // Applies one op to the state and the lanes (see ReplicaState::apply for the order rules).
   Status apply(const OrderKey& key, const OpValue& op);
@@ -88,6 +101,7 @@ class RecallEngine {
   ReplicaState state_;                        // guarded by lock_
   std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by lock_ (background work by their own)
   ScoringWeights weights_;
+  std::unique_ptr<TaskSpread> spread_;
 };
 
 // The calibrated relevance of one fused hit in [0, 1], from the lanes' raw scores: the semantic
