@@ -6,43 +6,75 @@
 
 namespace vasana {
 
-SemanticLane::SemanticLane(SemanticLaneOptions options)
-    : options_(options), embedder_(options.dim), index_(options.dim, options.index) {}
+SemanticLane::SemanticLane(SemanticLaneOptions options) : options_(options), embedder_(options.dim) {}
 
 uint32_t SemanticLane::realm_id(const std::string& realm) {
-  auto [it, inserted] = realm_ids_.try_emplace(realm, static_cast<uint32_t>(realm_slots_.size()));
-  if (inserted) realm_slots_.emplace_back();
+  auto [it, inserted] = realm_ids_.try_emplace(realm, static_cast<uint32_t>(realms_.size()));
+  if (inserted) realms_.push_back(std::make_unique<Realm>(options_.dim, options_.index));
   return it->second;
 }
 
-uint32_t SemanticLane::take_slot(const MemoryId& id, uint32_t realm) {
+uint32_t SemanticLane::take_slot(Realm& realm, const MemoryId& id) {
   uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
+  if (!realm.free_slots.empty()) {
+    slot = realm.free_slots.back();
+    realm.free_slots.pop_back();
+    realm.slot_ids[slot] = id;
   } else {
-    slot = static_cast<uint32_t>(slot_ids_.size());
-    slot_ids_.emplace_back();
-    slot_realm_.push_back(0);
-    slot_realm_pos_.push_back(0);
+    slot = static_cast<uint32_t>(realm.slot_ids.size());
+    realm.slot_ids.push_back(id);
   }
-  slot_ids_[slot] = id;
-  slot_realm_[slot] = realm;
-  slot_realm_pos_[slot] = static_cast<uint32_t>(realm_slots_[realm].size());
-  realm_slots_[realm].push_back(slot);
+  ++realm.size;
   return slot;
 }
 
 void SemanticLane::drop(std::map<MemoryId, Entry>::iterator it) {
-  const uint32_t slot = it->second.slot;
-  index_.remove(slot);
-  auto& slots = realm_slots_[slot_realm_[slot]];
-  const uint32_t pos = slot_realm_pos_[slot];
-  slots[pos] = slots.back();
-  slot_realm_pos_[slots[pos]] = pos;
-  slots.pop_back();
-  free_slots_.push_back(slot);
+  Realm& realm = *realms_[it->second.realm];
+  realm.index.remove(it->second.slot);
+  realm.free_slots.push_back(it->second.slot);
+  --realm.size;
   entries_.erase(it);
+}
+
+void SemanticLane::queue(Realm& realm) {
+  std::lock_guard<std::mutex> guard(work_mutex_);
+  if (realm.queued) return;
+  realm.queued = true;
+  work_.push_back(&realm);
+}
+
+size_t SemanticLane::pending() const {
+  std::lock_guard<std::mutex> guard(work_mutex_);
+  size_t n = 0;
+  for (const Realm* realm : work_) n += realm->index.pending();
+  return n;
+}
+
+Result<size_t> SemanticLane::index_pending(size_t max) {
+  size_t moved = 0;
+  while (moved < max) {
+    Realm* realm;
+    {
+      std::lock_guard<std::mutex> guard(work_mutex_);
+      if (work_.empty()) break;
+      realm = work_.front();  // stays on the queue while it is indexed, so pending() counts it
+    }
+    auto n = realm->index.index_pending(max - moved);
+    {
+      // Decided under the mutex: a vector update() buffers after this check finds the realm
+      // unqueued and queues it again.
+      std::lock_guard<std::mutex> guard(work_mutex_);
+      auto pos = std::find(work_.begin(), work_.end(), realm);  // the front, unless another caller moved it
+      if (pos != work_.end()) work_.erase(pos);
+      if (n.ok() && realm->index.pending() == 0)
+        realm->queued = false;
+      else
+        work_.push_back(realm);  // its turn is over: the next realm's comes first
+    }
+    if (!n.ok()) return n.status();
+    moved += *n;
+  }
+  return moved;
 }
 
 void SemanticLane::update(const StateChange& change, const ReplicaState& state) {
@@ -68,11 +100,13 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   }
 
   if (it == entries_.end()) {
-    const uint32_t slot = take_slot(m->id, realm_id(m->realm));
-    it = entries_.emplace(m->id, Entry{slot, source}).first;
+    const uint32_t realm = realm_id(m->realm);  // a memory's realm never changes
+    it = entries_.emplace(m->id, Entry{realm, take_slot(*realms_[realm], m->id), source}).first;
   }
   it->second.source = source;
-  index_.put(it->second.slot, *v);  // the dimension is the index's: checked above
+  Realm& realm = *realms_[it->second.realm];
+  realm.index.put(it->second.slot, *v);  // the dimension is the index's: checked above
+  queue(realm);
 }
 
 std::optional<std::vector<float>> SemanticLane::query_vector(const LaneQuery& q) const {
@@ -91,53 +125,28 @@ std::vector<LaneHit> SemanticLane::search(const LaneQuery& q, const ReplicaState
   std::vector<LaneHit> out;
   if (q.pool == 0) return out;
 
-  std::vector<uint32_t> realms;
-  size_t in_realms = 0;
+  std::vector<const Realm*> realms;
   for (const auto& name : q.scope.realms) {
     auto r = realm_ids_.find(name);
-    if (r == realm_ids_.end() || std::find(realms.begin(), realms.end(), r->second) != realms.end()) continue;
-    realms.push_back(r->second);
-    in_realms += realm_slots_[r->second].size();
+    if (r == realm_ids_.end()) continue;
+    const Realm* realm = realms_[r->second].get();
+    if (realm->size == 0 || std::find(realms.begin(), realms.end(), realm) != realms.end()) continue;
+    realms.push_back(realm);
   }
-  if (in_realms == 0) return out;
+  if (realms.empty()) return out;
   const auto query = query_vector(q);
   if (!query) return out;
 
-  const size_t k = std::min(q.pool, in_realms);
-  const size_t all = entries_.size();
-  auto exact = [&] {
-    std::vector<uint32_t> slots;
-    slots.reserve(in_realms);
-    for (uint32_t r : realms) slots.insert(slots.end(), realm_slots_[r].begin(), realm_slots_[r].end());
-    return index_.search_exact(query->data(), slots, k);
-  };
-  auto in_scope = [&](uint32_t slot) {
-    return std::find(realms.begin(), realms.end(), slot_realm_[slot]) != realms.end();
-  };
-
-  std::vector<VectorHit> hits;
-  if (in_realms <= options_.exact_limit) {
-    hits = exact();
-  } else {
-    // Expect about twice the pool inside the realms among the first `fetch` of the graph.
-    size_t fetch = std::min(all, std::max(k, (2 * k * all + in_realms - 1) / in_realms));
-    for (;;) {
-      if (fetch * kGraphCostPerFetched >= in_realms) {
-        hits = exact();
-        break;
-      }
-      bool exhausted = false;
-      hits = index_.search(query->data(), k, fetch, in_scope, &exhausted);
-      if (hits.size() >= k || exhausted) break;
-      fetch *= 4;
-    }
+  for (const Realm* realm : realms) {
+    const size_t k = std::min(q.pool, realm->size);
+    const auto hits = realm->size <= options_.exact_limit ? realm->index.search_exact(query->data(), k)
+                                                          : realm->index.search(query->data(), k);
+    for (const auto& h : hits) out.push_back(LaneHit{realm->slot_ids[h.slot], h.similarity});
   }
-
-  out.reserve(hits.size());
-  for (const auto& h : hits) out.push_back(LaneHit{slot_ids_[h.slot], h.similarity});
   std::sort(out.begin(), out.end(), [](const LaneHit& a, const LaneHit& b) {
     return a.score != b.score ? a.score > b.score : a.id < b.id;
   });
+  if (out.size() > q.pool) out.resize(q.pool);
   return out;
 }
 

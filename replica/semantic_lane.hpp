@@ -1,5 +1,6 @@
 // The semantic lane: cosine similarity between the query's vector and each memory's vector,
-// over the vector index (replica/vector_index.hpp: an exact buffer in front of an HNSW graph).
+// over vector indexes, one per realm (replica/vector_index.hpp: an exact buffer in front of an
+// HNSW graph).
 //
 // A memory's vector is its own (MemoryRecord::vector, sent by a client or set by set_vector)
 // when that is usable (the store's dimension, finite, not all zeros), otherwise the built-in
@@ -10,25 +11,36 @@
 // The query's vector is LaneQuery::vector when given (a wrong dimension finds nothing: the engine
 // checks it first, with check_client_vector), otherwise the embedder's vector of its text.
 //
-// Realms without losing recall (HNSW 0.6.2 cannot filter while it searches): the lane keeps the
-// slots of each realm. When the requested realms hold at most exact_limit memories (default
-// 2000, about 0.15 ms of brute force at 384 dimensions), they are searched exactly. Otherwise
-// the graph is asked for the best `fetch` points, fetch = 2 * pool * (all memories / requested
-// ones), and the hits outside the realms are dropped; while fewer than pool remain and the
-// graph holds more, fetch grows fourfold. Whenever the graph search would cost as much as
-// comparing every memory of the realms (fetch * kGraphCostPerFetched >= their number), exact
-// search is used instead: it is then no slower and never misses. With pool 40 at 100k
-// memories, realms holding less than about 16% of the store are searched exactly.
+// One vector index per realm (created with the realm's first indexed memory), so a search
+// never crosses realms and a small realm never loses its matches to a larger one's (hnswlib 0.6.2
+// cannot filter while it searches). A search in one realm is one search of that realm's index:
+// realms holding at most exact_limit memories (default 2000, about 0.15 ms of brute force at
+// 384 dimensions) are compared exactly with the query, so their answers are deterministic;
+// larger ones are searched in their own HNSW graph for their best k = min(pool, realm size)
+// (ef = max(ef_search, k); VectorIndex::search, which also compares the realm's exact buffer),
+// about 0.4 ms of CPU at 50k x 384 and 0.1 ms at 3k on this 2-core machine (pool 40; mostly
+// hnswlib's distance function, built for SSE). A query naming several realms searches each and
+// merges the hits, cut to the pool. Memory: every realm's index costs about 2.6 MiB as soon as
+// it exists, whatever its size (hnswlib 0.6.2 allocates 65,536 mutexes per graph), so a store
+// with a thousand realms pays about 2.6 GiB for them.
 //
-// Scores are cosine similarities in [-1, 1]; hits best first, equal scores by ascending id.
+// Scores are cosine similarities in [-1, 1]; hits best first, equal scores by ascending id (a
+// realm's own cut at k breaks ties at its boundary by slot, not id).
 //
 // Threading: update() as Lane says (one thread, no search running). search() may run on many
-// threads at once. index_pending() may run on a background thread at any time, concurrently
-// with update() and search(): it touches only the vector index, which locks internally.
+// threads at once. background_step() / index_pending() may run on a background thread at any
+// time, concurrently with update() and search(): they reach the realms only through the work
+// queue (its own mutex) and the realms' vector indexes (which lock internally). update() puts a
+// realm on the queue when it buffers a vector there; the indexer takes realms from its front
+// in turn, moves at most max vectors in all per call, and puts a realm still pending back at the
+// end (round robin), so one busy realm does not starve the others.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -44,35 +56,30 @@ struct SemanticLaneOptions {
   uint32_t dim = kHashDim;    // the store's vector space dimension
   bool embed_text = true;     // false when the store's space is a client model: then memories and
                               // queries without their own vector are not searchable here
-  size_t exact_limit = 2000;  // requested realms holding at most this many memories: exact search
-  VectorIndexOptions index;
+  size_t exact_limit = 2000;  // realms holding at most this many memories: exact search
+  VectorIndexOptions index;   // for each realm's index
 };
 
 class SemanticLane final : public Lane {
  public:
-  // What one unit of fetch (= ef) costs a graph search, in exact vector comparisons: measured
-  // at 20k-100k x 384 on this 2-core machine, a graph search costs 3-7 us per ef and an exact
-  // comparison 0.08-0.25 us. Used to pick exact search when it is no slower.
-  static constexpr size_t kGraphCostPerFetched = 32;
-
   explicit SemanticLane(SemanticLaneOptions options = {});
 
   const char* name() const override { return "semantic"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
 
-  // Memories indexed, and of those still in the exact buffer waiting for the graph.
+  // Memories indexed, and of those still in an exact buffer waiting for their realm's graph.
   size_t size() const { return entries_.size(); }
-  size_t pending() const { return index_.pending(); }
+  size_t pending() const;
   size_t background_step(size_t max) override {
-    auto n = index_.index_pending(max);
+    auto n = index_pending(max);
     return n.ok() ? *n : 0;
   }
-  size_t background_pending() const override { return index_.pending(); }
-  // Moves at most max buffered vectors into the graph (VectorIndex::index_pending). For a
-  // background thread: small batches keep each call short; searches are never blocked for
-  // longer than one insertion.
-  Result<size_t> index_pending(size_t max) { return index_.index_pending(max); }
+  size_t background_pending() const override { return pending(); }
+  // Moves at most max buffered vectors into their realms' graphs (VectorIndex::index_pending),
+  // realm after realm in turn. For a background thread: small batches keep each call short;
+  // searches are never blocked for longer than one insertion.
+  Result<size_t> index_pending(size_t max);
 
  private:
   // What a memory's indexed vector came from, and at which version of that field.
@@ -82,27 +89,34 @@ class SemanticLane final : public Lane {
     bool operator==(const Source& o) const { return own_vector == o.own_vector && version == o.version; }
   };
   struct Entry {
-    uint32_t slot;
+    uint32_t realm;
+    uint32_t slot;  // in the realm's index
     Source source;
+  };
+  struct Realm {
+    Realm(uint32_t dim, const VectorIndexOptions& options) : index(dim, options) {}
+    VectorIndex index;
+    std::vector<MemoryId> slot_ids;    // by slot (freed slots are reused first, which also
+    std::vector<uint32_t> free_slots;  // reuses their graph capacity)
+    size_t size = 0;                   // memories held
+    bool queued = false;               // on work_ (guarded by work_mutex_, like work_)
   };
 
   std::optional<std::vector<float>> query_vector(const LaneQuery& q) const;
   uint32_t realm_id(const std::string& realm);
-  uint32_t take_slot(const MemoryId& id, uint32_t realm);
+  uint32_t take_slot(Realm& realm, const MemoryId& id);
   void drop(std::map<MemoryId, Entry>::iterator it);
+  void queue(Realm& realm);
 
   SemanticLaneOptions options_;
   HashEmbedder embedder_;
-  VectorIndex index_;
 
   std::map<MemoryId, Entry> entries_;  // indexed memories
   std::unordered_map<std::string, uint32_t> realm_ids_;
-  std::vector<std::vector<uint32_t>> realm_slots_;  // by realm id: the slots of its memories
-  // By slot (freed slots are reused first, which also reuses their graph capacity):
-  std::vector<MemoryId> slot_ids_;
-  std::vector<uint32_t> slot_realm_;
-  std::vector<uint32_t> slot_realm_pos_;  // index in realm_slots_[slot_realm_[slot]]
-  std::vector<uint32_t> free_slots_;
+  std::vector<std::unique_ptr<Realm>> realms_;  // by realm id; never removed, so never moved
+
+  mutable std::mutex work_mutex_;
+  std::deque<Realm*> work_;  // realms with vectors buffered for their graph, in turn
 };
 
 }  // namespace vasana

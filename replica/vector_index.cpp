@@ -87,15 +87,6 @@ struct VectorIndex::Impl {
     --graph_live;
   }
 
-  const float* data_of(uint32_t slot) const {
-    switch (where[slot]) {
-      case Where::buffered: return row(buffer_pos[slot]);
-      case Where::graphed: return reinterpret_cast<const float*>(graph.getDataByInternalId(internal[slot]));
-      case Where::absent: break;
-    }
-    return nullptr;
-  }
-
   // Blocks of rows rather than one array: a bulk load of many vectors before the first drain
   // never copies the buffer to grow it.
   static constexpr size_t kBlockRows = 256;
@@ -203,43 +194,34 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
   return moved;
 }
 
-std::vector<VectorHit> VectorIndex::search(const float* query, size_t k, size_t fetch, const SlotFilter& filter,
-                                           bool* graph_exhausted) const {
+std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
   const Impl& s = *impl_;
   std::vector<VectorHit> hits;
   if (k == 0) return hits;
   auto guard = s.lock.read();
-  for (size_t i = 0; i < s.buffer_slots.size(); ++i) {
-    const uint32_t slot = s.buffer_slots[i];
-    if (filter && !filter(slot)) continue;
-    hits.push_back({slot, s.similarity(query, s.row(i))});
-  }
-  const size_t want = std::max(fetch, k);
-  if (graph_exhausted) *graph_exhausted = want >= s.graph_live;
+  hits.reserve(s.buffer_slots.size() + std::min(k, s.graph_live));
+  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
   if (s.graph_live > 0) {
-    auto found = s.graph.searchKnn(query, want);  // deleted points are never returned
+    auto found = s.graph.searchKnn(query, k);  // deleted points are never returned
     while (!found.empty()) {
       const auto [distance, label] = found.top();
       found.pop();
-      const auto slot = static_cast<uint32_t>(label);
-      if (filter && !filter(slot)) continue;
-      hits.push_back({slot, 1.0f - distance});
+      hits.push_back({static_cast<uint32_t>(label), 1.0f - distance});
     }
   }
   return best_k(std::move(hits), k);
 }
 
-std::vector<VectorHit> VectorIndex::search_exact(const float* query, const std::vector<uint32_t>& slots,
-                                                 size_t k) const {
+std::vector<VectorHit> VectorIndex::search_exact(const float* query, size_t k) const {
   const Impl& s = *impl_;
   std::vector<VectorHit> hits;
   if (k == 0) return hits;
-  hits.reserve(slots.size());
   auto guard = s.lock.read();
-  for (uint32_t slot : slots) {
-    if (slot >= s.where.size()) continue;
-    if (const float* v = s.data_of(slot)) hits.push_back({slot, s.similarity(query, v)});
-  }
+  hits.reserve(s.held);
+  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
+  for (uint32_t slot = 0; slot < s.where.size(); ++slot)
+    if (s.where[slot] == Where::graphed)
+      hits.push_back({slot, s.similarity(query, s.graph.getDataByInternalId(s.internal[slot]))});
   return best_k(std::move(hits), k);
 }
 

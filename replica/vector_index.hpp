@@ -6,7 +6,8 @@
 //   brute force;
 // - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
 //   a larger k raises ef to k). index_pending() moves buffered vectors into the graph; a
-//   background thread calls it in small batches.
+//   background thread calls it in small batches. The graph exists from construction and costs
+//   about 2.6 MiB even when empty (hnswlib 0.6.2 allocates 65,536 update locks per graph).
 // A slot's vector lives in exactly one of the two. This is the only file that includes
 // <hnswlib/hnswlib.h> (it cannot be included from two translation units).
 //
@@ -28,7 +29,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -51,9 +51,6 @@ struct VectorIndexOptions {
 
 class VectorIndex {
  public:
-  // Decides, for a search, whether a slot may be returned.
-  using SlotFilter = std::function<bool(uint32_t slot)>;
-
   explicit VectorIndex(uint32_t dim, VectorIndexOptions options = {});
   ~VectorIndex();
   VectorIndex(const VectorIndex&) = delete;
@@ -77,15 +74,11 @@ class VectorIndex {
   // moved. An error (out of memory in hnswlib) leaves the vector in the buffer, still found.
   Result<size_t> index_pending(size_t max);
 
-  // At most k held slots accepted by filter (none: all), best first (ties by slot). query is
-  // dim() floats, unit length. The buffer is searched exactly; the graph approximately for
-  // its best max(fetch, k) points, which the filter then thins, so a caller filtering out most
-  // slots passes a larger fetch. graph_exhausted (optional) is set when fetch covered every
-  // graph point, so a larger fetch cannot find more.
-  std::vector<VectorHit> search(const float* query, size_t k, size_t fetch = 0, const SlotFilter& filter = {},
-                                bool* graph_exhausted = nullptr) const;
-  // Exact: the best k of the given slots (slots not held are skipped). O(slots * dim).
-  std::vector<VectorHit> search_exact(const float* query, const std::vector<uint32_t>& slots, size_t k) const;
+  // At most k held slots, best first (ties by slot). query is dim() floats, unit length. The
+  // buffer is searched exactly, the graph approximately (ef = max(ef_search, k)).
+  std::vector<VectorHit> search(const float* query, size_t k) const;
+  // Exact: the best k of every held slot, buffered or in the graph. O(size() * dim).
+  std::vector<VectorHit> search_exact(const float* query, size_t k) const;
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -52,6 +53,14 @@ bool has(const std::vector<LaneHit>& hits, const MemoryId& id) {
 std::vector<float> basis(size_t i, size_t dim = kHashDim) {
   std::vector<float> v(dim, 0.0f);
   v[i] = 1.0f;
+  return v;
+}
+
+// A unit vector whose cosine similarity with basis(0) is c.
+std::vector<float> at_cosine(double c) {
+  std::vector<float> v(kHashDim, 0.0f);
+  v[0] = float(c);
+  v[1] = float(std::sqrt(1.0 - c * c));
   return v;
 }
 
@@ -201,7 +210,7 @@ TEST_CASE("a small realm among many large-realm memories keeps its best match", 
 TEST_CASE("a realm too large for exact search is searched in the graph and keeps only its memories",
           "[semantic]") {
   SemanticLaneOptions options;
-  options.exact_limit = 100;  // 1667 memories in "mid": the graph with over-fetch, not exact
+  options.exact_limit = 100;  // 1667 memories in "mid": searched in its own graph, not exactly
   Fixture f(options);
   TextGen gen(11);
   std::vector<std::pair<MemoryId, std::string>> mid;
@@ -227,14 +236,108 @@ TEST_CASE("a realm too large for exact search is searched in the graph and keeps
     top_matches += hits[0].id == id;
   }
   CHECK(top_matches == 20);
-  // The graph's first `fetch` hits for this query are all big ones: fetch grows until mid fills
-  // the pool (here up to exact search), never returning fewer hits or another realm's.
+  // The store's nearest memories for this query are all big ones: mid's own graph still fills
+  // the pool, never with another realm's.
   for (const char* query : {"deploy the payment service", "dorkalo tasvumi nerpelsi"}) {
     auto hits = f.search({"mid"}, query, 5);
     CHECK(hits.size() == 5);
     for (const auto& h : hits) CHECK(in_mid.count(h.id) == 1);
   }
   CHECK(f.search({"big"}, "deploy the payment service", 5).size() == 5);  // control
+}
+
+TEST_CASE("small realms beside a large graph-searched realm find their nearest memory first and only their own",
+          "[semantic]") {
+  SemanticLaneOptions options;
+  options.exact_limit = 100;
+  Fixture f(options);
+  TextGen gen(23);
+  // "big" (2000, graph) is dense around one query; "mid" (150, above exact_limit: its own graph)
+  // and "small" (30, exact) hold one memory close to that query each, and random others.
+  std::set<MemoryId> big;
+  std::vector<std::pair<MemoryId, std::string>> mid, small;
+  for (int i = 0; i < 2000; ++i)
+    big.insert(f.put("big", i % 2 ? gen.text() : "deploy the payment service to production cluster " + std::to_string(i)));
+  for (int i = 0; i < 150; ++i) {
+    const std::string text = i == 0 ? "payment service deploy runbook for the mid team" : gen.text();
+    mid.emplace_back(f.put("mid", text), text);
+  }
+  for (int i = 0; i < 30; ++i) {
+    const std::string text = i == 0 ? "payment service deploy checklist for staging" : gen.text();
+    small.emplace_back(f.put("small", text), text);
+  }
+  CHECK(f.lane.background_pending() == 2180);
+
+  // The background indexer builds every realm's graph, at most max points a call.
+  size_t steps = 0, moved = 0;
+  while (f.lane.background_pending() > 0) {
+    const size_t n = f.lane.background_step(64);
+    REQUIRE(n <= 64);
+    REQUIRE(n > 0);
+    moved += n;
+    ++steps;
+  }
+  CHECK(moved == 2180);
+  CHECK(steps == (2180 + 63) / 64);  // full batches across realm boundaries
+  CHECK(f.lane.pending() == 0);
+  CHECK(f.lane.background_step(64) == 0);
+
+  const std::string query = "deploy the payment service";
+  for (const auto* realm : {&mid, &small}) {
+    const std::string name = realm == &mid ? "mid" : "small";
+    std::set<MemoryId> own;
+    for (const auto& [id, text] : *realm) own.insert(id);
+    // Positive: the realm's nearest memory to the big realm's query comes first...
+    auto hits = f.search({name}, query, 10);
+    REQUIRE(hits.size() == 10);
+    CHECK(hits[0].id == realm->front().first);
+    // ... and each probed memory finds itself first.
+    for (size_t i = 0; i < realm->size(); i += 7) {
+      auto self = f.search({name}, (*realm)[i].second, 5);
+      REQUIRE(!self.empty());
+      CHECK(self[0].id == (*realm)[i].first);
+      for (const auto& h : self) CHECK(own.count(h.id) == 1);
+    }
+    // Negative: not one of the big realm's memories, though all of its cluster is nearer.
+    for (const auto& h : hits) {
+      CHECK(own.count(h.id) == 1);
+      CHECK(big.count(h.id) == 0);
+    }
+    CHECK(hits[0].score < f.search({"big"}, query, 1)[0].score);
+    // The other way round: the big realm never returns this realm's memories.
+    for (const auto& h : f.search({"big"}, realm->front().second, 40)) CHECK(big.count(h.id) == 1);
+  }
+}
+
+TEST_CASE("a query naming several realms merges their hits by similarity, equal ones by id", "[semantic]") {
+  Fixture f;
+  auto a9 = f.put("a", "a9", at_cosine(0.9));
+  auto a5 = f.put("a", "a5", at_cosine(0.5));
+  auto b8 = f.put("b", "b8", at_cosine(0.8));
+  auto b2 = f.put("b", "b2", at_cosine(0.2));
+  auto c95 = f.put("c", "c95", at_cosine(0.95));  // nearest of all, in a realm not asked for
+  auto b_tie = f.put("b", "b tie", at_cosine(0.7));
+  auto a_tie = f.put("a", "a tie", at_cosine(0.7));  // same vector, larger id
+  const auto q = basis(0);
+
+  for (int drained = 0; drained < 2; ++drained) {
+    auto hits = f.search({"a", "b"}, "", 10, q);
+    std::vector<MemoryId> ids;
+    for (const auto& h : hits) ids.push_back(h.id);
+    CHECK(ids == std::vector<MemoryId>{a9, b8, b_tie, a_tie, a5, b2});
+    CHECK(hits[0].score == Approx(0.9).margin(1e-5));
+    CHECK(hits[2].score == hits[3].score);
+    CHECK(!has(hits, c95));
+    // The pool is cut after the merge, not per realm first.
+    auto three = f.search({"b", "a", "a"}, "", 3, q);  // order and repeats do not matter
+    REQUIRE(three.size() == 3);
+    CHECK(three[0].id == a9);
+    CHECK(three[1].id == b8);
+    CHECK(three[2].id == b_tie);
+    // Control: asked for, c's memory comes first.
+    CHECK(f.search({"a", "c", "missing"}, "", 10, q)[0].id == c95);
+    f.drain();
+  }
 }
 
 }  // namespace vasana

@@ -83,11 +83,12 @@ TEST_CASE("a removed vector is never returned, whether it was buffered or in the
   CHECK(!index.remove(500));
   CHECK(index.size() == 98);
   for (uint32_t gone : {10u, 60u}) {
-    CHECK(!returned(index.search(vs[gone].data(), 100, 100), gone));
-    CHECK(index.search_exact(vs[gone].data(), {gone}, 10).empty());
+    CHECK(!returned(index.search(vs[gone].data(), 100), gone));
+    CHECK(!returned(index.search_exact(vs[gone].data(), 100), gone));
   }
   REQUIRE(index.index_pending(100).ok());
-  CHECK(!returned(index.search(vs[60].data(), 100, 100), 60));
+  CHECK(!returned(index.search(vs[60].data(), 100), 60));
+  CHECK(!returned(index.search_exact(vs[60].data(), 100), 60));
   // Positive control: their neighbours are still there.
   CHECK(top(index, vs[11]) == 11);
   CHECK(top(index, vs[61]) == 61);
@@ -141,32 +142,30 @@ TEST_CASE("the graph grows past its initial capacity", "[semantic]") {
   CHECK(found == vs.size());
 }
 
-TEST_CASE("a filter with a larger fetch restricts hits to the slots a caller wants", "[semantic]") {
-  VectorIndex index(kDim);
-  const auto vs = unit_vectors(400, 6);
-  put_all(index, vs);
-  REQUIRE(index.index_pending(300).ok());  // some in the graph, some buffered
-  auto odd = [](uint32_t slot) { return slot % 2 == 1; };
-  bool exhausted = true;
-  auto hits = index.search(vs[8].data(), 10, 100, odd, &exhausted);
-  CHECK(!exhausted);
-  REQUIRE(hits.size() == 10);
-  for (const auto& h : hits) CHECK(h.slot % 2 == 1);
-  // Positive control: without the filter the query's own slot comes first.
-  CHECK(index.search(vs[8].data(), 10)[0].slot == 8);
-  index.search(vs[8].data(), 10, 300, odd, &exhausted);
-  CHECK(exhausted);
-}
-
-TEST_CASE("exact search ranks exactly the given slots", "[semantic]") {
+TEST_CASE("exact search ranks every held slot, buffered or in the graph", "[semantic]") {
   VectorIndex index(kDim);
   const auto vs = unit_vectors(50, 7);
   put_all(index, vs);
-  REQUIRE(index.index_pending(25).ok());
-  auto hits = index.search_exact(vs[3].data(), {30, 3, 40, 10, 999}, 10);
-  REQUIRE(hits.size() == 4);  // 999 is not held
-  CHECK(hits[0].slot == 3);
-  for (size_t i = 1; i < hits.size(); ++i) CHECK(hits[i - 1].similarity >= hits[i].similarity);
+  REQUIRE(index.index_pending(25).ok());  // slots 25-49 into the graph, 0-24 still buffered
+  REQUIRE(index.pending() == 25);
+  CHECK(index.remove(3));   // buffered
+  CHECK(index.remove(40));  // in the graph
+  auto all = index.search_exact(vs[0].data(), 100);
+  REQUIRE(all.size() == 48);  // every held slot once; the removed ones not
+  std::set<uint32_t> slots;
+  for (const auto& h : all) slots.insert(h.slot);
+  CHECK(slots.size() == 48);
+  CHECK(slots.count(3) == 0);
+  CHECK(slots.count(40) == 0);
+  for (size_t i = 1; i < all.size(); ++i) CHECK(all[i - 1].similarity >= all[i].similarity);
+  // Its own vector comes first, from the graph and from the buffer alike.
+  for (uint32_t i : {0u, 10u, 30u, 49u}) {
+    auto hits = index.search_exact(vs[i].data(), 3);
+    REQUIRE(hits.size() == 3);
+    CHECK(hits[0].slot == i);
+    CHECK(hits[0].similarity == Approx(1.0f).margin(1e-5));
+  }
+  CHECK(index.search_exact(vs[0].data(), 0).empty());
 }
 
 TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
