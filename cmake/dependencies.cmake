@@ -21,3 +21,5 @@ find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 find_package(tomlplusplus 3 CONFIG REQUIRED)
 find_package(nlohmann_json 3 CONFIG REQUIRED)
 find_package(Catch2 2 REQUIRED)
+# No version argument: Debian ships no prometheus-cpp-config-version.cmake.
+find_package(prometheus-cpp CONFIG REQUIRED)

@@ -19,6 +19,7 @@ struct ClientRequest {
     ping @2 :Void;
     remember @3 :Ops.PutMemory;
     recall @4 :RecallQuery;
+    status @5 :Void;           # replication and replica state (`vasana status`)
   }
 }
 
@@ -103,5 +104,6 @@ struct ClientResponse {
     pong @2 :NodeInfo;
     remembered @3 :Remembered;
     recalled @4 :RecallAnswer;
+    status @5 :Text;           # sync/replication_status.hpp NodeStatus as JSON (sync/status_json.hpp)
   }
 }

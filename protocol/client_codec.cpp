@@ -27,6 +27,7 @@ std::string encode_request(const ClientRequest& r) {
   req.setProtocolVersion(r.protocol_version);
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
+    case ClientRequest::Kind::status: req.setStatus(); break;
     case ClientRequest::Kind::remember: fill_put_memory(req.initRemember(), r.memory); break;
     case ClientRequest::Kind::recall: {
       auto q = req.initRecall();
@@ -55,6 +56,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
     out.protocol_version = req.getProtocolVersion();
     switch (req.which()) {
       case schema::ClientRequest::PING: out.kind = ClientRequest::Kind::ping; break;
+      case schema::ClientRequest::STATUS: out.kind = ClientRequest::Kind::status; break;
       case schema::ClientRequest::REMEMBER:
         out.kind = ClientRequest::Kind::remember;
         out.memory = memory_from_reader(req.getRemember());
@@ -105,6 +107,7 @@ std::string encode_response(const ClientResponse& r) {
       i.setFlushedRecords(r.info.flushed_records);
       break;
     }
+    case ClientResponse::Kind::status: res.setStatus(r.status_json); break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       m.initId().setInstance(r.id.instance.value);
@@ -184,6 +187,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.existed = m.getExisted();
         break;
       }
+      case schema::ClientResponse::STATUS:
+        out.kind = ClientResponse::Kind::status;
+        out.status_json = res.getStatus();
+        break;
       case schema::ClientResponse::RECALLED: {
         auto a = res.getRecalled();
         out.kind = ClientResponse::Kind::recalled;

@@ -50,7 +50,7 @@ struct RecallAnswer {
 };
 
 struct ClientRequest {
-  enum class Kind { ping, remember, recall };
+  enum class Kind { ping, remember, recall, status };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
   Kind kind = Kind::ping;
@@ -71,7 +71,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled };
+  enum class Kind { error, pong, remembered, recalled, status };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -81,6 +81,7 @@ struct ClientResponse {
   uint64_t effective_ts = 0;                  // for remembered
   bool existed = false;                       // for remembered: the ref was already held
   RecallAnswer answer;                        // for recalled
+  std::string status_json;                    // for status
 };
 
 std::string encode_request(const ClientRequest& r);

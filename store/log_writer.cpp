@@ -15,7 +15,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(FileSystem& fs, std::string d
   std::unique_ptr<LogWriter> w(new LogWriter(fs, std::move(dir), instance, std::move(space), options));
   w->staged_seqno_ = w->durable_seqno_ = tail.last_seqno;
   w->staged_hash_ = w->durable_hash_ = tail.last_hash;
-  w->last_ts_ = tail.last_ts;
+  w->last_ts_ = w->durable_ts_ = tail.last_ts;
   if (tail.has_open_segment) {
     auto f = fs.open_append(w->dir_ + "/" + segment_file_name(tail.open_index));
     if (!f.ok()) return f.status();
@@ -89,6 +89,7 @@ Status LogWriter::commit() {
   pending_count_ = 0;
   durable_seqno_ = staged_seqno_;
   durable_hash_ = staged_hash_;
+  durable_ts_ = last_ts_;
   return Status::Ok();
 }
 

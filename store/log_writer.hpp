@@ -70,6 +70,11 @@ class LogWriter {
   Seqno last_durable() const { return durable_seqno_; }
   Hlc last_ts() const { return last_ts_; }
   SegmentIndex open_segment() const { return index_; }
+  // What a peer may be sent: the open segment's bytes up to here are synced (header and
+  // records of every commit()), and durable_hash()/durable_ts() are those of last_durable().
+  uint64_t durable_segment_bytes() const { return segment_bytes_; }
+  const Hash256& durable_hash() const { return durable_hash_; }
+  Hlc durable_ts() const { return durable_ts_; }
   const Status& failure() const { return failure_; }
   uint64_t syncs() const { return syncs_; }
 
@@ -97,6 +102,7 @@ class LogWriter {
   Seqno durable_seqno_;
   Hash256 staged_hash_{};
   Hash256 durable_hash_{};
+  Hlc durable_ts_;
   Hlc last_ts_;
   uint64_t syncs_ = 0;
   Status failure_;

@@ -32,6 +32,21 @@ class Scanner {
  public:
   Scanner(std::string_view bytes, const ScanExpect& expect) : bytes_(bytes), expect_(expect) {}
 
+  // Continues at a record boundary: no header, the stream state given.
+  SegmentScan run_continuation(const SegmentContinuation& at) {
+    next_seqno_ = at.next_seqno;
+    prev_hash_ = at.prev_hash;
+    last_ts_ = at.min_ts;
+    records_before_ = at.records_before;
+    uint64_t off = 0;
+    while (off < bytes_.size()) {
+      if (!read_one(off)) return std::move(scan_);
+      if (scan_.end == SegmentEnd::sealed) return std::move(scan_);
+    }
+    scan_.end = SegmentEnd::open;
+    return std::move(scan_);
+  }
+
   SegmentScan run() {
     if (!read_header()) return std::move(scan_);
     next_seqno_ = expect_.first_seqno;
@@ -140,7 +155,7 @@ class Scanner {
     t.record_count = get_u64(p + 8);
     t.last_seqno = Seqno(get_u64(p + 16));
     std::memcpy(t.last_hash.data(), p + 24, 32);
-    if (t.record_count != scan_.records.size() || t.last_seqno.value + 1 != next_seqno_.value || t.last_hash != prev_hash_)
+    if (t.record_count != records_before_ + scan_.records.size() || t.last_seqno.value + 1 != next_seqno_.value || t.last_hash != prev_hash_)
       return fail(SegmentEnd::corrupt, off, "trailer does not match the records before it");
     if (off + kTrailerBytes != bytes_.size())
       return fail(SegmentEnd::corrupt, off + kTrailerBytes, "bytes follow the trailer");
@@ -198,10 +213,18 @@ class Scanner {
   Seqno next_seqno_;
   Hash256 prev_hash_{};
   Hlc last_ts_;
+  uint64_t records_before_ = 0;
 };
 
 }  // namespace
 
 SegmentScan scan_segment(std::string_view bytes, const ScanExpect& expect) { return Scanner(bytes, expect).run(); }
+
+SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at) {
+  ScanExpect expect;
+  expect.instance = at.instance;
+  expect.tail_may_be_torn = true;  // an incomplete last record: the rest has not arrived yet
+  return Scanner(bytes, expect).run_continuation(at);
+}
 
 }  // namespace vasana

@@ -64,4 +64,20 @@ struct SegmentScan {
 // Verifies bytes as segment expect.index of expect.instance.
 SegmentScan scan_segment(std::string_view bytes, const ScanExpect& expect);
 
+// Where a partly verified segment stands: what the bytes after its verified prefix must continue.
+struct SegmentContinuation {
+  InstanceId instance;
+  Seqno next_seqno;          // the seqno the next record must have
+  Hash256 prev_hash{};       // chain hash of the record before it
+  Hlc min_ts;                // effective timestamp of the record before it
+  uint64_t records_before = 0;  // records of this segment already verified (the trailer counts them)
+};
+
+// Verifies bytes that continue a segment at a record boundary after its header (a peer's chunk,
+// or what a shared directory's writer appended since the last look): no header is expected.
+// Record offsets and verified_bytes are relative to bytes. An incomplete last record is
+// torn_tail (more may come: keep the verified prefix and ask again), a complete record that
+// fails any check is corrupt; a verified trailer ends it as sealed. scan.header stays empty.
+SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at);
+
 }  // namespace vasana

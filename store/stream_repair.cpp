@@ -21,21 +21,19 @@ std::vector<std::string> quarantined_segments(const DataDir& dir, InstanceId ins
   return out;
 }
 
-namespace {
-
-// Keeps the damaged file in quarantine/ with a note, and leaves its verified prefix in place.
-Status quarantine(const DataDir& dir, const Identity& id, const SegmentSummary& seg, Recovery& rec) {
+Status quarantine_segment(const DataDir& dir, InstanceId instance, const SegmentSummary& seg,
+                          std::vector<std::string>* actions) {
   std::error_code ec;
   fs::create_directories(dir.quarantine_dir(), ec);
   if (ec) return Status::IoError("cannot create " + dir.quarantine_dir() + ": " + ec.message());
-  const std::string name = to_hex(id.instance) + "-" + fs::path(seg.path).filename().string() + "-" +
+  const std::string name = to_hex(instance) + "-" + fs::path(seg.path).filename().string() + "-" +
                            std::to_string(system_wall_ms());
   const std::string target = dir.quarantine_dir() + "/" + name;
   auto bytes = read_whole_file(seg.path);
   if (!bytes.ok()) return bytes.status();
   Status s = write_file_atomically(target, *bytes);
   if (s.ok())
-    s = write_file_atomically(target + ".why", "writer " + to_hex(id.instance) + " segment " +
+    s = write_file_atomically(target + ".why", "writer " + to_hex(instance) + " segment " +
                                                    std::to_string(seg.index.value) + ": " +
                                                    std::string(segment_end_name(seg.end)) + " at offset " +
                                                    std::to_string(seg.problem_offset) + ": " + seg.problem + "\n");
@@ -49,13 +47,11 @@ Status quarantine(const DataDir& dir, const Identity& id, const SegmentSummary& 
     s = write_file_atomically(seg.path, std::string_view(*bytes).substr(0, seg.verified_bytes));
   }
   if (!s.ok()) return s;
-  rec.actions.push_back("quarantined " + seg.path + " as quarantine/" + name + " (" + seg.problem + " at offset " +
+  actions->push_back("quarantined " + seg.path + " as quarantine/" + name + " (" + seg.problem + " at offset " +
                         std::to_string(seg.problem_offset) + "); kept its verified prefix of " +
                         std::to_string(seg.records) + " records");
   return Status::Ok();
 }
-
-}  // namespace
 
 Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit) {
   const std::string wdir = dir.writer_dir(id.instance);
@@ -97,7 +93,7 @@ Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, cons
     rec.read_only_reason = "own stream stops early: " + scan.describe_problem();
     if (seg.end == SegmentEnd::corrupt) {
       ++rec.corruptions;
-      Status s = quarantine(dir, id, seg, rec);
+      Status s = quarantine_segment(dir, id.instance, seg, &rec.actions);
       if (!s.ok()) return s;
     }
   }

@@ -31,6 +31,12 @@ struct Recovery {
 // visit sees every verified record of the own stream, in order. Caller holds the DirLock.
 Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit);
 
+// Copies a damaged segment of instance to quarantine/ with a note (.why) and leaves only its
+// verified prefix in place (removes the file when nothing in it verified). One line for the
+// log goes to actions.
+Status quarantine_segment(const DataDir& dir, InstanceId instance, const SegmentSummary& seg,
+                          std::vector<std::string>* actions);
+
 // Names of quarantined segments of instance (file names inside quarantine/).
 std::vector<std::string> quarantined_segments(const DataDir& dir, InstanceId instance);
 

@@ -1,0 +1,84 @@
+# Peer protocol: what nodes send each other to replicate writers' segments (docs/replication.md).
+# Transport: ZeroMQ, CurveZMQ on every link. A node's serving side is a ROUTER; each of its peer
+# sessions is a DEALER connected to that peer's ROUTER. Every message is two frames: the tag
+# "vasana.peer.1" and one PeerMessage (unpacked Cap'n Proto).
+#
+# Conversation (the DEALER side starts it):
+#   DEALER -> ROUTER  hello          who I am; the ROUTER answers hello (accepted) or refused
+#   ROUTER -> DEALER  advert         the server's version vector: at once after hello, whenever
+#                                    it changes (the live tail), and every second (anti-entropy)
+#   DEALER -> ROUTER  fetch          bytes of one writer's segment from an offset
+#   ROUTER -> DEALER  chunk          those bytes: whole records (and the header at offset 0, the
+#                                    trailer when sealed), never more than the server verified
+#   DEALER -> ROUTER  ack            what the DEALER's node has made durable (replicated:N acks)
+# Segments are byte-identical on every node, so any node can serve any writer's segments and an
+# offset means the same thing everywhere. The receiver verifies every byte before it stores or
+# applies anything.
+#
+# Evolution: add fields at the end and union members only; a breaking change bumps
+# peerProtocolVersion, and a node refuses a peer with another version at hello.
+@0xf4142b64806684ff;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("vasana::schema");
+
+const peerProtocolVersion :UInt16 = 1;
+
+struct PeerHello {
+  cluster @0 :Text;             # both nodes must name the same cluster
+  instance @1 :UInt64;          # the sender's own writer instance
+  protocolVersion @2 :UInt16;
+  vectorSpace @3 :Text;         # VectorSpace::id(); both nodes must use the same
+}
+
+# One writer's stream as the sender holds it, verified.
+struct StreamHead {
+  writer @0 :UInt64;            # instance id
+  lastSeqno @1 :UInt64;
+  lastHash @2 :Data;            # 32 bytes: chain hash of lastSeqno
+  lastTs @3 :UInt64;            # effective timestamp (HLC) of lastSeqno
+  segment @4 :UInt64;           # index of the newest segment the sender holds
+  segmentBytes @5 :UInt64;      # verified bytes of that segment (the whole file when sealed)
+}
+
+struct Advert {
+  heads @0 :List(StreamHead);
+  sentMs @1 :UInt64;            # sender's wall clock, for diagnostics only
+}
+
+struct Fetch {
+  writer @0 :UInt64;
+  segment @1 :UInt64;
+  offset @2 :UInt64;            # bytes the asker already holds of that segment
+  maxBytes @3 :UInt32;
+}
+
+struct Chunk {
+  writer @0 :UInt64;
+  segment @1 :UInt64;
+  offset @2 :UInt64;
+  bytes @3 :Data;               # empty: nothing new there (yet)
+  sealed @4 :Bool;              # the segment is sealed: bytes end with its trailer
+  missing @5 :Bool;             # the sender does not hold this segment (or not from offset)
+}
+
+struct Ack {
+  heads @0 :List(StreamHead);   # per writer: what the sender has made durable (only writer
+                                # and lastSeqno are meaningful)
+}
+
+struct Refused {
+  reason @0 :Text;              # "cluster id", "vector space", "protocol version", ...
+  message @1 :Text;
+}
+
+struct PeerMessage {
+  union {
+    hello @0 :PeerHello;
+    refused @1 :Refused;
+    advert @2 :Advert;
+    fetch @3 :Fetch;
+    chunk @4 :Chunk;
+    ack @5 :Ack;
+  }
+}

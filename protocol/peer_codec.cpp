@@ -1,0 +1,187 @@
+#include "protocol/peer_codec.hpp"
+
+#include <cstring>
+
+#include "protocol/capnp_bytes.hpp"
+#include "protocol/peer.capnp.h"
+
+namespace vasana {
+
+namespace {
+
+void fill_heads(capnp::List<schema::StreamHead>::Builder list, const std::vector<StreamHead>& heads) {
+  for (unsigned i = 0; i < list.size(); ++i) {
+    const StreamHead& h = heads[i];
+    auto b = list[i];
+    b.setWriter(h.writer.value);
+    b.setLastSeqno(h.last_seqno.value);
+    b.setLastHash(capnp::Data::Reader(h.last_hash.data(), h.last_hash.size()));
+    b.setLastTs(h.last_ts.value);
+    b.setSegment(h.segment.value);
+    b.setSegmentBytes(h.segment_bytes);
+  }
+}
+
+Status read_heads(capnp::List<schema::StreamHead>::Reader list, std::vector<StreamHead>* out) {
+  for (auto r : list) {
+    StreamHead h;
+    h.writer = InstanceId(r.getWriter());
+    h.last_seqno = Seqno(r.getLastSeqno());
+    auto hash = r.getLastHash();
+    if (hash.size() != 32 && hash.size() != 0)
+      return Status::Corruption("stream head hash has " + std::to_string(hash.size()) + " bytes, not 32");
+    if (hash.size() == 32) std::memcpy(h.last_hash.data(), hash.begin(), 32);
+    h.last_ts = Hlc(r.getLastTs());
+    h.segment = SegmentIndex(r.getSegment());
+    h.segment_bytes = r.getSegmentBytes();
+    out->push_back(h);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string encode_peer_message(const PeerMessage& m) {
+  capnp::MallocMessageBuilder mb;
+  auto root = mb.initRoot<schema::PeerMessage>();
+  switch (m.kind) {
+    case PeerMessage::Kind::hello: {
+      auto h = root.initHello();
+      h.setCluster(m.hello.cluster);
+      h.setInstance(m.hello.instance.value);
+      h.setProtocolVersion(m.hello.protocol_version);
+      h.setVectorSpace(m.hello.vector_space);
+      break;
+    }
+    case PeerMessage::Kind::refused: {
+      auto r = root.initRefused();
+      r.setReason(m.refused.reason);
+      r.setMessage(m.refused.message);
+      break;
+    }
+    case PeerMessage::Kind::advert: {
+      auto a = root.initAdvert();
+      fill_heads(a.initHeads(unsigned(m.advert.heads.size())), m.advert.heads);
+      a.setSentMs(m.advert.sent_ms);
+      break;
+    }
+    case PeerMessage::Kind::fetch: {
+      auto f = root.initFetch();
+      f.setWriter(m.fetch.writer.value);
+      f.setSegment(m.fetch.segment.value);
+      f.setOffset(m.fetch.offset);
+      f.setMaxBytes(m.fetch.max_bytes);
+      break;
+    }
+    case PeerMessage::Kind::chunk: {
+      auto c = root.initChunk();
+      c.setWriter(m.chunk.writer.value);
+      c.setSegment(m.chunk.segment.value);
+      c.setOffset(m.chunk.offset);
+      c.setBytes(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(m.chunk.bytes.data()), m.chunk.bytes.size()));
+      c.setSealed(m.chunk.sealed);
+      c.setMissing(m.chunk.missing);
+      break;
+    }
+    case PeerMessage::Kind::ack:
+      fill_heads(root.initAck().initHeads(unsigned(m.ack.heads.size())), m.ack.heads);
+      break;
+  }
+  return message_bytes(mb);
+}
+
+Result<PeerMessage> decode_peer_message(std::string_view bytes) {
+  PeerMessage m;
+  Status s = read_message<schema::PeerMessage>(bytes, [&](schema::PeerMessage::Reader root) -> Status {
+    switch (root.which()) {
+      case schema::PeerMessage::HELLO: {
+        auto h = root.getHello();
+        m.kind = PeerMessage::Kind::hello;
+        m.hello.cluster = h.getCluster().cStr();
+        m.hello.instance = InstanceId(h.getInstance());
+        m.hello.protocol_version = h.getProtocolVersion();
+        m.hello.vector_space = h.getVectorSpace().cStr();
+        return Status::Ok();
+      }
+      case schema::PeerMessage::REFUSED: {
+        auto r = root.getRefused();
+        m.kind = PeerMessage::Kind::refused;
+        m.refused.reason = r.getReason().cStr();
+        m.refused.message = r.getMessage().cStr();
+        return Status::Ok();
+      }
+      case schema::PeerMessage::ADVERT: {
+        auto a = root.getAdvert();
+        m.kind = PeerMessage::Kind::advert;
+        m.advert.sent_ms = a.getSentMs();
+        return read_heads(a.getHeads(), &m.advert.heads);
+      }
+      case schema::PeerMessage::FETCH: {
+        auto f = root.getFetch();
+        m.kind = PeerMessage::Kind::fetch;
+        m.fetch.writer = InstanceId(f.getWriter());
+        m.fetch.segment = SegmentIndex(f.getSegment());
+        m.fetch.offset = f.getOffset();
+        m.fetch.max_bytes = f.getMaxBytes();
+        return Status::Ok();
+      }
+      case schema::PeerMessage::CHUNK: {
+        auto c = root.getChunk();
+        m.kind = PeerMessage::Kind::chunk;
+        m.chunk.writer = InstanceId(c.getWriter());
+        m.chunk.segment = SegmentIndex(c.getSegment());
+        m.chunk.offset = c.getOffset();
+        auto b = c.getBytes();
+        m.chunk.bytes.assign(reinterpret_cast<const char*>(b.begin()), b.size());
+        m.chunk.sealed = c.getSealed();
+        m.chunk.missing = c.getMissing();
+        return Status::Ok();
+      }
+      case schema::PeerMessage::ACK:
+        m.kind = PeerMessage::Kind::ack;
+        return read_heads(root.getAck().getHeads(), &m.ack.heads);
+    }
+    return Status::Corruption("peer message of an unknown kind (a newer protocol?)");
+  });
+  if (!s.ok()) return s;
+  return m;
+}
+
+PeerMessage peer_hello(PeerHello h) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::hello;
+  m.hello = std::move(h);
+  return m;
+}
+PeerMessage peer_refused(std::string reason, std::string message) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::refused;
+  m.refused = PeerRefused{std::move(reason), std::move(message)};
+  return m;
+}
+PeerMessage peer_advert(PeerAdvert a) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::advert;
+  m.advert = std::move(a);
+  return m;
+}
+PeerMessage peer_fetch(PeerFetch f) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::fetch;
+  m.fetch = f;
+  return m;
+}
+PeerMessage peer_chunk(PeerChunk c) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::chunk;
+  m.chunk = std::move(c);
+  return m;
+}
+PeerMessage peer_ack(PeerAck a) {
+  PeerMessage m;
+  m.kind = PeerMessage::Kind::ack;
+  m.ack = std::move(a);
+  return m;
+}
+
+}  // namespace vasana

@@ -1,0 +1,194 @@
+#include "sync/metrics_exporter.hpp"
+
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace vasana {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+MetricFamily family(const char* name, const char* help, MetricType type) {
+  MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+void add(MetricFamily& f, std::vector<ClientMetric::Label> labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (f.type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  f.metric.push_back(std::move(m));
+}
+
+std::vector<MetricFamily> families(const NodeStatus& s) {
+  MetricFamily memories = family("vasana_memories", "Live memories in this node's replica (count).", MetricType::Gauge);
+  add(memories, {}, static_cast<double>(s.memories));
+
+  MetricFamily applied =
+      family("vasana_applied_seqno", "Highest seqno of the writer applied to this node's replica (0: none yet).",
+             MetricType::Gauge);
+  for (const WriterApplied& w : s.writers) add(applied, {{"writer", w.writer}}, static_cast<double>(w.applied_seqno));
+
+  MetricFamily remote = family("vasana_applied_remote_ops_total",
+                               "Ops of other writers applied to this node's replica since the process started.",
+                               MetricType::Counter);
+  add(remote, {}, static_cast<double>(s.applied_remote_ops));
+
+  MetricFamily up = family("vasana_peer_up",
+                           "1 if a replication session with the peer is established (hello accepted both ways), "
+                           "else 0.",
+                           MetricType::Gauge);
+  MetricFamily heard = family("vasana_peer_last_heard_seconds",
+                              "Seconds since the last message from the peer; +Inf if none since the process started.",
+                              MetricType::Gauge);
+  MetricFamily lag_ops = family("vasana_replication_lag_ops",
+                                "Ops of the writer that the peer has advertised and this node has not applied "
+                                "(peer's seqno minus applied seqno; 0 when level or ahead).",
+                                MetricType::Gauge);
+  MetricFamily lag_s = family("vasana_replication_lag_seconds",
+                              "Seconds since the effective timestamp of the newest op of the writer that the peer has "
+                              "and this node has not applied; 0 when the lag in ops is 0.",
+                              MetricType::Gauge);
+  MetricFamily received = family("vasana_peer_chunks_received_total",
+                                 "Chunks received from the peer that passed verification and were applied, since the "
+                                 "process started.",
+                                 MetricType::Counter);
+  MetricFamily refused_chunks = family("vasana_peer_chunks_refused_total",
+                                       "Chunks received from the peer that failed verification (CRC, chain or "
+                                       "lineage) and were not applied, since the process started.",
+                                       MetricType::Counter);
+  for (const PeerStatus& p : s.peers) {
+    add(up, {{"peer", p.address}}, p.up ? 1 : 0);
+    add(heard, {{"peer", p.address}},
+        p.last_heard_s < 0 ? std::numeric_limits<double>::infinity() : p.last_heard_s);
+    add(received, {{"peer", p.address}}, static_cast<double>(p.chunks_received));
+    add(refused_chunks, {{"peer", p.address}}, static_cast<double>(p.chunks_refused));
+    for (const WriterLag& l : p.writers) {
+      add(lag_ops, {{"peer", p.address}, {"writer", l.writer}}, static_cast<double>(l.lag_ops));
+      add(lag_s, {{"peer", p.address}, {"writer", l.writer}}, l.lag_seconds);
+    }
+  }
+
+  MetricFamily refused = family("vasana_peer_refused_total",
+                                "Peers refused at hello or on a link since the process started, by reason "
+                                "(unknown key, cluster id, vector space, protocol version).",
+                                MetricType::Counter);
+  for (const auto& [reason, count] : s.refused) add(refused, {{"reason", reason}}, static_cast<double>(count));
+
+  std::vector<MetricFamily> out;
+  out.reserve(10);
+  for (MetricFamily* f : {&memories, &applied, &remote, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks,
+                          &refused}) {
+    out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+bool parse_port(const std::string& s, uint16_t* port) {
+  if (s.empty() || s.size() > 5) return false;
+  uint32_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (v > 65535) return false;
+  *port = static_cast<uint16_t>(v);
+  return true;
+}
+
+}  // namespace
+
+class MetricsExporter::Collector : public prometheus::Collectable {
+ public:
+  explicit Collector(Snapshot snapshot) : snapshot_(std::move(snapshot)) {}
+
+  // Runs on a civetweb worker thread. Nothing may propagate into civetweb's C code.
+  std::vector<MetricFamily> Collect() const override {
+    try {
+      NodeStatus s;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        s = snapshot_();
+      }
+      return families(s);
+    } catch (...) {
+      return {};
+    }
+  }
+
+ private:
+  mutable std::mutex mu_;  // one snapshot call at a time
+  Snapshot snapshot_;
+};
+
+Status check_metrics_bind_address(const std::string& a) {
+  std::string port_text;
+  if (a.rfind("127.0.0.1:", 0) == 0) {
+    port_text = a.substr(10);
+  } else if (a.rfind("[::1]:", 0) == 0) {
+    port_text = a.substr(6);
+  }
+  uint16_t port = 0;
+  if (port_text.empty() || !parse_port(port_text, &port)) {
+    return Status::InvalidArgument("metrics bind address \"" + a +
+                                   "\" refused: the metrics endpoint has no authentication, so it listens on "
+                                   "loopback only; use 127.0.0.1:PORT or [::1]:PORT with PORT 0-65535 (0: any free "
+                                   "port)");
+  }
+  return Status::Ok();
+}
+
+std::string status_to_prometheus_text(const NodeStatus& s) {
+  return prometheus::TextSerializer().Serialize(families(s));
+}
+
+Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::string& bind_address, Snapshot snapshot) {
+  if (Status st = check_metrics_bind_address(bind_address); !st.ok()) return st;
+  if (!snapshot) return Status::InvalidArgument("metrics exporter: no snapshot function");
+
+  std::unique_ptr<MetricsExporter> e(new MetricsExporter());
+  e->collector_ = std::make_shared<Collector>(std::move(snapshot));
+  try {
+    // civetweb's listening_ports syntax is exactly what check_metrics_bind_address accepts.
+    e->exposer_ = std::make_unique<prometheus::Exposer>(bind_address, /*num_threads=*/2);
+  } catch (const std::exception& ex) {
+    // CivetException: "null context when constructing CivetServer. Possible problem binding to port."
+    std::string hint;
+    if (bind_address[0] == '[') {
+      // Debian 12's libcivetweb is built without USE_IPV6 (mg_check_feature(8) == 0): every
+      // IPv6 address fails here, whatever the port.
+      hint = " (if this civetweb has no IPv6 support, as Debian 12's has not, no [::1] address can work: use "
+             "127.0.0.1:PORT)";
+    }
+    return Status::IoError("metrics exporter cannot listen on " + bind_address + ": " + ex.what() + hint);
+  }
+  std::vector<int> ports = e->exposer_->GetListeningPorts();
+  if (ports.empty() || ports.front() <= 0 || ports.front() > 65535) {
+    return Status::IoError("metrics exporter on " + bind_address + ": the server reports no listening port");
+  }
+  e->port_ = static_cast<uint16_t>(ports.front());
+  e->exposer_->RegisterCollectable(e->collector_);  // default uri "/metrics"
+  return e;
+}
+
+MetricsExporter::~MetricsExporter() = default;
+
+}  // namespace vasana

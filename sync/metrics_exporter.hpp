@@ -1,0 +1,87 @@
+// Prometheus export of NodeStatus (sync/replication_status.hpp) over HTTP: GET /metrics.
+//
+// Nothing is cached: every scrape calls the snapshot function and turns the NodeStatus it returns
+// into metric families, so a value is never older than the scrape and a peer or writer that is
+// gone from the status is gone from the scrape (no stale gauges). The families:
+//
+//   vasana_memories                                 gauge    live memories in the replica
+//   vasana_applied_seqno{writer}                    gauge    highest seqno of the writer applied here
+//   vasana_applied_remote_ops_total                 counter  ops of other writers applied since start
+//   vasana_peer_up{peer}                            gauge    1 session established, 0 not
+//   vasana_peer_last_heard_seconds{peer}            gauge    seconds since its last message; +Inf never
+//   vasana_replication_lag_ops{peer,writer}         gauge    ops the peer has that are not applied here
+//   vasana_replication_lag_seconds{peer,writer}     gauge    age of the newest such op, in seconds
+//   vasana_peer_chunks_received_total{peer}         counter  verified chunks applied from the peer
+//   vasana_peer_chunks_refused_total{peer}          counter  chunks that failed verification
+//   vasana_peer_refused_total{reason}               counter  peers refused at hello or on a link
+//
+// The peer label is the peer's configured address (PeerStatus::address), the writer label the
+// writer's instance id (16 hex digits), the reason label the NodeStatus::refused key. Labels
+// appear in the order shown. The HTTP server (civetweb, via prometheus-cpp) adds its own
+// exposer_* metrics to every scrape.
+//
+// The endpoint has no authentication and no TLS, so it listens on loopback only: bind addresses
+// other than 127.0.0.1:PORT and [::1]:PORT are refused (put a proxy in front to expose it).
+//
+// Threading: start() and the destructor run on the owner's thread. The snapshot function is
+// called at scrape time on one of civetweb's worker threads, concurrently with the rest of the
+// node, so it must be thread safe (take the replication core's lock, or read an atomically
+// published copy). The exporter serializes its own calls: snapshot is never called concurrently
+// with itself. It should be quick (a scrape waits for it) and should not throw; if it throws, that
+// scrape has no vasana_* metrics. Everything snapshot refers to must outlive the exporter: destroy
+// the exporter first. The destructor stops the HTTP server and waits for its threads, which takes
+// about 2 s (civetweb shutdown); once it returns, snapshot is not called again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "protocol/status.hpp"
+#include "sync/replication_status.hpp"
+
+namespace prometheus {
+class Exposer;
+}  // namespace prometheus
+
+namespace vasana {
+
+// Ok when bind_address is "127.0.0.1:PORT" or "[::1]:PORT" with PORT a decimal 0-65535 (0: the
+// kernel picks a free port); otherwise InvalidArgument stating the rule. For configuration checks
+// at start, before anything listens.
+Status check_metrics_bind_address(const std::string& bind_address);
+
+// The vasana_* families for s in the Prometheus text format, exactly as a scrape serves them
+// (without the exposer_* metrics). For tests and for debugging without a server.
+std::string status_to_prometheus_text(const NodeStatus& s);
+
+class MetricsExporter {
+ public:
+  using Snapshot = std::function<NodeStatus()>;
+
+  // Listens on bind_address and serves GET /metrics. InvalidArgument for an address that
+  // check_metrics_bind_address refuses or an empty snapshot function; IoError when the server
+  // cannot listen (port in use; or an [::1] address with a civetweb built without IPv6, which is
+  // the case of Debian 12's libcivetweb: there only 127.0.0.1 works).
+  static Result<std::unique_ptr<MetricsExporter>> start(const std::string& bind_address, Snapshot snapshot);
+
+  ~MetricsExporter();  // stops the server: blocks about 2 s
+  MetricsExporter(const MetricsExporter&) = delete;
+  MetricsExporter& operator=(const MetricsExporter&) = delete;
+
+  // The port actually bound (the kernel's choice when the address asked for port 0).
+  uint16_t port() const { return port_; }
+
+ private:
+  class Collector;  // the prometheus::Collectable, defined in the .cpp
+  MetricsExporter() = default;
+
+  // Declaration order matters: exposer_ is destroyed first, so no scrape runs while collector_
+  // goes away.
+  std::shared_ptr<Collector> collector_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace vasana

@@ -1,0 +1,196 @@
+#include "sync/peer_server.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "store/segment_format.hpp"
+#include "store/hybrid_clock.hpp"
+#include "sync/peer_wire.hpp"
+
+namespace vasana {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kMaxChunkBytes = 32u << 20;  // a fetch never gets more, whatever it asks
+}  // namespace
+
+PeerChunk read_chunk(const DataDir& dir, const std::optional<StreamHead>& head, const PeerFetch& f,
+                     uint32_t max_bytes) {
+  PeerChunk c;
+  c.writer = f.writer;
+  c.segment = f.segment;
+  c.offset = f.offset;
+  if (!head || f.segment > head->segment) {
+    c.missing = !head || f.segment.value > head->segment.value + 1;  // the next one may simply not exist yet
+    return c;
+  }
+  const std::string path = dir.writer_dir(f.writer) + "/" + segment_file_name(f.segment);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    c.missing = true;
+    return c;
+  }
+  uint64_t limit = head->segment_bytes;
+  if (f.segment < head->segment) {
+    struct stat st{};
+    limit = ::fstat(fd, &st) == 0 ? uint64_t(st.st_size) : 0;
+  }
+  if (f.offset > limit) {
+    ::close(fd);
+    c.missing = true;
+    return c;
+  }
+  const uint64_t n = std::min<uint64_t>(limit - f.offset, std::min(max_bytes, kMaxChunkBytes));
+  c.bytes.resize(n);
+  uint64_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, c.bytes.data() + got, n - got, off_t(f.offset + got));
+    if (r <= 0) break;
+    got += uint64_t(r);
+  }
+  ::close(fd);
+  c.bytes.resize(got);
+  c.sealed = f.segment < head->segment && f.offset + got == limit;
+  return c;
+}
+
+struct PeerServer::Impl {
+  std::unique_ptr<zmq::socket_t> socket;
+  SyncOptions options;
+  PeerHello ours;
+  DataDir dir;
+  const StreamHeads* heads = nullptr;
+  LogFn log;
+  AckFn ack;
+  RefuseFn refuse;
+  struct Peer {
+    InstanceId instance;
+    Clock::time_point last_heard;
+  };
+  std::map<std::string, Peer> peers;  // by routing id: those whose hello was accepted
+};
+
+Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
+                                                      DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
+                                                      RefuseFn refuse) {
+  std::unique_ptr<PeerServer> s(new PeerServer());
+  s->impl_ = std::make_unique<Impl>();
+  Impl& i = *s->impl_;
+  i.options = options;
+  i.ours = std::move(ours);
+  i.dir = std::move(dir);
+  i.heads = heads;
+  i.log = std::move(log);
+  i.ack = std::move(ack);
+  i.refuse = std::move(refuse);
+  try {
+    i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::router);
+    i.socket->set(zmq::sockopt::linger, 0);
+    i.socket->set(zmq::sockopt::router_mandatory, 1);
+    i.socket->set(zmq::sockopt::curve_server, 1);
+    i.socket->set(zmq::sockopt::curve_secretkey, options.secret_key);
+    i.socket->set(zmq::sockopt::zap_domain, "vasana");
+    i.socket->set(zmq::sockopt::sndhwm, 1000);
+    i.socket->set(zmq::sockopt::rcvhwm, 1000);
+    if (options.listen.find("://[") != std::string::npos) i.socket->set(zmq::sockopt::ipv6, 1);
+    i.socket->bind(options.listen);
+    s->endpoint_ = i.socket->get(zmq::sockopt::last_endpoint);
+  } catch (const zmq::error_t& e) {
+    return Status::IoError("cannot listen for peers on " + options.listen + ": " + e.what());
+  }
+  // The socket moves to the server's thread: from here on only that thread uses it.
+  s->thread_ = std::thread([p = s.get()] { p->run(); });
+  return s;
+}
+
+PeerServer::~PeerServer() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void PeerServer::run() {
+  pthread_setname_np(pthread_self(), "vasana.peersrv");
+  Impl& i = *impl_;
+  zmq::socket_t& sock = *i.socket;
+  uint64_t advertised = ~0ull;  // heads version last sent
+  Clock::time_point last_advert = Clock::now();
+
+  auto advert_to = [&](const std::string& rid) {
+    PeerAdvert a;
+    a.heads = i.heads->all();
+    a.sent_ms = system_wall_ms();
+    return send_peer(sock, peer_advert(std::move(a)), &rid);
+  };
+  auto advert_all = [&] {
+    advertised = i.heads->version();
+    PeerAdvert a;
+    a.heads = i.heads->all();
+    a.sent_ms = system_wall_ms();
+    const PeerMessage m = peer_advert(std::move(a));
+    for (auto it = i.peers.begin(); it != i.peers.end();) {
+      // A peer that cannot take it (gone: router_mandatory) is forgotten; it says hello again.
+      if (!send_peer(sock, m, &it->first) && Clock::now() - it->second.last_heard > i.options.peer_timeout)
+        it = i.peers.erase(it);
+      else
+        ++it;
+    }
+    last_advert = Clock::now();
+  };
+
+  while (!stop_.load(std::memory_order_relaxed)) {
+    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
+                               {nullptr, i.heads->change_fd(), ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t&) {
+      continue;  // EINTR
+    }
+    if (items[1].revents & ZMQ_POLLIN) i.heads->drain_change_fd();
+    for (int n = 0; n < 256; ++n) {
+      auto got = receive_peer(sock, /*router=*/true);
+      if (!got) break;
+      if (!got->message.ok()) {
+        i.log("peer: unreadable message from " + (got->user_id.empty() ? "?" : got->user_id) + ": " +
+              got->message.status().message());
+        continue;
+      }
+      const PeerMessage& m = *got->message;
+      auto known = i.peers.find(got->routing_id);
+      if (m.kind == PeerMessage::Kind::hello) {
+        if (auto refused = check_peer_hello(m.hello, i.ours)) {
+          i.refuse(refused->reason);
+          i.log("peer: refused " + to_hex(m.hello.instance) + " (key " + got->user_id + "): " + refused->message);
+          send_peer(sock, peer_refused(refused->reason, refused->message), &got->routing_id);
+          if (known != i.peers.end()) i.peers.erase(known);
+          continue;
+        }
+        const bool fresh = known == i.peers.end();
+        i.peers[got->routing_id] = Impl::Peer{m.hello.instance, Clock::now()};
+        if (fresh) i.log("peer: " + to_hex(m.hello.instance) + " connected");
+        send_peer(sock, peer_hello(i.ours), &got->routing_id);
+        advert_to(got->routing_id);
+        continue;
+      }
+      if (known == i.peers.end()) {
+        // No accepted hello on this connection (this node restarted, or the peer skipped it).
+        send_peer(sock, peer_refused("no hello", "say hello first"), &got->routing_id);
+        continue;
+      }
+      known->second.last_heard = Clock::now();
+      if (m.kind == PeerMessage::Kind::fetch) {
+        PeerChunk c = read_chunk(i.dir, i.heads->get(m.fetch.writer), m.fetch, m.fetch.max_bytes);
+        fetches_++;
+        bytes_ += c.bytes.size();
+        send_peer(sock, peer_chunk(std::move(c)), &got->routing_id);
+      } else if (m.kind == PeerMessage::Kind::ack) {
+        for (const StreamHead& h : m.ack.heads) i.ack(known->second.instance, h.writer, h.last_seqno);
+      }
+    }
+    if (i.heads->version() != advertised || Clock::now() - last_advert >= i.options.advert_interval) advert_all();
+  }
+}
+
+}  // namespace vasana

@@ -1,0 +1,233 @@
+#include "sync/peer_session.hpp"
+
+#include <chrono>
+
+#include "store/hybrid_clock.hpp"
+#include "sync/peer_wire.hpp"
+
+namespace vasana {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr auto kHelloRetry = std::chrono::seconds(1);
+constexpr auto kRefusedRetry = std::chrono::seconds(5);
+}  // namespace
+
+struct PeerSession::Impl {
+  uint64_t id = 0;
+  PeerConfig peer;
+  SyncOptions options;
+  PeerHello ours;
+  std::unique_ptr<zmq::socket_t> socket;
+  MirrorSet* mirrors = nullptr;
+  const StreamHeads* heads = nullptr;
+  LogFn log;
+  RefuseFn refuse;
+
+  mutable std::mutex mutex;  // guards what status() reads
+  bool up = false;
+  std::string peer_instance;
+  Clock::time_point last_heard{};
+  bool heard = false;
+  std::vector<StreamHead> advertised;
+  uint64_t chunks_received = 0;
+  uint64_t chunks_refused = 0;
+};
+
+Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uint64_t id, PeerConfig peer,
+                                                        const SyncOptions& options, PeerHello ours,
+                                                        const std::string& public_key, MirrorSet* mirrors,
+                                                        const StreamHeads* heads, LogFn log, RefuseFn refuse) {
+  std::unique_ptr<PeerSession> s(new PeerSession());
+  s->impl_ = std::make_unique<Impl>();
+  Impl& i = *s->impl_;
+  i.id = id;
+  i.peer = std::move(peer);
+  i.options = options;
+  i.ours = std::move(ours);
+  i.mirrors = mirrors;
+  i.heads = heads;
+  i.log = std::move(log);
+  i.refuse = std::move(refuse);
+  try {
+    i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::dealer);
+    i.socket->set(zmq::sockopt::linger, 0);
+    i.socket->set(zmq::sockopt::curve_serverkey, i.peer.public_key);
+    i.socket->set(zmq::sockopt::curve_publickey, public_key);
+    i.socket->set(zmq::sockopt::curve_secretkey, options.secret_key);
+    i.socket->set(zmq::sockopt::reconnect_ivl, 100);
+    i.socket->set(zmq::sockopt::reconnect_ivl_max, 5000);
+    i.socket->set(zmq::sockopt::sndhwm, 1000);
+    i.socket->set(zmq::sockopt::rcvhwm, 1000);
+    // Queue nothing for a peer that is not connected: hello is repeated until it answers.
+    i.socket->set(zmq::sockopt::immediate, 1);
+    if (i.peer.address.find("://[") != std::string::npos) i.socket->set(zmq::sockopt::ipv6, 1);
+    i.socket->connect(i.peer.address);
+  } catch (const zmq::error_t& e) {
+    return Status::InvalidArgument("peer " + i.peer.address + ": " + e.what());
+  }
+  s->thread_ = std::thread([p = s.get()] { p->run(); });
+  return s;
+}
+
+PeerSession::~PeerSession() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+PeerStatus PeerSession::status() const {
+  const Impl& i = *impl_;
+  PeerStatus st;
+  std::lock_guard<std::mutex> g(i.mutex);
+  st.address = i.peer.address;
+  st.instance = i.peer_instance;
+  st.up = i.up;
+  st.last_heard_s = i.heard ? std::chrono::duration<double>(Clock::now() - i.last_heard).count() : -1;
+  st.chunks_received = i.chunks_received;
+  st.chunks_refused = i.chunks_refused;
+  const uint64_t now_ms = system_wall_ms();
+  for (const StreamHead& h : i.advertised) {
+    if (h.writer == i.ours.instance) continue;  // this node is that writer's origin
+    WriterLag l;
+    l.writer = to_hex(h.writer);
+    l.peer_seqno = h.last_seqno.value;
+    auto mine = i.heads->get(h.writer);
+    l.applied_seqno = mine ? mine->last_seqno.value : 0;
+    l.lag_ops = l.peer_seqno > l.applied_seqno ? l.peer_seqno - l.applied_seqno : 0;
+    if (l.lag_ops > 0) {
+      const uint64_t ts = h.last_ts.physical_ms();
+      l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
+    }
+    st.writers.push_back(l);
+  }
+  return st;
+}
+
+void PeerSession::run() {
+  pthread_setname_np(pthread_self(), "vasana.peer");
+  Impl& i = *impl_;
+  zmq::socket_t& sock = *i.socket;
+  Clock::time_point next_hello = Clock::now();
+  bool established = false;
+  std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
+
+  auto set_up = [&](bool up) {
+    std::lock_guard<std::mutex> g(i.mutex);
+    i.up = up;
+  };
+  auto fetch_more = [&] {
+    for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
+      if (!send_peer(sock, peer_fetch(f))) {
+        i.mirrors->release(i.id);
+        break;
+      }
+    }
+  };
+
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const auto now = Clock::now();
+    if (!established && now >= next_hello) {
+      send_peer(sock, peer_hello(i.ours));
+      next_hello = now + kHelloRetry;
+    }
+    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 1, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t&) {
+      continue;
+    }
+    for (int n = 0; n < 256; ++n) {
+      auto got = receive_peer(sock, /*router=*/false);
+      if (!got) break;
+      if (!got->message.ok()) {
+        i.log("peer " + i.peer.address + ": unreadable message: " + got->message.status().message());
+        continue;
+      }
+      const PeerMessage& m = *got->message;
+      {
+        std::lock_guard<std::mutex> g(i.mutex);
+        i.last_heard = Clock::now();
+        i.heard = true;
+      }
+      switch (m.kind) {
+        case PeerMessage::Kind::hello: {
+          if (auto refused = check_peer_hello(m.hello, i.ours)) {
+            i.refuse(refused->reason);
+            i.log("peer " + i.peer.address + ": refused: " + refused->message);
+            established = false;
+            set_up(false);
+            next_hello = Clock::now() + kRefusedRetry;
+            break;
+          }
+          if (!established) i.log("peer " + i.peer.address + ": session up with " + to_hex(m.hello.instance));
+          established = true;
+          std::lock_guard<std::mutex> g(i.mutex);
+          i.up = true;
+          i.peer_instance = to_hex(m.hello.instance);
+          break;
+        }
+        case PeerMessage::Kind::refused:
+          if (established || i.up) i.log("peer " + i.peer.address + ": it refused this node: " + m.refused.message);
+          else if (m.refused.reason != "no hello") i.log("peer " + i.peer.address + ": refused: " + m.refused.message);
+          if (m.refused.reason != "no hello") i.refuse("refused by peer: " + m.refused.reason);
+          established = false;
+          set_up(false);
+          i.mirrors->release(i.id);
+          next_hello = Clock::now() + (m.refused.reason == "no hello" ? std::chrono::seconds(0) : kRefusedRetry);
+          break;
+        case PeerMessage::Kind::advert: {
+          if (!established) break;
+          advertised = m.advert.heads;
+          {
+            std::lock_guard<std::mutex> g(i.mutex);
+            i.advertised = advertised;
+          }
+          fetch_more();
+          break;
+        }
+        case PeerMessage::Kind::chunk: {
+          auto d = i.mirrors->deliver(i.id, m.chunk);
+          if (!d.ok()) {
+            i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
+                  d.status().to_string());
+            break;
+          }
+          if (d->refused) {
+            {
+              std::lock_guard<std::mutex> g(i.mutex);
+              i.chunks_refused++;
+            }
+            i.log("peer " + i.peer.address + ": refused bad bytes: " + d->problem +
+                  "; fetching that writer from other peers");
+            break;
+          }
+          if (d->bytes > 0) {
+            {
+              std::lock_guard<std::mutex> g(i.mutex);
+              i.chunks_received++;
+            }
+            if (auto h = i.heads->get(m.chunk.writer)) send_peer(sock, peer_ack(PeerAck{{*h}}));
+          }
+          fetch_more();  // more of the same writer, if the peer has it
+          break;
+        }
+        case PeerMessage::Kind::fetch:
+        case PeerMessage::Kind::ack:
+          break;  // a session only asks
+      }
+    }
+    if (established) {
+      std::lock_guard<std::mutex> g(i.mutex);
+      if (Clock::now() - i.last_heard > i.options.peer_timeout) {
+        i.log("peer " + i.peer.address + ": silent for " + std::to_string(i.options.peer_timeout.count()) +
+              " ms: down; saying hello again");
+        established = false;
+        i.up = false;
+        next_hello = Clock::now();
+      }
+    }
+    if (!established) i.mirrors->release(i.id);
+  }
+}
+
+}  // namespace vasana

@@ -1,0 +1,58 @@
+// One link to one configured peer: a DEALER socket (CurveZMQ client, pinned to the peer's
+// public key) and the thread that owns it. It says hello, follows the peer's adverts, fetches
+// what this node lacks (through MirrorSet, which stores and applies it) and acks what it
+// stored. ZeroMQ reconnects by itself with backoff (100 ms doubling to 5 s); a peer silent for
+// peer_timeout is marked down, its claims released (another peer may serve those writers) and
+// hello is said again. A refusal at hello is logged and counted, and retried after 5 s (a
+// misconfigured peer may be fixed without restarting this node).
+//
+// Threading: start() spawns the thread; the destructor stops and joins it. status() may be
+// called from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol/peer_codec.hpp"
+#include "sync/mirror_set.hpp"
+#include "sync/replication_status.hpp"
+#include "sync/sync_options.hpp"
+
+namespace zmq {
+class context_t;
+}
+
+namespace vasana {
+
+class PeerSession {
+ public:
+  using LogFn = std::function<void(const std::string&)>;
+  using RefuseFn = std::function<void(const std::string& reason)>;
+
+  // id: unique among this node's sessions (non-zero), used for MirrorSet claims.
+  static Result<std::unique_ptr<PeerSession>> start(zmq::context_t& ctx, uint64_t id, PeerConfig peer,
+                                                    const SyncOptions& options, PeerHello ours,
+                                                    const std::string& public_key, MirrorSet* mirrors,
+                                                    const StreamHeads* heads, LogFn log, RefuseFn refuse);
+  ~PeerSession();
+
+  // The peer's state and, per writer it advertised, how far this node is behind it.
+  PeerStatus status() const;
+
+ private:
+  PeerSession() = default;
+  void run();
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace vasana

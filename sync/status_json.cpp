@@ -1,0 +1,298 @@
+#include "sync/status_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace vasana {
+
+namespace {
+
+// ordered_json: fields are written in the struct's order, which reads better than sorted.
+using json = nlohmann::ordered_json;
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// ---- reading ------------------------------------------------------------------------------
+
+// Reads one JSON object's fields; the first failure is kept and later reads become no-ops, so a
+// caller reads every field and checks ok() once.
+class FieldReader {
+ public:
+  FieldReader(const json& obj, std::string path, Status* failure)
+      : obj_(obj), path_(std::move(path)), failure_(failure) {}
+
+  void str(const char* key, std::string* out) {
+    const json* v = find(key);
+    if (!v) return;
+    if (!v->is_string()) return fail(key, "expected a string", *v);
+    *out = v->get<std::string>();
+  }
+  void u64(const char* key, uint64_t* out) {
+    const json* v = find(key);
+    if (!v) return;
+    if (!v->is_number_unsigned()) {
+      return fail(key, v->is_number() ? "expected a non-negative integer" : "expected an unsigned integer", *v);
+    }
+    *out = v->get<uint64_t>();
+  }
+  void real(const char* key, double* out) {
+    const json* v = find(key);
+    if (!v) return;
+    if (v->is_null()) {  // status_to_json writes a non-finite value as null
+      *out = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+    if (!v->is_number()) return fail(key, "expected a number", *v);
+    *out = v->get<double>();
+  }
+  void boolean(const char* key, bool* out) {
+    const json* v = find(key);
+    if (!v) return;
+    if (!v->is_boolean()) return fail(key, "expected true or false", *v);
+    *out = v->get<bool>();
+  }
+  // The array under key, or nullptr (failure recorded) when it is missing or not an array.
+  const json* array(const char* key) {
+    const json* v = find(key);
+    if (v && !v->is_array()) {
+      fail(key, "expected an array", *v);
+      return nullptr;
+    }
+    return v;
+  }
+  const json* object(const char* key) {
+    const json* v = find(key);
+    if (v && !v->is_object()) {
+      fail(key, "expected an object", *v);
+      return nullptr;
+    }
+    return v;
+  }
+  std::string child(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  bool ok() const { return failure_->ok(); }
+
+ private:
+  const json* find(const char* key) {
+    if (!ok()) return nullptr;
+    auto it = obj_.find(key);
+    if (it == obj_.end()) {
+      *failure_ = Status::InvalidArgument("status JSON: field " + child(key) + " is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  void fail(const char* key, const char* what, const json& got) {
+    *failure_ = Status::InvalidArgument("status JSON: field " + child(key) + ": " + what + ", got " +
+                                        std::string(got.type_name()));
+  }
+
+  const json& obj_;
+  std::string path_;
+  Status* failure_;
+};
+
+// Checks that element i of an array at path is an object; records the failure otherwise.
+bool element_is_object(const json& e, const std::string& path, size_t i, Status* failure) {
+  if (e.is_object()) return true;
+  *failure = Status::InvalidArgument("status JSON: " + path + "[" + std::to_string(i) + "]: expected an object, got " +
+                                     std::string(e.type_name()));
+  return false;
+}
+
+std::string indexed(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// ---- text ---------------------------------------------------------------------------------
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string seconds_text(double s) {
+  if (!std::isfinite(s)) return "? s";
+  if (s < 10) return fmt("%.2f s", s);
+  if (s < 100) return fmt("%.1f s", s);
+  return fmt("%.0f s", s);
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+std::string status_to_json(const NodeStatus& s) {
+  json j = json::object();
+  j["instance"] = s.instance;
+  j["cluster"] = s.cluster;
+  j["vector_space"] = s.vector_space;
+  j["memories"] = s.memories;
+  j["digest"] = s.digest;
+  j["applied_remote_ops"] = s.applied_remote_ops;
+  json writers = json::array();
+  for (const WriterApplied& w : s.writers) {
+    writers.push_back({{"writer", w.writer}, {"applied_seqno", w.applied_seqno}, {"own", w.own}});
+  }
+  j["writers"] = std::move(writers);
+  json peers = json::array();
+  for (const PeerStatus& p : s.peers) {
+    json lags = json::array();
+    for (const WriterLag& l : p.writers) {
+      lags.push_back({{"writer", l.writer},
+                      {"peer_seqno", l.peer_seqno},
+                      {"applied_seqno", l.applied_seqno},
+                      {"lag_ops", l.lag_ops},
+                      {"lag_seconds", number_or_null(l.lag_seconds)}});
+    }
+    peers.push_back({{"address", p.address},
+                     {"instance", p.instance},
+                     {"up", p.up},
+                     {"last_heard_s", number_or_null(p.last_heard_s)},
+                     {"chunks_received", p.chunks_received},
+                     {"chunks_refused", p.chunks_refused},
+                     {"writers", std::move(lags)}});
+  }
+  j["peers"] = std::move(peers);
+  json refused = json::object();
+  for (const auto& [reason, count] : s.refused) refused[reason] = count;
+  j["refused"] = std::move(refused);
+  // replace: a string that is not valid UTF-8 (an address from a hand-edited configuration)
+  // must not make dump() throw.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<NodeStatus> status_from_json(std::string_view text) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    std::string what = e.what();
+    if (auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos) {
+      what.erase(0, pos + 2);
+    }
+    return Status::InvalidArgument("status JSON is not valid JSON: " + what);
+  }
+  if (!j.is_object()) {
+    return Status::InvalidArgument("status JSON: expected an object, got " + std::string(j.type_name()));
+  }
+
+  NodeStatus s;
+  Status failure;
+  FieldReader top(j, "", &failure);
+  top.str("instance", &s.instance);
+  top.str("cluster", &s.cluster);
+  top.str("vector_space", &s.vector_space);
+  top.u64("memories", &s.memories);
+  top.str("digest", &s.digest);
+  top.u64("applied_remote_ops", &s.applied_remote_ops);
+
+  if (const json* writers = top.array("writers")) {
+    const std::string path = top.child("writers");
+    for (size_t i = 0; i < writers->size() && failure.ok(); ++i) {
+      const json& e = (*writers)[i];
+      if (!element_is_object(e, path, i, &failure)) break;
+      WriterApplied w;
+      FieldReader r(e, indexed(path, i), &failure);
+      r.str("writer", &w.writer);
+      r.u64("applied_seqno", &w.applied_seqno);
+      r.boolean("own", &w.own);
+      s.writers.push_back(std::move(w));
+    }
+  }
+
+  if (const json* peers = top.array("peers")) {
+    const std::string path = top.child("peers");
+    for (size_t i = 0; i < peers->size() && failure.ok(); ++i) {
+      const json& e = (*peers)[i];
+      if (!element_is_object(e, path, i, &failure)) break;
+      PeerStatus p;
+      FieldReader r(e, indexed(path, i), &failure);
+      r.str("address", &p.address);
+      r.str("instance", &p.instance);
+      r.boolean("up", &p.up);
+      r.real("last_heard_s", &p.last_heard_s);
+      r.u64("chunks_received", &p.chunks_received);
+      r.u64("chunks_refused", &p.chunks_refused);
+      if (const json* lags = r.array("writers")) {
+        const std::string lpath = r.child("writers");
+        for (size_t k = 0; k < lags->size() && failure.ok(); ++k) {
+          const json& le = (*lags)[k];
+          if (!element_is_object(le, lpath, k, &failure)) break;
+          WriterLag l;
+          FieldReader lr(le, indexed(lpath, k), &failure);
+          lr.str("writer", &l.writer);
+          lr.u64("peer_seqno", &l.peer_seqno);
+          lr.u64("applied_seqno", &l.applied_seqno);
+          lr.u64("lag_ops", &l.lag_ops);
+          lr.real("lag_seconds", &l.lag_seconds);
+          p.writers.push_back(std::move(l));
+        }
+      }
+      s.peers.push_back(std::move(p));
+    }
+  }
+
+  if (const json* refused = top.object("refused")) {
+    for (auto it = refused->begin(); it != refused->end() && failure.ok(); ++it) {
+      if (!it.value().is_number_unsigned()) {
+        failure = Status::InvalidArgument("status JSON: field refused." + it.key() +
+                                          ": expected an unsigned integer, got " + std::string(it.value().type_name()));
+        break;
+      }
+      s.refused[it.key()] = it.value().get<uint64_t>();
+    }
+  }
+
+  if (!failure.ok()) return failure;
+  return s;
+}
+
+std::string status_to_text(const NodeStatus& s) {
+  std::string out;
+  auto line = [&out](const std::string& label, const std::string& value) {
+    out += pad(label, 14) + value + "\n";
+  };
+  line("node", s.instance.empty() ? "(unknown)" : s.instance);
+  line("cluster", s.cluster.empty() ? "(none: replication off)" : s.cluster);
+  line("vector space", s.vector_space);
+  line("memories", std::to_string(s.memories));
+  line("digest", s.digest);
+  line("remote ops", std::to_string(s.applied_remote_ops) + " applied since start");
+
+  out += "\nwriters (" + std::to_string(s.writers.size()) + "), applied seqno\n";
+  if (s.writers.empty()) out += "  none\n";
+  size_t wwidth = 0;
+  for (const WriterApplied& w : s.writers) wwidth = std::max(wwidth, w.writer.size());
+  for (const WriterApplied& w : s.writers) {
+    out += "  " + pad(w.writer, wwidth) + "  " + std::to_string(w.applied_seqno) + (w.own ? "  (own)" : "") + "\n";
+  }
+
+  out += "\npeers (" + std::to_string(s.peers.size()) + ")\n";
+  if (s.peers.empty()) out += "  none configured\n";
+  for (const PeerStatus& p : s.peers) {
+    std::string heard = p.last_heard_s < 0 ? std::string("never heard")
+                                           : "last heard " + seconds_text(p.last_heard_s) + " ago";
+    out += "  " + p.address + "  " + (p.up ? "up" : "down") + "  instance " +
+           (p.instance.empty() ? std::string("unknown") : p.instance) + "  " + heard + "  chunks " +
+           std::to_string(p.chunks_received) + " received, " + std::to_string(p.chunks_refused) + " refused\n";
+    if (p.writers.empty()) out += "    no writers advertised\n";
+    for (const WriterLag& l : p.writers) {
+      out += "    lag " + l.writer + ": " + std::to_string(l.lag_ops) + " ops, " + seconds_text(l.lag_seconds) +
+             " (peer at " + std::to_string(l.peer_seqno) + ", applied " + std::to_string(l.applied_seqno) + ")\n";
+    }
+  }
+
+  out += "\nrefused peers, by reason\n";
+  if (s.refused.empty()) out += "  none\n";
+  for (const auto& [reason, count] : s.refused) out += "  " + reason + ": " + std::to_string(count) + "\n";
+  return out;
+}
+
+}  // namespace vasana

@@ -1,0 +1,66 @@
+#include "sync/stream_heads.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <tuple>
+
+namespace vasana {
+
+StreamHeads::StreamHeads() : event_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+
+StreamHeads::~StreamHeads() {
+  if (event_fd_ >= 0) ::close(event_fd_);
+}
+
+void StreamHeads::drain_change_fd() const {
+  uint64_t n;
+  while (event_fd_ >= 0 && ::read(event_fd_, &n, sizeof n) == sizeof n) {
+  }
+}
+
+bool StreamHeads::update(const StreamHead& head) {
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    auto [it, inserted] = heads_.try_emplace(head.writer, head);
+    if (!inserted) {
+      const StreamHead& h = it->second;
+      auto key = [](const StreamHead& x) { return std::make_tuple(x.last_seqno, x.segment, x.segment_bytes); };
+      if (!(key(h) < key(head))) return false;
+      it->second = head;
+    }
+    ++version_;
+  }
+  changed_.notify_all();
+  const uint64_t one = 1;
+  if (event_fd_ >= 0) (void)!::write(event_fd_, &one, sizeof one);
+  return true;
+}
+
+std::optional<StreamHead> StreamHeads::get(InstanceId writer) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  auto it = heads_.find(writer);
+  if (it == heads_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<StreamHead> StreamHeads::all() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  std::vector<StreamHead> out;
+  out.reserve(heads_.size());
+  for (const auto& [w, h] : heads_) out.push_back(h);
+  return out;
+}
+
+uint64_t StreamHeads::version() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return version_;
+}
+
+uint64_t StreamHeads::wait_changed(uint64_t seen, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> g(mutex_);
+  changed_.wait_for(g, timeout, [&] { return version_ != seen; });
+  return version_;
+}
+
+}  // namespace vasana

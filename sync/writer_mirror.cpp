@@ -1,0 +1,148 @@
+#include "sync/writer_mirror.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "store/segment_format.hpp"
+#include "store/stream_repair.hpp"
+
+namespace vasana {
+
+namespace fs = std::filesystem;
+
+Result<std::unique_ptr<WriterMirror>> WriterMirror::open(const DataDir& dir, InstanceId writer,
+                                                         const VectorSpace& space, const WriterScan& scan,
+                                                         std::vector<std::string>* actions) {
+  std::unique_ptr<WriterMirror> m(new WriterMirror(dir, writer, space));
+  m->next_.instance = writer;
+  m->next_.next_seqno = Seqno(scan.last_seqno.value + 1);
+  m->next_.prev_hash = scan.last_hash;
+  m->next_.min_ts = scan.last_ts;
+  // The segment the copy continues in: the last one, or the one where verification stopped.
+  size_t last = scan.segments.size();
+  if (scan.stopped_at) {
+    last = *scan.stopped_at + 1;
+    for (size_t i = *scan.stopped_at; i < scan.segments.size(); ++i) {
+      SegmentSummary seg = scan.segments[i];
+      if (!seg.reached) seg.verified_bytes = 0;  // after the stop: nothing of it is verified
+      Status s = quarantine_segment(dir, writer, seg, actions);
+      if (!s.ok()) return s;
+    }
+    const SegmentSummary& stop = scan.segments[*scan.stopped_at];
+    if (stop.verified_bytes == 0 || stop.problem_offset == 0) last = *scan.stopped_at;  // its header failed
+  }
+  if (last > 0) {
+    const SegmentSummary& seg = scan.segments[last - 1];
+    m->has_segment_ = true;
+    m->segment_ = seg.index;
+    m->segment_bytes_ = seg.verified_bytes;
+    m->sealed_ = seg.end == SegmentEnd::sealed && !(scan.stopped_at && *scan.stopped_at == last - 1);
+    m->next_.records_before = seg.records;
+  }
+  return m;
+}
+
+std::string WriterMirror::segment_path(SegmentIndex index) const {
+  return dir_.writer_dir(writer_) + "/" + segment_file_name(index);
+}
+
+StreamHead WriterMirror::head() const {
+  StreamHead h;
+  h.writer = writer_;
+  h.last_seqno = Seqno(next_.next_seqno.value - 1);
+  h.last_hash = next_.prev_hash;
+  h.last_ts = next_.min_ts;
+  h.segment = segment_;
+  h.segment_bytes = segment_bytes_;
+  return h;
+}
+
+PeerFetch WriterMirror::next_fetch(uint32_t max_bytes) const {
+  PeerFetch f;
+  f.writer = writer_;
+  f.max_bytes = max_bytes;
+  if (!has_segment_) return f;  // segment 0 from 0
+  f.segment = sealed_ ? SegmentIndex(segment_.value + 1) : segment_;
+  f.offset = sealed_ ? 0 : segment_bytes_;
+  return f;
+}
+
+bool WriterMirror::behind(const StreamHead& h) const {
+  const PeerFetch f = next_fetch(0);
+  return h.segment > f.segment || (h.segment == f.segment && h.segment_bytes > f.offset);
+}
+
+Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk) {
+  Accepted out;
+  const PeerFetch at = next_fetch(0);
+  if (chunk.writer != writer_ || chunk.segment != at.segment || chunk.offset != at.offset || chunk.missing) {
+    out.stale = true;
+    return out;
+  }
+  if (chunk.bytes.empty()) return out;
+
+  SegmentScan scan;
+  const bool fresh = chunk.offset == 0;
+  if (fresh) {
+    ScanExpect expect;
+    expect.instance = writer_;
+    expect.index = chunk.segment;
+    expect.first_seqno = next_.next_seqno;
+    expect.chain_head = next_.prev_hash;
+    expect.min_ts = next_.min_ts;
+    expect.vector_space = space_;
+    expect.tail_may_be_torn = true;  // a record cut at the chunk's end: the rest comes next
+    scan = scan_segment(chunk.bytes, expect);
+  } else {
+    scan = scan_continuation(chunk.bytes, next_);
+  }
+  const std::string where = "writer " + to_hex(writer_) + " segment " + std::to_string(chunk.segment.value) +
+                            " at offset " + std::to_string(chunk.offset + scan.problem_offset);
+  if (scan.end == SegmentEnd::incompatible) return Status::Incompatible(where + ": " + scan.problem);
+  if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap)
+    return Status::Corruption(where + ": " + scan.problem);
+  if (fresh && !scan.header) return out;  // not even the whole header yet
+  if (scan.verified_bytes == 0) return out;
+
+  // Verified: store, sync, and only then hand the records on.
+  const std::string_view good(chunk.bytes.data(), scan.verified_bytes);
+  if (fresh) {
+    std::error_code ec;
+    fs::create_directories(dir_.writer_dir(writer_), ec);
+    if (ec) return Status::IoError("cannot create " + dir_.writer_dir(writer_) + ": " + ec.message());
+    file_.reset();
+    auto f = posix_file_system().create(segment_path(chunk.segment));
+    if (!f.ok()) return f.status();
+    file_ = std::move(f.value());
+  } else if (!file_) {
+    auto f = posix_file_system().open_append(segment_path(chunk.segment));
+    if (!f.ok()) return f.status();
+    file_ = std::move(f.value());
+  }
+  Status s = file_->append(good);
+  if (s.ok()) s = file_->sync();
+  if (s.ok() && fresh) s = posix_file_system().sync_dir(dir_.writer_dir(writer_));
+  if (!s.ok()) return s;
+
+  if (fresh) {
+    has_segment_ = true;
+    segment_ = chunk.segment;
+    segment_bytes_ = 0;
+    next_.records_before = 0;
+  }
+  segment_bytes_ += scan.verified_bytes;
+  sealed_ = scan.end == SegmentEnd::sealed;
+  next_.records_before += scan.records.size();
+  out.bytes = scan.verified_bytes;
+  out.records.reserve(scan.records.size());
+  for (const RecordRef& r : scan.records) {
+    out.records.push_back(MirroredRecord{r.seqno, r.ts, r.op_type, std::string(r.payload)});
+    next_.next_seqno = Seqno(r.seqno.value + 1);
+    next_.prev_hash = r.hash;
+    next_.min_ts = r.ts;
+  }
+  if (sealed_) file_.reset();
+  return out;
+}
+
+}  // namespace vasana

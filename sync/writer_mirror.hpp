@@ -1,0 +1,81 @@
+// This node's copy of another writer's stream, in DIR/writers/<instance>/, byte for byte the
+// origin's segments (same headers, records, trailers and seal points), so that any node can
+// serve it on and an offset means the same on every node.
+//
+// accept() takes bytes a peer sent for the position the copy has reached, verifies them
+// (header, CRC, seqno, chain, timestamps, payload, trailer: store/segment_reader.hpp) before
+// anything is written, appends and syncs the verified prefix, and only then hands the records
+// back to be applied. Bytes that fail verification are refused whole: nothing is stored or
+// applied, and the caller fetches them again (from another peer, if this one keeps sending bad
+// ones). A copy therefore only ever holds a verified prefix of the writer's stream.
+//
+// open() resumes a copy from the node's start-up scan. A copy that stops early (the node died
+// mid-append, or a byte rotted on disk) is cut back to its verified prefix; the damaged segment
+// and every later one are kept in quarantine/ first, and the rest is fetched again from peers.
+//
+// Threading: not synchronised; one owner at a time (sync/mirror_set.hpp serialises callers).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol/peer_codec.hpp"
+#include "store/data_dir.hpp"
+#include "store/file_io.hpp"
+#include "store/segment_reader.hpp"
+#include "store/vector_space.hpp"
+#include "store/writer_scan.hpp"
+
+namespace vasana {
+
+struct MirroredRecord {
+  Seqno seqno;
+  Hlc ts;
+  uint16_t op_type = 0;
+  std::string payload;
+};
+
+class WriterMirror {
+ public:
+  // Resumes from scan (scan_writer of dir.writer_dir(writer), own = false), repairing as above;
+  // each repair adds a line to actions. An empty scan gives an empty copy.
+  static Result<std::unique_ptr<WriterMirror>> open(const DataDir& dir, InstanceId writer, const VectorSpace& space,
+                                                    const WriterScan& scan, std::vector<std::string>* actions);
+
+  InstanceId writer() const { return writer_; }
+  // How far the copy reaches. Before the first record: last_seqno 0, segment 0, 0 bytes.
+  StreamHead head() const;
+  bool empty() const { return !has_segment_; }
+  // What to ask a peer for next: the open segment from its verified end, or the next segment
+  // from 0 once the current one is sealed.
+  PeerFetch next_fetch(uint32_t max_bytes) const;
+  // True when head is ahead of this copy (more to fetch from a peer advertising head).
+  bool behind(const StreamHead& head) const;
+
+  struct Accepted {
+    std::vector<MirroredRecord> records;  // verified, stored and synced: apply them
+    uint64_t bytes = 0;                   // stored
+    bool stale = false;                   // not for the copy's position (another peer was first)
+  };
+  // Corruption or Incompatible (nothing stored) when the bytes fail verification; IoError when
+  // they cannot be stored (then the copy may hold them unsynced: the caller stops using it).
+  Result<Accepted> accept(const PeerChunk& chunk);
+
+ private:
+  WriterMirror(DataDir dir, InstanceId writer, VectorSpace space) : dir_(std::move(dir)), writer_(writer), space_(std::move(space)) {}
+  std::string segment_path(SegmentIndex index) const;
+
+  DataDir dir_;
+  InstanceId writer_;
+  VectorSpace space_;
+  bool has_segment_ = false;  // a segment file with a verified header exists
+  SegmentIndex segment_;      // the newest one
+  uint64_t segment_bytes_ = 0;
+  bool sealed_ = false;
+  SegmentContinuation next_;  // what its next record must continue
+  std::unique_ptr<AppendFile> file_;  // the open segment, opened on the first append
+};
+
+}  // namespace vasana

@@ -1,0 +1,182 @@
+// NodeStatus as JSON (round trip, strict reading) and as the `vasana status` report; and the
+// Prometheus text of the same status, without starting a server.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "sync/metrics_exporter.hpp"
+#include "sync/status_json.hpp"
+
+using namespace vasana;
+
+namespace {
+
+NodeStatus sample_status() {
+  NodeStatus s;
+  s.instance = "00000000000000aa";
+  s.cluster = "prod-eu";
+  s.vector_space = "builtin-hash-256";
+  s.memories = 1234;
+  s.digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  s.applied_remote_ops = 18446744073709551615ull;  // exact at the top of the range
+  s.writers = {{"00000000000000aa", 500, true}, {"00000000000000bb", 980, false}};
+  PeerStatus up;
+  up.address = "tcp://127.0.0.1:7101";
+  up.instance = "00000000000000bb";
+  up.up = true;
+  up.last_heard_s = 0.25;
+  up.chunks_received = 12;
+  up.chunks_refused = 1;
+  up.writers = {{"00000000000000bb", 1000, 980, 20, 1.5}, {"00000000000000cc", 7, 7, 0, 0}};
+  PeerStatus down;
+  down.address = "tcp://10.1.2.3:7101";
+  s.peers = {up, down};
+  s.refused = {{"cluster id", 2}, {"unknown key", 1}};
+  return s;
+}
+
+void require_equal(const NodeStatus& a, const NodeStatus& b) {
+  REQUIRE(a.instance == b.instance);
+  REQUIRE(a.cluster == b.cluster);
+  REQUIRE(a.vector_space == b.vector_space);
+  REQUIRE(a.memories == b.memories);
+  REQUIRE(a.digest == b.digest);
+  REQUIRE(a.applied_remote_ops == b.applied_remote_ops);
+  REQUIRE(a.writers.size() == b.writers.size());
+  for (size_t i = 0; i < a.writers.size(); ++i) {
+    REQUIRE(a.writers[i].writer == b.writers[i].writer);
+    REQUIRE(a.writers[i].applied_seqno == b.writers[i].applied_seqno);
+    REQUIRE(a.writers[i].own == b.writers[i].own);
+  }
+  REQUIRE(a.peers.size() == b.peers.size());
+  for (size_t i = 0; i < a.peers.size(); ++i) {
+    const PeerStatus& p = a.peers[i];
+    const PeerStatus& q = b.peers[i];
+    REQUIRE(p.address == q.address);
+    REQUIRE(p.instance == q.instance);
+    REQUIRE(p.up == q.up);
+    REQUIRE(p.last_heard_s == q.last_heard_s);
+    REQUIRE(p.chunks_received == q.chunks_received);
+    REQUIRE(p.chunks_refused == q.chunks_refused);
+    REQUIRE(p.writers.size() == q.writers.size());
+    for (size_t k = 0; k < p.writers.size(); ++k) {
+      REQUIRE(p.writers[k].writer == q.writers[k].writer);
+      REQUIRE(p.writers[k].peer_seqno == q.writers[k].peer_seqno);
+      REQUIRE(p.writers[k].applied_seqno == q.writers[k].applied_seqno);
+      REQUIRE(p.writers[k].lag_ops == q.writers[k].lag_ops);
+      REQUIRE(p.writers[k].lag_seconds == q.writers[k].lag_seconds);
+    }
+  }
+  REQUIRE(a.refused == b.refused);
+}
+
+void require_refused(const std::string& json, const std::string& fragment) {
+  INFO(json);
+  Result<NodeStatus> r = status_from_json(json);
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.status().code() == Code::invalid_argument);
+  INFO(r.status().to_string());
+  REQUIRE(r.status().message().find(fragment) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("status JSON round trips every field, with the struct's field names", "[status]") {
+  const NodeStatus s = sample_status();
+  const std::string json = status_to_json(s);
+  INFO(json);
+  REQUIRE(json.find('\n') == std::string::npos);
+  for (const char* name : {"\"instance\"", "\"cluster\"", "\"vector_space\"", "\"memories\"", "\"digest\"",
+                           "\"applied_remote_ops\"", "\"writers\"", "\"peers\"", "\"refused\"", "\"address\"",
+                           "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
+                           "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
+                           "\"writer\""}) {
+    REQUIRE(json.find(name) != std::string::npos);
+  }
+  REQUIRE(json.find("\"applied_remote_ops\":18446744073709551615") != std::string::npos);
+
+  Result<NodeStatus> back = status_from_json(json);
+  REQUIRE(back.ok());
+  require_equal(*back, s);
+  REQUIRE(status_to_json(*back) == json);
+
+  // An empty status (replication off, nothing stored) round trips too.
+  Result<NodeStatus> empty = status_from_json(status_to_json(NodeStatus{}));
+  REQUIRE(empty.ok());
+  require_equal(*empty, NodeStatus{});
+
+  // Fields this version does not know are ignored (a newer node's JSON still reads).
+  std::string newer = json;
+  newer.insert(1, "\"uptime_s\":12,");
+  Result<NodeStatus> n = status_from_json(newer);
+  REQUIRE(n.ok());
+  require_equal(*n, s);
+}
+
+TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]") {
+  require_refused("", "not valid JSON");
+  require_refused("{\"instance\": ", "not valid JSON");
+  require_refused("not json", "not valid JSON");
+  require_refused("[1, 2]", "expected an object, got array");
+
+  std::string good = status_to_json(sample_status());
+  auto replaced = [&good](const std::string& from, const std::string& to) {
+    std::string s = good;
+    size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  require_refused(replaced("\"memories\":1234", "\"memories\":\"1234\""), "field memories: expected an unsigned");
+  require_refused(replaced("\"memories\":1234", "\"memories\":-3"), "field memories: expected a non-negative");
+  require_refused(replaced("\"memories\":1234,", ""), "field memories is missing");
+  require_refused(replaced("\"lag_ops\":20", "\"lag_ops\":2.5"), "peers[0].writers[0].lag_ops");
+  require_refused(replaced("\"up\":false", "\"up\":0"), "peers[1].up: expected true or false");
+  require_refused(replaced("\"cluster id\":2", "\"cluster id\":\"2\""), "refused.cluster id");
+  require_refused(replaced("\"peers\":[", "\"peers\":[7,"), "peers[0]: expected an object");
+}
+
+TEST_CASE("the status report shows node, writers, each peer with lag per writer, and refusals", "[status]") {
+  const std::string text = status_to_text(sample_status());
+  INFO(text);
+  for (const char* expected :
+       {"node          00000000000000aa\n", "cluster       prod-eu\n", "memories      1234\n",
+        "digest        9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
+        "  00000000000000aa  500  (own)\n", "  00000000000000bb  980\n",
+        "  tcp://127.0.0.1:7101  up  instance 00000000000000bb  last heard 0.25 s ago  chunks 12 received, 1 refused\n",
+        "    lag 00000000000000bb: 20 ops, 1.50 s (peer at 1000, applied 980)\n",
+        "    lag 00000000000000cc: 0 ops, 0.00 s (peer at 7, applied 7)\n",
+        "  tcp://10.1.2.3:7101  down  instance unknown  never heard  chunks 0 received, 0 refused\n",
+        "    no writers advertised\n", "  cluster id: 2\n", "  unknown key: 1\n"}) {
+    REQUIRE(text.find(expected) != std::string::npos);
+  }
+
+  const std::string off = status_to_text(NodeStatus{});
+  INFO(off);
+  REQUIRE(off.find("cluster       (none: replication off)\n") != std::string::npos);
+  REQUIRE(off.find("peers (0)\n  none configured\n") != std::string::npos);
+}
+
+TEST_CASE("the Prometheus text of a status has every family with its labels and values", "[metrics]") {
+  const std::string text = status_to_prometheus_text(sample_status());
+  INFO(text);
+  for (const char* expected : {
+           "# TYPE vasana_memories gauge\nvasana_memories 1234\n",
+           "vasana_applied_seqno{writer=\"00000000000000bb\"} 980\n",
+           "# TYPE vasana_applied_remote_ops_total counter\n",
+           "vasana_peer_up{peer=\"tcp://127.0.0.1:7101\"} 1\n",
+           "vasana_peer_up{peer=\"tcp://10.1.2.3:7101\"} 0\n",
+           "vasana_peer_last_heard_seconds{peer=\"tcp://127.0.0.1:7101\"} 0.25\n",
+           "vasana_peer_last_heard_seconds{peer=\"tcp://10.1.2.3:7101\"} +Inf\n",
+           "vasana_replication_lag_ops{peer=\"tcp://127.0.0.1:7101\",writer=\"00000000000000bb\"} 20\n",
+           "vasana_replication_lag_seconds{peer=\"tcp://127.0.0.1:7101\",writer=\"00000000000000bb\"} 1.5\n",
+           "vasana_replication_lag_ops{peer=\"tcp://127.0.0.1:7101\",writer=\"00000000000000cc\"} 0\n",
+           "# TYPE vasana_peer_chunks_received_total counter\n",
+           "vasana_peer_chunks_received_total{peer=\"tcp://127.0.0.1:7101\"} 12\n",
+           "vasana_peer_chunks_refused_total{peer=\"tcp://127.0.0.1:7101\"} 1\n",
+           "vasana_peer_refused_total{reason=\"cluster id\"} 2\n",
+           "# HELP vasana_replication_lag_seconds Seconds since",
+       }) {
+    REQUIRE(text.find(expected) != std::string::npos);
+  }
+}
