@@ -2,6 +2,7 @@
 
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
+#include "sync/status_json.hpp"
 
 namespace vasana {
 
@@ -20,14 +21,17 @@ ClientError client_error_for(const Status& s) {
 
 ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
                              std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
-                             InstanceId instance, std::string vector_space_id)
+                             InstanceId instance, std::string vector_space_id, AckGate* ack_gate,
+                             std::function<NodeStatus()> status)
     : writer_(std::move(writer)),
       queries_(std::move(queries)),
       engine_(std::move(engine)),
       endpoint_(endpoint),
       limits_(limits),
       instance_(instance),
-      vector_space_id_(std::move(vector_space_id)) {}
+      vector_space_id_(std::move(vector_space_id)),
+      ack_gate_(ack_gate),
+      status_(std::move(status)) {}
 
 void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
@@ -59,6 +63,14 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
                                          info.flushed_records};
                        ep->reply(call, r);
                      }});
+      return;
+    }
+    case ClientRequest::Kind::status: {
+      ClientResponse r;
+      r.request_id = rid;
+      r.kind = ClientResponse::Kind::status;
+      r.status_json = status_to_json(status_ ? status_() : NodeStatus{});
+      endpoint_->reply(call, r);
       return;
     }
     case ClientRequest::Kind::recall: {
@@ -100,7 +112,8 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       req.payload = encode_put_memory(call.request.memory);
       call.request.memory = MemoryInput{};  // the reply needs only the address
       InstanceId instance = instance_;
-      req.done = [ep, call = std::move(call), instance](const AppendResult& res) {
+      AckGate* gate = ack_gate_;
+      req.done = [ep, call = std::move(call), instance, gate](const AppendResult& res) {
         const uint64_t id = call.request.request_id;
         if (!res.status.ok()) {
           ep->reply(call, error_response(id, client_error_for(res.status), res.status.message()));
@@ -111,7 +124,20 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
         r.kind = ClientResponse::Kind::remembered;
         r.id = MemoryId{instance, res.seqno};
         r.effective_ts = res.ts.value;
-        ep->reply(call, r);
+        if (!gate) {
+          ep->reply(call, r);
+          return;
+        }
+        // replicated:N: answered once N peers synced it, or with an error after the deadline.
+        gate->wait(res.seqno, [ep, call, r](bool replicated) {
+          if (replicated) {
+            ep->reply(call, r);
+            return;
+          }
+          ep->reply(call, error_response(r.request_id, ClientError::unavailable,
+                                         "memory " + r.id.to_string() + " is durable on this node but was not synced "
+                                         "by enough peers in time (sync.ack); it will replicate when they return"));
+        });
       };
       batch.push_back(std::move(req));
       return;

@@ -11,6 +11,8 @@
 #include "actors/query_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "protocol/memory_input.hpp"
+#include "sync/ack_gate.hpp"
+#include "sync/replication_status.hpp"
 
 namespace vasana {
 
@@ -18,8 +20,11 @@ class ClientGateway {
  public:
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
   // engine answers whether a ref is already held (remember is idempotent by realm and ref).
+  // ack_gate: in replicated:N mode, a remember is answered once N peers synced it (null: after
+  // the local sync). status answers `vasana status`.
   ClientGateway(writer_actor writer, std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
-                ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id);
+                ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id,
+                AckGate* ack_gate, std::function<NodeStatus()> status);
 
   // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
   // one batch.
@@ -34,6 +39,8 @@ class ClientGateway {
   InputLimits limits_;
   InstanceId instance_;
   std::string vector_space_id_;
+  AckGate* ack_gate_;  // outlives the gateway (the node stops the endpoint first)
+  std::function<NodeStatus()> status_;
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);

@@ -22,6 +22,10 @@
 #include "actors/writer_actor.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/stream_repair.hpp"
+#include "sync/metrics_exporter.hpp"
+#include "sync/mirror_set.hpp"
+#include "sync/replicator.hpp"
+#include "sync/stream_heads.hpp"
 
 namespace vasana {
 
@@ -53,14 +57,41 @@ struct Node::Impl {
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
   std::vector<std::string> endpoints;
+  // Replication: the version vector, the copies of other writers, the peer links.
+  std::shared_ptr<WriterState> writer_state;  // only observe_remote() is used off the writer's thread
+  std::unique_ptr<StreamHeads> heads;
+  std::unique_ptr<MirrorSet> mirrors;
+  std::atomic<uint64_t> remote_applied{0};
+  std::unique_ptr<Replicator> replicator;
+  std::unique_ptr<MetricsExporter> metrics;
   bool stopped = false;
+
+  NodeStatus status() const;
 };
+
+NodeStatus Node::Impl::status() const {
+  NodeStatus st;
+  st.instance = to_hex(identity.instance);
+  st.vector_space = identity.vector_space.id();
+  engine->read([&](const ReplicaState& state) {
+    st.memories = state.memory_count();
+    st.digest = to_hex(state.digest());
+    for (const auto& [w, seq] : state.applied())
+      st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
+  });
+  st.applied_remote_ops = remote_applied.load();
+  if (replicator) replicator->fill_status(&st);
+  return st;
+}
 
 Node::Node(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Node::~Node() { stop(); }
 
 const std::vector<std::string>& Node::endpoints() const { return impl_->endpoints; }
+NodeStatus Node::status() const { return impl_->status(); }
+std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->replicator->endpoint() : ""; }
+uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 InstanceId Node::instance() const { return impl_->identity.instance; }
 
 Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
@@ -95,11 +126,13 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   std::vector<std::string> ignored;
   auto writers = list_writer_dirs(dir, &ignored);
   if (!writers.ok()) return writers.status();
+  std::vector<WriterScan> others;
   for (const auto& w : *writers) {
     if (w.instance == impl->identity.instance) continue;
     auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance));
     if (!scan.ok()) return scan.status();
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
+    others.push_back(std::move(scan.value()));
   }
   // The lanes are built once from the replayed state, side by side on the scheduler's threads.
   impl->engine->rebuild_lanes(std::max<size_t>(1, impl->options.worker_threads));
@@ -125,6 +158,34 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                              rec->read_only_reason);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
+  impl->writer_state = state;
+
+  // The version vector and the copies of other writers. A copy that stopped early is cut back
+  // to its verified prefix (the rest kept in quarantine/) and fetched again from peers.
+  impl->heads = std::make_unique<StreamHeads>();
+  if (auto own = state->durable_head()) impl->heads->update(*own);
+  state->on_durable_head([heads = impl->heads.get()](const StreamHead& h) { heads->update(h); });
+  {
+    Impl* raw = impl.get();
+    impl->mirrors = std::make_unique<MirrorSet>(
+        dir, impl->identity.vector_space, impl->identity.instance, impl->heads.get(),
+        [raw](InstanceId writer, const std::vector<MirroredRecord>& records) {
+          for (const MirroredRecord& r : records) {
+            auto op = decode_op(r.op_type, r.payload);
+            Status s = op.ok() ? raw->engine->apply(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
+            if (!s.ok()) raw->log("replica: writer " + to_hex(writer) + " seqno " + std::to_string(r.seqno.value) + ": " + s.to_string());
+            raw->writer_state->observe_remote(r.ts);  // later local ops order after it
+          }
+          raw->remote_applied += records.size();
+        });
+  }
+  for (const WriterScan& scan : others) {
+    std::vector<std::string> actions;
+    auto m = WriterMirror::open(dir, scan.instance, impl->identity.vector_space, scan, &actions);
+    for (const auto& a : actions) impl->log("recovery: " + a);
+    if (!m.ok()) return m.status();
+    impl->mirrors->add(std::move(m.value()));
+  }
   impl->options.limits.vector_dim = impl->identity.vector_space.dim;
   impl->config = std::make_unique<NodeSystemConfig>(impl->options.worker_threads);
   impl->system = std::make_unique<caf::actor_system>(*impl->config);
@@ -139,11 +200,27 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   });
   impl->writer = spawn_writer(*impl->system, state);
 
+  // Peers are served and fetched from before clients are: a remote op may be applied while the
+  // client endpoint binds, which is as harmless as one applied later.
+  if (impl->options.sync.enabled()) {
+    PeerHello ours;
+    ours.cluster = impl->options.sync.cluster;
+    ours.instance = impl->identity.instance;
+    ours.vector_space = impl->identity.vector_space.id();
+    auto r = Replicator::start(impl->options.sync, dir, ours, impl->heads.get(), impl->mirrors.get(), impl->log);
+    if (!r.ok()) {
+      caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
+      return r.status();
+    }
+    impl->replicator = std::move(r.value());
+  }
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
   auto ep = ClientEndpoint::bind(eps);
   if (!ep.ok()) {
     // The actor system waits for every actor before it goes: end the two already spawned.
+    impl->replicator.reset();
     caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
     return ep.status();
@@ -156,7 +233,9 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
-                                                  impl->identity.vector_space.id());
+                                                  impl->identity.vector_space.id(),
+                                                  impl->replicator ? impl->replicator->ack_gate() : nullptr,
+                                                  [raw = impl.get()] { return raw->status(); });
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 
@@ -169,6 +248,17 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     return s;
   }
   for (const auto& e : impl->endpoints) impl->log("listening on " + e);
+  if (!impl->options.metrics_listen.empty()) {
+    const Impl* raw = impl.get();
+    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(); });
+    if (!m.ok()) {
+      std::unique_ptr<Node> n(new Node(std::move(impl)));
+      n->stop();
+      return m.status();
+    }
+    impl->metrics = std::move(m.value());
+    impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
+  }
   // Started last: no early return above may leave a joinable thread behind.
   impl->indexer = std::thread([engine = impl->engine, stop = &impl->indexer_stop] {
     pthread_setname_np(pthread_self(), "vasana.indexer");
@@ -185,6 +275,12 @@ void Node::stop() {
   if (i.stopped) return;
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
+  i.metrics.reset();
+  // Peers stop before the actors: nothing is applied to the engine after this. The writer's
+  // state holds the replica actor's handle (its subscriber): let go of it before the actor
+  // system waits for every actor.
+  i.replicator.reset();
+  i.writer_state.reset();
   i.indexer_stop.store(true);
   if (i.indexer.joinable()) i.indexer.join();
   std::remove(i.options.dir.endpoint_path().c_str());

@@ -15,6 +15,8 @@
 #include "store/data_dir.hpp"
 #include "store/file_io.hpp"
 #include "store/log_writer.hpp"
+#include "sync/replication_status.hpp"
+#include "sync/sync_options.hpp"
 
 namespace vasana {
 
@@ -27,6 +29,8 @@ struct NodeOptions {
   ScoringWeights scoring;                     // validated by the caller (replica/scoring.hpp)
   size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
   FileSystem* fs = nullptr;                   // null: the real file system
+  SyncOptions sync;                           // replication; off unless listen or peers are set
+  std::string metrics_listen;                 // Prometheus exporter, "127.0.0.1:PORT"; "" = none
 };
 
 using LogSink = std::function<void(const std::string& line)>;
@@ -45,6 +49,11 @@ class Node {
 
   const std::vector<std::string>& endpoints() const;
   InstanceId instance() const;
+  // What the node holds and how far behind its peers it is (`vasana status`, metrics).
+  NodeStatus status() const;
+  // The peer endpoint as bound ("" when not serving peers); the metrics port (0: none).
+  std::string sync_endpoint() const;
+  uint16_t metrics_port() const;
 
   struct Impl;
 

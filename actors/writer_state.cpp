@@ -20,6 +20,7 @@ std::string WriterState::read_only_reason() const {
 
 Result<StagedRecord> WriterState::stage(uint16_t op_type, std::string payload) {
   if (!writable()) return Status::FailedPrecondition("writes are refused: " + read_only_reason());
+  clock_.observe(Hlc(remote_floor_.load(std::memory_order_relaxed)));
   StagedRecord r = writer_->stage(clock_.now(), op_type, payload);
   if (!subscribers_.empty()) pending_.push_back(CommittedRecord{r.seqno, r.ts, op_type, std::move(payload)});
   return r;
@@ -47,12 +48,35 @@ Status WriterState::flush() {
     pending_ = {};
     for (auto& sub : subscribers_) sub(batch);
   }
+  if (n > 0) announce_head();
   return Status::Ok();
+}
+
+std::optional<StreamHead> WriterState::durable_head() const {
+  if (!writer_) return std::nullopt;
+  StreamHead h;
+  h.writer = instance_;
+  h.last_seqno = writer_->last_durable();
+  h.last_hash = writer_->durable_hash();
+  h.last_ts = writer_->durable_ts();
+  h.segment = writer_->open_segment();
+  h.segment_bytes = writer_->durable_segment_bytes();
+  return h;
+}
+
+void WriterState::announce_head() {
+  if (head_listeners_.empty()) return;
+  auto h = durable_head();
+  if (!h) return;
+  for (auto& l : head_listeners_) l(*h);
 }
 
 Status WriterState::maybe_seal(uint64_t now_ms) {
   if (!writable()) return Status::Ok();
-  return writer_->maybe_seal(now_ms);
+  const SegmentIndex before = writer_->open_segment();
+  Status s = writer_->maybe_seal(now_ms);
+  if (s.ok() && writer_->open_segment() != before) announce_head();
+  return s;
 }
 
 }  // namespace vasana

@@ -10,6 +10,9 @@
 // Threading: one owner (the writer actor).
 #pragma once
 
+#include <atomic>
+#include <optional>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,6 +22,7 @@
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
 #include "store/hybrid_clock.hpp"
+#include "protocol/peer_codec.hpp"
 #include "store/log_writer.hpp"
 
 namespace vasana {
@@ -56,6 +60,12 @@ class WriterState {
 
   // Subscribers are called on the writer's thread after each successful flush; they must not block.
   void subscribe(Subscriber s) { subscribers_.push_back(std::move(s)); }
+  // Called on the writer's thread whenever what peers may be sent grows: after a flush that
+  // made records durable and after a seal. Must not block.
+  using HeadListener = std::function<void(const StreamHead&)>;
+  void on_durable_head(HeadListener l) { head_listeners_.push_back(std::move(l)); }
+  // The own stream as far as it is durable (nullopt when read-only).
+  std::optional<StreamHead> durable_head() const;
 
   InstanceId instance() const { return instance_; }
   bool writable() const { return writer_ && writer_->failure().ok(); }
@@ -67,6 +77,13 @@ class WriterState {
   void set_read_only_last_seqno(Seqno s) { last_seqno_read_only_ = s; }
   // Advances the clock past an op applied from elsewhere (a replayed or remote op).
   void observe(Hlc seen) { clock_.observe(seen); }
+  // The same from any thread (the sync threads, as they apply peers' ops): the next op staged
+  // orders after seen.
+  void observe_remote(Hlc seen) {
+    uint64_t cur = remote_floor_.load(std::memory_order_relaxed);
+    while (cur < seen.value && !remote_floor_.compare_exchange_weak(cur, seen.value)) {
+    }
+  }
 
  private:
   InstanceId instance_;
@@ -76,6 +93,9 @@ class WriterState {
   std::string read_only_reason_;
   std::vector<CommittedRecord> pending_;
   std::vector<Subscriber> subscribers_;
+  std::vector<HeadListener> head_listeners_;
+  std::atomic<uint64_t> remote_floor_{0};  // newest remote op applied (an Hlc value)
+  void announce_head();
   Seqno last_seqno_read_only_;
   uint64_t flushes_ = 0;
   uint64_t flushed_records_ = 0;

@@ -9,6 +9,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/scoring_file.hpp"
+#include "sync/curve_keys.hpp"
 
 namespace vasana {
 
@@ -73,9 +74,20 @@ int cmd_serve(const Words& words) {
   auto scoring = load_scoring(cfg->scoring_file);
   if (!scoring.ok()) return fail(kExitUsage, "serve: " + scoring.status().message());
   opts.scoring = *scoring;
+  opts.sync = cfg->sync;
+  opts.metrics_listen = cfg->metrics_listen;
+  if (opts.sync.enabled()) {
+    auto keys = load_secret_key_file(cfg->secret_key_file);
+    if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
+    opts.sync.secret_key = keys->secret_z85;
+  }
   auto node = Node::start(opts, log_line);
   if (!node.ok()) return fail(exit_code_for(node.status()), "serve: " + node.status().message());
-  log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root);
+  std::string extra;
+  if (!node.value()->sync_endpoint().empty()) extra += "; peers on " + node.value()->sync_endpoint();
+  if (node.value()->metrics_port() != 0)
+    extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
+  log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root + extra);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

@@ -16,6 +16,8 @@ int cmd_recall(const Words& words);
 int cmd_import(const Words& words);
 int cmd_verify(const Words& words);
 int cmd_log(const Words& words);
+int cmd_keygen(const Words& words);
+int cmd_status(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_bench_recall(const Words& words);
 

@@ -23,6 +23,8 @@ const char* kUsage =
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
+    "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
+    "  keygen --out DIR                       a CurveZMQ key pair for peer links: DIR/node.secret (0600), DIR/node.public\n"
     "  bench write [--dir DIR] [--seconds S]  durable write throughput and latency, with the disk's limits\n"
     "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
     "\n"
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
   if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
   if (cmd == "log") return vasana::cmd_log(words);
+  if (cmd == "keygen") return vasana::cmd_keygen(words);
+  if (cmd == "status") return vasana::cmd_status(words);
   if (cmd == "bench") return vasana::cmd_bench(words);
   std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;

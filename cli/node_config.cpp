@@ -2,11 +2,14 @@
 
 #include "cli/toml_file.hpp"
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <sstream>
 
 #include "store/file_io.hpp"
+#include "sync/curve_keys.hpp"
+#include "sync/metrics_exporter.hpp"
 
 namespace vasana {
 
@@ -57,6 +60,37 @@ bool is_loopback_tcp(const std::string& ep) {
   return false;
 }
 
+Status check_key_text(const std::string& key, const std::string& name) {
+  Status k = check_curve_key_z85(key);
+  return k.ok() ? k : Status::InvalidArgument(name + ": " + k.message());
+}
+
+// peers = [ { address = "tcp://HOST:PORT", public_key = "<Z85>" }, ... ]
+Status parse_peers(const toml::node& n, const std::string& name, NodeConfig& c) {
+  const toml::array* arr = n.as_array();
+  if (!arr) return Status::InvalidArgument(name + " must be an array of { address = \"tcp://HOST:PORT\", public_key = \"...\" }");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const std::string item = name + "[" + std::to_string(i) + "]";
+    const toml::table* t = (*arr)[i].as_table();
+    if (!t) return Status::InvalidArgument(item + " must be a table { address = ..., public_key = ... }");
+    PeerConfig p;
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      if ((key != "address" && key != "public_key") || !v.is_string())
+        return Status::InvalidArgument(item + ": unknown key '" + key + "' or not a string (keys: address, public_key)");
+      (key == "address" ? p.address : p.public_key) = *v.value<std::string>();
+    }
+    if (p.address.rfind("tcp://", 0) != 0 || p.address.size() <= 6)
+      return Status::InvalidArgument(item + ".address must be tcp://HOST:PORT (got '" + p.address + "')");
+    Status k = check_key_text(p.public_key, item + ".public_key");
+    if (!k.ok()) return k;
+    for (const auto& other : c.sync.peers)
+      if (other.address == p.address) return Status::InvalidArgument(item + ": peer " + p.address + " is listed twice");
+    c.sync.peers.push_back(p);
+  }
+  return Status::Ok();
+}
+
 const std::map<std::string, std::map<std::string, Key>>& schema() {
   static const std::map<std::string, std::map<std::string, Key>> s = {
       {"node",
@@ -87,6 +121,64 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
            c.scoring_file = v;
            return Status::Ok();
          })}}},
+      {"sync",
+       {{"cluster", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           if (v.empty() || v.size() > 128) return Status::InvalidArgument(name + " must be 1 to 128 characters");
+           c.sync.cluster = v;
+           return Status::Ok();
+         })},
+        {"listen", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           if (v.rfind("tcp://", 0) != 0)
+             return Status::InvalidArgument(name + " must be tcp://ADDRESS:PORT (got '" + v + "')");
+           c.sync.listen = v;
+           return Status::Ok();
+         })},
+        {"secret_key_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           c.secret_key_file = v;
+           return Status::Ok();
+         })},
+        {"peers", Key{parse_peers}},
+        {"allowed_keys", Key{[](const toml::node& n, const std::string& name, NodeConfig& c) {
+           const toml::array* arr = n.as_array();
+           if (!arr) return Status::InvalidArgument(name + " must be an array of public keys (Z85 strings)");
+           for (size_t i = 0; i < arr->size(); ++i) {
+             auto v = (*arr)[i].value<std::string>();
+             if (!v) return Status::InvalidArgument(name + "[" + std::to_string(i) + "] must be a string");
+             Status k = check_key_text(*v, name + "[" + std::to_string(i) + "]");
+             if (!k.ok()) return k;
+             c.sync.allowed_keys.push_back(*v);
+           }
+           return Status::Ok();
+         }}},
+        {"ack", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           const std::string pre = "replicated:";
+           if (v == "local") {
+             c.sync.ack_replicas = 0;
+             return Status::Ok();
+           }
+           if (v.rfind(pre, 0) == 0 && v.size() > pre.size() && v.size() <= pre.size() + 2 &&
+               v.find_first_not_of("0123456789", pre.size()) == std::string::npos) {
+             const int n = std::stoi(v.substr(pre.size()));
+             if (n >= 1 && n <= 16) {
+               c.sync.ack_replicas = uint32_t(n);
+               return Status::Ok();
+             }
+           }
+           return Status::InvalidArgument(name + " must be \"local\" or \"replicated:N\" with N from 1 to 16 (got '" + v + "')");
+         })},
+        {"ack_timeout_ms", integer_key(1, 600000, [](NodeConfig& c, int64_t v) { c.sync.ack_timeout = std::chrono::milliseconds(v); })},
+        {"advert_interval_ms",
+         integer_key(10, 60000, [](NodeConfig& c, int64_t v) { c.sync.advert_interval = std::chrono::milliseconds(v); })},
+        {"peer_timeout_ms",
+         integer_key(100, 600000, [](NodeConfig& c, int64_t v) { c.sync.peer_timeout = std::chrono::milliseconds(v); })},
+        {"fetch_bytes", integer_key(65536, 32 << 20, [](NodeConfig& c, int64_t v) { c.sync.fetch_bytes = uint32_t(v); })}}},
+      {"metrics",
+       {{"listen", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           Status s = check_metrics_bind_address(v);
+           if (!s.ok()) return Status::InvalidArgument(name + ": " + s.message());
+           c.metrics_listen = v;
+           return Status::Ok();
+         })}}},
       {"limits",
        {{"max_memory_bytes",
          integer_key(1, 1 << 20, [](NodeConfig& c, int64_t v) { c.limits.max_text_bytes = size_t(v); })}}},
@@ -115,6 +207,18 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
       Status s = kit->second.apply(value, full, cfg);
       if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
     }
+  }
+  if (cfg.sync.enabled()) {
+    if (cfg.sync.cluster.empty()) return Status::InvalidArgument(path + ": sync.cluster is required when sync.listen or sync.peers is set");
+    if (cfg.secret_key_file.empty())
+      return Status::InvalidArgument(path + ": sync.secret_key_file is required when sync.listen or sync.peers is set (make one with `vasana keygen`)");
+    if (cfg.sync.ack_replicas > cfg.sync.peers.size() + cfg.sync.allowed_keys.size())
+      return Status::InvalidArgument(path + ": sync.ack = replicated:" + std::to_string(cfg.sync.ack_replicas) +
+                                     " needs at least that many peers (" +
+                                     std::to_string(cfg.sync.peers.size() + cfg.sync.allowed_keys.size()) + " configured)");
+    // Paths in the file are relative to the file's folder.
+    std::filesystem::path key(cfg.secret_key_file);
+    if (key.is_relative()) cfg.secret_key_file = (std::filesystem::path(path).parent_path() / key).string();
   }
   return cfg;
 }

@@ -11,6 +11,7 @@
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 #include "store/log_writer.hpp"
+#include "sync/sync_options.hpp"
 
 namespace vasana {
 
@@ -22,6 +23,11 @@ struct NodeConfig {
   LogWriterOptions log;
   InputLimits limits;
   std::string scoring_file;  // [recall] scoring_file; empty = built-in defaults
+  // [sync]: replication. secret_key_file is read by `serve` (sync.secret_key stays empty here);
+  // relative paths in the file are relative to the file's folder.
+  SyncOptions sync;
+  std::string secret_key_file;
+  std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

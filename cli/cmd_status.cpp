@@ -1,0 +1,38 @@
+// `vasana status`: what the local node holds and how far behind each peer it is.
+#include <cstdio>
+
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/node_client.hpp"
+#include "sync/status_json.hpp"
+
+namespace vasana {
+
+int cmd_status(const Words& words) {
+  auto args = parse_args(words, {"data", "connect", "config"}, {"json"});
+  if (!args.ok()) return fail(kExitUsage, "status: " + args.status().message());
+  if (!args->positional.empty()) return fail(kExitUsage, "status: unexpected argument '" + args->positional[0] + "'");
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto ep = find_endpoint(*args, *cfg);
+  if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
+                            "status: " + ep.status().message());
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return fail(kExitUsage, "status: " + client.status().message());
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::status;
+  auto res = client.value()->call(std::move(req), std::chrono::milliseconds(10000));
+  if (!res.ok()) return fail(kExitFailed, "status: " + res.status().message());
+  if (res->kind == ClientResponse::Kind::error) return fail(kExitFailed, "status: " + res->message);
+  if (res->kind != ClientResponse::Kind::status) return fail(kExitFailed, "status: unexpected answer from the node");
+  if (args->has("json")) {
+    std::printf("%s\n", res->status_json.c_str());
+    return kExitOk;
+  }
+  auto st = status_from_json(res->status_json);
+  if (!st.ok()) return fail(kExitFailed, "status: the node's answer is unreadable: " + st.status().message());
+  std::fputs(status_to_text(*st).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace vasana

@@ -1,0 +1,186 @@
+#include "tests/cli/test_cluster.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "cli/node_client.hpp"
+#include "sync/curve_keys.hpp"
+#include "sync/status_json.hpp"
+
+namespace vasana::test {
+
+namespace {
+
+// A port the kernel just handed out on 127.0.0.1 (free unless something takes it meanwhile).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+Result<ClientResponse> call_node(const std::string& data, ClientRequest req) {
+  auto ep = NodeClient::endpoint_of(data);
+  if (!ep.ok()) return ep.status();
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return client.status();
+  return client.value()->call(std::move(req), std::chrono::seconds(10));
+}
+
+}  // namespace
+
+uint64_t test_seed() {
+  if (const char* s = std::getenv("VASANA_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}();
+}
+
+std::vector<std::vector<size_t>> TestCluster::mesh(size_t n) {
+  std::vector<std::vector<size_t>> p(n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j) p[i].push_back(j);
+  return p;
+}
+
+TestCluster::TestCluster(const TempDir& tmp, std::vector<std::vector<size_t>> peers, const std::string& extra_toml)
+    : tmp_(tmp), nodes_(peers.size()) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    ClusterNode& n = nodes_[i];
+    n.name = "n" + std::to_string(i);
+    std::filesystem::create_directories(tmp.sub(n.name));
+    n.data = tmp.sub(n.name + "/data");
+    n.config = tmp.sub(n.name + "/vasana.toml");
+    n.listen = "tcp://127.0.0.1:" + std::to_string(free_port());
+    n.secret_file = tmp.sub(n.name + "/node.secret");
+    n.peers = peers[i];
+    auto keys = generate_curve_keys();
+    REQUIRE(keys.ok());
+    n.public_key = keys->public_z85;
+    REQUIRE(save_curve_keys(*keys, n.secret_file, tmp.sub(n.name + "/node.public")).ok());
+    REQUIRE(init_data_dir_with_cli(n.data, tmp.sub(n.name)) == "");
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) write_config(i, extra_toml);
+}
+
+void TestCluster::write_config(size_t i, const std::string& extra_toml) {
+  const ClusterNode& n = nodes_[i];
+  std::ofstream out(n.config);
+  out << "[sync]\ncluster = \"test-cluster\"\nlisten = \"" << n.listen << "\"\nsecret_key_file = \"" << n.secret_file
+      << "\"\npeer_timeout_ms = 1500\nadvert_interval_ms = 300\npeers = [\n";
+  for (size_t p : n.peers)
+    out << "  { address = \"" << nodes_[p].listen << "\", public_key = \"" << nodes_[p].public_key << "\" },\n";
+  out << "]\n" << extra_toml;
+}
+
+std::string TestCluster::start(size_t i) {
+  ClusterNode& n = nodes_[i];
+  n.process = std::make_unique<ServeProcess>(n.data, tmp_.sub(n.name + "/serve-" + std::to_string(n.starts++) + ".err"),
+                                             n.config);
+  return n.process->wait_ready(std::chrono::seconds(15));
+}
+
+std::string TestCluster::start_all() {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    std::string e = start(i);
+    if (!e.empty()) return nodes_[i].name + ": " + e;
+  }
+  return "";
+}
+
+void TestCluster::kill(size_t i) {
+  if (nodes_[i].process) nodes_[i].process->kill();
+}
+void TestCluster::pause(size_t i) { ::kill(nodes_[i].process->pid(), SIGSTOP); }
+void TestCluster::resume(size_t i) { ::kill(nodes_[i].process->pid(), SIGCONT); }
+
+std::string TestCluster::terminate(size_t i) {
+  auto st = nodes_[i].process->terminate(std::chrono::seconds(15));
+  if (!st) return "did not stop within 15 s";
+  return st->exited && st->code == 0 ? "" : st->describe();
+}
+
+Result<MemoryId> TestCluster::remember(size_t i, const std::string& realm, const std::string& text) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::remember;
+  req.memory.realm = realm;
+  req.memory.text = text;
+  auto r = call_node(nodes_[i].data, std::move(req));
+  if (!r.ok()) return r.status();
+  if (r->kind != ClientResponse::Kind::remembered) return Status::FailedPrecondition(r->message);
+  return r->id;
+}
+
+Result<NodeStatus> TestCluster::status(size_t i) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::status;
+  auto r = call_node(nodes_[i].data, std::move(req));
+  if (!r.ok()) return r.status();
+  if (r->kind != ClientResponse::Kind::status) return Status::FailedPrecondition(r->message);
+  return status_from_json(r->status_json);
+}
+
+Result<std::vector<std::string>> TestCluster::recall_ids(size_t i, const std::string& realm, const std::string& query,
+                                                         size_t limit) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::recall;
+  req.recall.text = query;
+  req.recall.realms = {realm};
+  req.recall.limit = uint32_t(limit);
+  auto r = call_node(nodes_[i].data, std::move(req));
+  if (!r.ok()) return r.status();
+  if (r->kind != ClientResponse::Kind::recalled) return Status::FailedPrecondition(r->message);
+  std::vector<std::string> ids;
+  for (const auto& h : r->answer.hits) ids.push_back(h.id.to_string());
+  return ids;
+}
+
+std::string TestCluster::await_converged(size_t memories, std::chrono::milliseconds timeout, std::vector<size_t> which) {
+  if (which.empty())
+    for (size_t i = 0; i < nodes_.size(); ++i) which.push_back(i);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string last;
+  while (true) {
+    last.clear();
+    std::string digest;
+    for (size_t i : which) {
+      auto st = status(i);
+      if (!st.ok()) {
+        last += nodes_[i].name + ": " + st.status().message() + "; ";
+        continue;
+      }
+      if (st->memories != memories)
+        last += nodes_[i].name + " holds " + std::to_string(st->memories) + " of " + std::to_string(memories) + "; ";
+      if (digest.empty()) digest = st->digest;
+      else if (st->digest != digest) last += nodes_[i].name + " digest " + st->digest.substr(0, 12) + " differs; ";
+    }
+    if (last.empty()) return "";
+    if (std::chrono::steady_clock::now() > deadline) return last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+std::string TestCluster::logs() const {
+  std::string out;
+  for (const auto& n : nodes_)
+    if (n.process) out += "--- " + n.name + "\n" + n.process->stderr_text();
+  return out;
+}
+
+}  // namespace vasana::test

@@ -1,0 +1,70 @@
+// A cluster of `vasana serve` processes on loopback for the replication tests: each node gets a
+// data directory, a CurveZMQ key pair, a free port and a configuration naming its peers; the
+// nodes can be written to, read, paused (SIGSTOP), killed (SIGKILL) and restarted. Everything
+// is removed and every process killed when the cluster goes out of scope.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/client_codec.hpp"
+#include "sync/replication_status.hpp"
+#include "tests/cli/serve_process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace vasana::test {
+
+struct ClusterNode {
+  std::string name;     // "n0", "n1", ...
+  std::string data;     // data directory
+  std::string config;   // configuration file
+  std::string listen;   // peer endpoint
+  std::string public_key, secret_file;
+  std::vector<size_t> peers;  // whom it fetches from
+  std::unique_ptr<ServeProcess> process;
+  int starts = 0;
+};
+
+class TestCluster {
+ public:
+  // peers[i]: the nodes node i fetches from. extra_toml is appended to every [sync] section.
+  TestCluster(const TempDir& tmp, std::vector<std::vector<size_t>> peers, const std::string& extra_toml = "");
+  // Every node fetching from every other.
+  static std::vector<std::vector<size_t>> mesh(size_t n);
+
+  // "" when it answers pings, else why not.
+  std::string start(size_t i);
+  std::string start_all();
+  void kill(size_t i);
+  void pause(size_t i);   // SIGSTOP: the process keeps its sockets but answers nothing
+  void resume(size_t i);  // SIGCONT
+  std::string terminate(size_t i);
+
+  // One memory through node i; the id, or an error text.
+  Result<MemoryId> remember(size_t i, const std::string& realm, const std::string& text);
+  Result<NodeStatus> status(size_t i);
+  // The ids of a recall on node i, best first.
+  Result<std::vector<std::string>> recall_ids(size_t i, const std::string& realm, const std::string& query,
+                                              size_t limit = 10);
+  // Waits until every listed node (all when empty) reports the same digest and `memories`
+  // memories. Returns "" or what differed at the deadline.
+  std::string await_converged(size_t memories, std::chrono::milliseconds timeout,
+                              std::vector<size_t> nodes = {});
+
+  ClusterNode& node(size_t i) { return nodes_[i]; }
+  size_t size() const { return nodes_.size(); }
+  std::string logs() const;  // every node's stderr, for failure messages
+
+ private:
+  void write_config(size_t i, const std::string& extra_toml);
+  const TempDir& tmp_;
+  std::vector<ClusterNode> nodes_;
+};
+
+// The seed of a randomised test: VASANA_TEST_SEED when set (to replay a failure), else fresh.
+uint64_t test_seed();
+
+}  // namespace vasana::test
