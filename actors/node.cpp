@@ -90,6 +90,9 @@ Node::~Node() { stop(); }
 
 const std::vector<std::string>& Node::endpoints() const { return impl_->endpoints; }
 NodeStatus Node::status() const { return impl_->status(); }
+bool Node::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
+  return impl_->engine->wait_applied(writer, seqno, timeout);
+}
 std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->replicator->endpoint() : ""; }
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 InstanceId Node::instance() const { return impl_->identity.instance; }

@@ -2,6 +2,7 @@
 // endpoint. CAF-free interface; the actor system lives inside.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,9 @@ class Node {
   NodeStatus status() const;
   // The peer endpoint as bound ("" when not serving peers); the metrics port (0: none).
   std::string sync_endpoint() const;
+  // Waits (at most timeout) until this node's recall sees writer's ops up to seqno; false on
+  // timeout. For benchmarks and tests that measure replication lag in-process.
+  bool wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const;
   uint16_t metrics_port() const;
 
   struct Impl;
