@@ -25,6 +25,7 @@
 #include "sync/metrics_exporter.hpp"
 #include "sync/mirror_set.hpp"
 #include "sync/replicator.hpp"
+#include "sync/shared_dir_tailer.hpp"
 #include "sync/stream_heads.hpp"
 
 namespace vasana {
@@ -63,6 +64,7 @@ struct Node::Impl {
   std::unique_ptr<MirrorSet> mirrors;
   std::atomic<uint64_t> remote_applied{0};
   std::unique_ptr<Replicator> replicator;
+  std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
   bool stopped = false;
 
@@ -205,7 +207,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
 
   // Peers are served and fetched from before clients are: a remote op may be applied while the
   // client endpoint binds, which is as harmless as one applied later.
-  if (impl->options.sync.enabled()) {
+  if (impl->options.sync.network()) {
     PeerHello ours;
     ours.cluster = impl->options.sync.cluster;
     ours.instance = impl->identity.instance;
@@ -218,12 +220,18 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     }
     impl->replicator = std::move(r.value());
   }
+  if (!impl->options.sync.shared_parent.empty()) {
+    impl->tailer = SharedDirTailer::start(impl->options.sync.shared_parent, dir.root, impl->mirrors.get(),
+                                          /*session_base=*/1u << 20, impl->options.sync.shared_poll, impl->log);
+    impl->log("sync: following the data directories in " + impl->options.sync.shared_parent);
+  }
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
   auto ep = ClientEndpoint::bind(eps);
   if (!ep.ok()) {
     // The actor system waits for every actor before it goes: end the two already spawned.
     impl->replicator.reset();
+    impl->tailer.reset();
     caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
     return ep.status();
@@ -283,6 +291,7 @@ void Node::stop() {
   // state holds the replica actor's handle (its subscriber): let go of it before the actor
   // system waits for every actor.
   i.replicator.reset();
+  i.tailer.reset();
   i.writer_state.reset();
   i.indexer_stop.store(true);
   if (i.indexer.joinable()) i.indexer.join();

@@ -76,7 +76,7 @@ int cmd_serve(const Words& words) {
   opts.scoring = *scoring;
   opts.sync = cfg->sync;
   opts.metrics_listen = cfg->metrics_listen;
-  if (opts.sync.enabled()) {
+  if (opts.sync.network()) {
     auto keys = load_secret_key_file(cfg->secret_key_file);
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
     opts.sync.secret_key = keys->secret_z85;

@@ -171,6 +171,13 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
          integer_key(10, 60000, [](NodeConfig& c, int64_t v) { c.sync.advert_interval = std::chrono::milliseconds(v); })},
         {"peer_timeout_ms",
          integer_key(100, 600000, [](NodeConfig& c, int64_t v) { c.sync.peer_timeout = std::chrono::milliseconds(v); })},
+        {"shared_parent", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           if (v.empty()) return Status::InvalidArgument(name + " must not be empty (leave it out for no shared directory)");
+           c.sync.shared_parent = v;
+           return Status::Ok();
+         })},
+        {"shared_poll_ms",
+         integer_key(1, 60000, [](NodeConfig& c, int64_t v) { c.sync.shared_poll = std::chrono::milliseconds(v); })},
         {"fetch_bytes", integer_key(65536, 32 << 20, [](NodeConfig& c, int64_t v) { c.sync.fetch_bytes = uint32_t(v); })}}},
       {"metrics",
        {{"listen", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
@@ -208,7 +215,7 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
       if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
     }
   }
-  if (cfg.sync.enabled()) {
+  if (cfg.sync.network()) {
     if (cfg.sync.cluster.empty()) return Status::InvalidArgument(path + ": sync.cluster is required when sync.listen or sync.peers is set");
     if (cfg.secret_key_file.empty())
       return Status::InvalidArgument(path + ": sync.secret_key_file is required when sync.listen or sync.peers is set (make one with `vasana keygen`)");
@@ -219,6 +226,10 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
     // Paths in the file are relative to the file's folder.
     std::filesystem::path key(cfg.secret_key_file);
     if (key.is_relative()) cfg.secret_key_file = (std::filesystem::path(path).parent_path() / key).string();
+  }
+  if (!cfg.sync.shared_parent.empty()) {
+    std::filesystem::path p(cfg.sync.shared_parent);
+    if (p.is_relative()) cfg.sync.shared_parent = (std::filesystem::path(path).parent_path() / p).string();
   }
   return cfg;
 }

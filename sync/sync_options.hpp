@@ -28,7 +28,13 @@ struct SyncOptions {
   uint32_t ack_replicas = 0;
   std::chrono::milliseconds ack_timeout{5000};
 
-  bool enabled() const { return !listen.empty() || !peers.empty(); }
+  // Shared-directory mode (sync/shared_dir_tailer.hpp): the folder holding every node's data
+  // directory; "" = off. Works alone or beside the network.
+  std::string shared_parent;
+  std::chrono::milliseconds shared_poll{20};  // how often the siblings' folders are looked at
+
+  // Network replication: a listen address or peers (needs a key pair).
+  bool network() const { return !listen.empty() || !peers.empty(); }
 };
 
 }  // namespace vasana

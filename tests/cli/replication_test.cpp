@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "tests/cli/cli_test_support.hpp"
+#include "cli/node_client.hpp"
+#include "sync/status_json.hpp"
 #include "tests/cli/test_cluster.hpp"
 
 namespace vasana::test {
@@ -261,6 +263,111 @@ TEST_CASE("a peer with an unknown key, another cluster id or another vector spac
   REQUIRE(in.ok());
   CHECK(in->memories == 0);
   CHECK(contains(intruder.node(0).process->stderr_text(), "cluster"));
+}
+
+}  // namespace
+}  // namespace vasana::test
+
+namespace vasana::test {
+namespace {
+
+TEST_CASE("nodes on one shared parent directory follow each other without a network") {
+  const uint64_t seed = test_seed();
+  CAPTURE(seed);
+  TempDir tmp;
+  const std::string parent = tmp.sub("shared");
+  std::vector<std::unique_ptr<ServeProcess>> nodes;
+  std::vector<std::string> datas;
+  for (const char* name : {"a", "b", "c"}) {
+    const std::string data = parent + "/" + name;
+    REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+    const std::string cfg = tmp.sub(std::string(name) + ".toml");
+    write_text(cfg, "[sync]\nshared_parent = \"" + parent + "\"\nshared_poll_ms = 10\n");
+    datas.push_back(data);
+  }
+  // c stays stopped at first: it must catch up from what a and b wrote while it was away.
+  for (size_t i = 0; i < 2; ++i) {
+    nodes.push_back(std::make_unique<ServeProcess>(datas[i], tmp.sub("serve" + std::to_string(i) + ".err"),
+                                                   tmp.sub(std::string(1, char('a' + i)) + ".toml")));
+    REQUIRE(nodes.back()->wait_ready() == "");
+  }
+  std::mt19937_64 rng(seed);
+  auto remember = [&](size_t i, const std::string& text) {
+    auto ep = NodeClient::endpoint_of(datas[i]);
+    REQUIRE(ep.ok());
+    auto client = NodeClient::connect(*ep);
+    REQUIRE(client.ok());
+    ClientRequest req;
+    req.kind = ClientRequest::Kind::remember;
+    req.memory.realm = "shared";
+    req.memory.text = text;
+    auto r = client.value()->call(std::move(req), 10s);
+    REQUIRE(r.ok());
+    REQUIRE(r->kind == ClientResponse::Kind::remembered);
+  };
+  for (int k = 0; k < 20; ++k) remember(size_t(rng() % 2), sentence(rng, 5));
+  nodes.push_back(std::make_unique<ServeProcess>(datas[2], tmp.sub("serve2.err"), tmp.sub("c.toml")));
+  REQUIRE(nodes.back()->wait_ready() == "");
+  remember(2, "written on c");
+
+  auto digest_of = [&](size_t i) -> std::pair<uint64_t, std::string> {
+    auto ep = NodeClient::endpoint_of(datas[i]);
+    auto client = NodeClient::connect(*ep);
+    ClientRequest req;
+    req.kind = ClientRequest::Kind::status;
+    auto r = client.value()->call(std::move(req), 10s);
+    if (!r.ok() || r->kind != ClientResponse::Kind::status) return {0, ""};
+    auto st = status_from_json(r->status_json);
+    return st.ok() ? std::make_pair(st->memories, st->digest) : std::make_pair(uint64_t(0), std::string());
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  bool same = false;
+  while (!same && std::chrono::steady_clock::now() < deadline) {
+    auto a = digest_of(0), b = digest_of(1), c = digest_of(2);
+    same = a.first == 21 && a == b && b == c;
+    if (!same) std::this_thread::sleep_for(100ms);
+  }
+  INFO(nodes[0]->stderr_text() + nodes[1]->stderr_text() + nodes[2]->stderr_text());
+  CHECK(same);
+  // Each holds its own copies of the others' segments, byte-identical to the originals.
+  auto own = [&](size_t i) { return read_text(datas[i] + "/identity"); };
+  CHECK_FALSE(own(0).empty());
+  for (const auto& w : std::filesystem::directory_iterator(datas[0] + "/writers")) {
+    const std::string name = w.path().filename().string();
+    for (size_t i = 1; i < 3; ++i)
+      CHECK(read_text(datas[i] + "/writers/" + name + "/00000000.seg") == read_text(w.path().string() + "/00000000.seg"));
+  }
+}
+
+}  // namespace
+}  // namespace vasana::test
+
+namespace vasana::test {
+namespace {
+
+TEST_CASE("ack mode replicated:1 answers after a peer synced the write, and says so when none did in time") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(2), "ack = \"replicated:1\"\nack_timeout_ms = 1000\n");
+  REQUIRE(c.start_all() == "");
+  // Positive: the peer is up, the write is acknowledged, and the peer already has it.
+  auto id = c.remember(0, "shared", "synced on two machines");
+  REQUIRE(id.ok());
+  auto peer = c.status(1);
+  REQUIRE(peer.ok());
+  bool held = false;
+  for (const auto& w : peer->writers)
+    if (w.writer == to_hex(id->instance)) held = w.applied_seqno >= id->seqno.value;
+  CHECK(held);
+  // Negative: the only peer is paused; the write is durable here but not acknowledged as replicated.
+  c.pause(1);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto late = c.remember(0, "shared", "only on one machine for now");
+  CHECK_FALSE(late.ok());
+  CHECK(contains(late.status().message(), "durable on this node"));
+  CHECK(std::chrono::steady_clock::now() - t0 >= 900ms);
+  c.resume(1);
+  INFO(c.logs());
+  REQUIRE(c.await_converged(2, 15s) == "");  // it replicates once the peer is back
 }
 
 }  // namespace
