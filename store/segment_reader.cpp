@@ -79,6 +79,8 @@ class Scanner {
   // later record before anything is called torn: cutting a durable record would lose an
   // acknowledged write.
   bool torn_or_corrupt(uint64_t off, uint64_t record_end, std::string why) {
+    if (expect_.tail_may_be_cut)
+      return fail(record_end > bytes_.size() ? SegmentEnd::torn_tail : SegmentEnd::corrupt, off, std::move(why));
     bool tail = expect_.tail_may_be_torn && (record_end >= bytes_.size() || all_zero(bytes_.substr(off))) &&
                 !ends_with_trailer() && !later_record_after(off);
     return fail(tail ? SegmentEnd::torn_tail : SegmentEnd::corrupt, off, std::move(why));
@@ -121,7 +123,10 @@ class Scanner {
       // own last segment means the writer died while creating the segment.
       SegmentHeader ours;
       ours.vector_space = expect_.vector_space;
-      return torn_or_corrupt(0, bytes_.size() <= header_size(ours) ? bytes_.size() : 0, h.status().message());
+      const size_t need = header_size(ours);
+      if (expect_.tail_may_be_cut)  // incomplete only when shorter than the header it must be
+        return torn_or_corrupt(0, bytes_.size() < need ? need : 0, h.status().message());
+      return torn_or_corrupt(0, bytes_.size() <= need ? bytes_.size() : 0, h.status().message());
     }
     const SegmentHeader& hd = *h;
     if (hd.instance != expect_.instance)
@@ -146,7 +151,7 @@ class Scanner {
 
   bool read_trailer(uint64_t off) {
     if (bytes_.size() - off < kTrailerBytes)
-      return torn_or_corrupt(off, bytes_.size(), "trailer is truncated");
+      return torn_or_corrupt(off, expect_.tail_may_be_cut ? off + kTrailerBytes : bytes_.size(), "trailer is truncated");
     const uint8_t* p = at(off);
     uint32_t crc = crc32c::extend(0, p, 4);
     crc = crc32c::extend(crc, p + 8, kTrailerBytes - 8);
@@ -167,10 +172,11 @@ class Scanner {
 
   bool read_one(uint64_t& off) {
     const uint64_t left = bytes_.size() - off;
-    if (left < 4) return torn_or_corrupt(off, bytes_.size(), "record header is truncated");
+    const uint64_t frame_end = expect_.tail_may_be_cut ? off + kRecordFrameBytes : bytes_.size();
+    if (left < 4) return torn_or_corrupt(off, frame_end, "record header is truncated");
     const uint32_t length = get_u32(at(off));
     if (length == kTrailerMarker) return read_trailer(off);
-    if (left < kRecordFrameBytes) return torn_or_corrupt(off, bytes_.size(), "record header is truncated");
+    if (left < kRecordFrameBytes) return torn_or_corrupt(off, frame_end, "record header is truncated");
     if (length < kRecordBodyFixedBytes || length > kMaxRecordBody)
       return torn_or_corrupt(off, off + kRecordFrameBytes, "record length " + std::to_string(length) + " is invalid");
     const uint64_t end = off + kRecordFrameBytes + length;
@@ -220,10 +226,11 @@ class Scanner {
 
 SegmentScan scan_segment(std::string_view bytes, const ScanExpect& expect) { return Scanner(bytes, expect).run(); }
 
-SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at) {
+SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at, bool cut) {
   ScanExpect expect;
   expect.instance = at.instance;
-  expect.tail_may_be_torn = true;  // an incomplete last record: the rest has not arrived yet
+  expect.tail_may_be_cut = cut;
+  expect.tail_may_be_torn = !cut;
   return Scanner(bytes, expect).run_continuation(at);
 }
 

@@ -49,6 +49,11 @@ struct ScanExpect {
   // True only for the last segment of the node's own writer: an incomplete record at its end
   // is a torn write (the writer died before the sync returned), not corruption.
   bool tail_may_be_torn = false;
+  // True for bytes cut at an arbitrary point from a longer, verified stream (a peer's chunk):
+  // only an incomplete last piece (a header, record frame, record or trailer that runs past the
+  // end) is torn_tail, to be completed by the next bytes; anything complete that fails a check
+  // is corrupt. Overrides tail_may_be_torn.
+  bool tail_may_be_cut = false;
 };
 
 struct SegmentScan {
@@ -75,9 +80,10 @@ struct SegmentContinuation {
 
 // Verifies bytes that continue a segment at a record boundary after its header (a peer's chunk,
 // or what a shared directory's writer appended since the last look): no header is expected.
-// Record offsets and verified_bytes are relative to bytes. An incomplete last record is
-// torn_tail (more may come: keep the verified prefix and ask again), a complete record that
-// fails any check is corrupt; a verified trailer ends it as sealed. scan.header stays empty.
-SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at);
+// Record offsets and verified_bytes are relative to bytes; a verified trailer ends it as sealed;
+// scan.header stays empty. How the end is judged: cut = true (a peer's chunk of verified bytes)
+// as ScanExpect::tail_may_be_cut; cut = false (a file its writer may be appending to right now)
+// as tail_may_be_torn.
+SegmentScan scan_continuation(std::string_view bytes, const SegmentContinuation& at, bool cut);
 
 }  // namespace vasana

@@ -41,7 +41,7 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
     Entry& e = entry(h.writer);
     if (!e.mirror->behind(h)) continue;
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
-    if (e.claimed_by == session) continue;  // its fetch is in flight
+    if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
     auto shun = e.shunned_until.find(session);
     if (shun != e.shunned_until.end() && now < shun->second) continue;
     e.claimed_by = session;
@@ -51,13 +51,13 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
   return out;
 }
 
-Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk& chunk) {
+Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk& chunk, bool mid_write) {
   std::lock_guard<std::mutex> g(mutex_);
   Delivery d;
   if (chunk.writer == own_) return d;
   Entry& e = entry(chunk.writer);
   if (e.claimed_by == session) e.claimed_by = 0;
-  auto accepted = e.mirror->accept(chunk);
+  auto accepted = e.mirror->accept(chunk, mid_write);
   if (!accepted.ok()) {
     if (accepted.status().code() == Code::io_error) return accepted.status();
     d.refused = true;

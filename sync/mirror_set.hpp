@@ -47,7 +47,8 @@ class MirrorSet {
   };
   // Stores and applies a chunk session fetched, and releases the writer. Errors: IoError when
   // the copy cannot be written (the node should stop replicating that writer and say so).
-  Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk);
+  // mid_write: read from a file its writer may be appending to (WriterMirror::accept).
+  Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
   // Gives up session's claims (a lost connection, a fetch that timed out).
   void release(uint64_t session);
 

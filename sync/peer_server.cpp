@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "store/little_endian.hpp"
 #include "store/segment_format.hpp"
 #include "store/hybrid_clock.hpp"
 #include "sync/peer_wire.hpp"
@@ -43,7 +44,21 @@ PeerChunk read_chunk(const DataDir& dir, const std::optional<StreamHead>& head, 
     c.missing = true;
     return c;
   }
-  const uint64_t n = std::min<uint64_t>(limit - f.offset, std::min(max_bytes, kMaxChunkBytes));
+  // At least the whole first piece at the offset (the header, a record or the trailer), even
+  // past max_bytes: a record larger than the asker's fetch size must still get through.
+  uint64_t want = std::min(max_bytes, kMaxChunkBytes);
+  uint8_t head_bytes[12];
+  const uint64_t peek = std::min<uint64_t>(sizeof head_bytes, limit - f.offset);
+  if (peek > 0 && ::pread(fd, head_bytes, peek, off_t(f.offset)) == ssize_t(peek)) {
+    uint64_t piece = 0;
+    if (f.offset == 0 && peek >= 12) piece = get_u16(head_bytes + 10);  // header_len
+    else if (f.offset > 0 && peek >= 4) {
+      const uint32_t len = get_u32(head_bytes);
+      piece = len == kTrailerMarker ? kTrailerBytes : kRecordFrameBytes + uint64_t(std::min(len, kMaxRecordBody));
+    }
+    want = std::max(want, std::min<uint64_t>(piece, kMaxChunkBytes));
+  }
+  const uint64_t n = std::min<uint64_t>(limit - f.offset, want);
   c.bytes.resize(n);
   uint64_t got = 0;
   while (got < n) {

@@ -85,7 +85,7 @@ bool SharedDirTailer::pass() {
     }
     for (const PeerFetch& f : mirrors_->claim(session, heads, 4u << 20)) {
       PeerChunk c = read_chunk(dir, by_writer[f.writer], f, f.max_bytes);
-      auto d = mirrors_->deliver(session, c);
+      auto d = mirrors_->deliver(session, c, /*mid_write=*/true);
       if (!d.ok()) {
         log_("shared directory " + sib.string() + ": cannot store writer " + to_hex(f.writer) + ": " +
              d.status().to_string());

@@ -72,7 +72,7 @@ bool WriterMirror::behind(const StreamHead& h) const {
   return h.segment > f.segment || (h.segment == f.segment && h.segment_bytes > f.offset);
 }
 
-Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk) {
+Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool mid_write) {
   Accepted out;
   const PeerFetch at = next_fetch(0);
   if (chunk.writer != writer_ || chunk.segment != at.segment || chunk.offset != at.offset || chunk.missing) {
@@ -91,10 +91,11 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk) {
     expect.chain_head = next_.prev_hash;
     expect.min_ts = next_.min_ts;
     expect.vector_space = space_;
-    expect.tail_may_be_torn = true;  // a record cut at the chunk's end: the rest comes next
+    expect.tail_may_be_cut = !mid_write;  // a record cut at the chunk's end: the rest comes next
+    expect.tail_may_be_torn = mid_write;
     scan = scan_segment(chunk.bytes, expect);
   } else {
-    scan = scan_continuation(chunk.bytes, next_);
+    scan = scan_continuation(chunk.bytes, next_, /*cut=*/!mid_write);
   }
   const std::string where = "writer " + to_hex(writer_) + " segment " + std::to_string(chunk.segment.value) +
                             " at offset " + std::to_string(chunk.offset + scan.problem_offset);
@@ -108,8 +109,13 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk) {
   const std::string_view good(chunk.bytes.data(), scan.verified_bytes);
   if (fresh) {
     std::error_code ec;
+    const bool new_dir = !fs::exists(dir_.writer_dir(writer_), ec);
     fs::create_directories(dir_.writer_dir(writer_), ec);
     if (ec) return Status::IoError("cannot create " + dir_.writer_dir(writer_) + ": " + ec.message());
+    if (new_dir) {  // the folder's own entry must survive a power loss too
+      Status d = posix_file_system().sync_dir(dir_.writers_dir());
+      if (!d.ok()) return d;
+    }
     file_.reset();
     auto f = posix_file_system().create(segment_path(chunk.segment));
     if (!f.ok()) return f.status();

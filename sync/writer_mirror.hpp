@@ -61,7 +61,11 @@ class WriterMirror {
   };
   // Corruption or Incompatible (nothing stored) when the bytes fail verification; IoError when
   // they cannot be stored (then the copy may hold them unsynced: the caller stops using it).
-  Result<Accepted> accept(const PeerChunk& chunk);
+  // mid_write: the bytes were read from a file its writer may be appending to at this moment
+  // (shared-directory mode), so a damaged-looking last record may just be unfinished and is
+  // left for the next look; otherwise (a peer's chunk of verified bytes) only an incomplete
+  // last piece is, and anything complete that fails a check is refused.
+  Result<Accepted> accept(const PeerChunk& chunk, bool mid_write = false);
 
  private:
   WriterMirror(DataDir dir, InstanceId writer, VectorSpace space) : dir_(std::move(dir)), writer_(writer), space_(std::move(space)) {}

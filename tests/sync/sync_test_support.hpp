@@ -159,6 +159,11 @@ inline DriveResult drive(WriterMirror& m, const ServeFn& serve, const StreamHead
   return out;
 }
 
+// A node serving its dir as far as head (a head it had earlier, or a mirror's).
+inline ServeFn serve_at(const DataDir& dir, const StreamHead& head) {
+  return [dir, head](const PeerFetch& f) { return read_chunk(dir, head, f, f.max_bytes); };
+}
+
 inline DriveResult drive(WriterMirror& m, const Origin& origin, uint32_t max_bytes, uint64_t max_rounds = 100000) {
   return drive(m, [&](const PeerFetch& f) { return origin.serve(f); }, origin.head(), max_bytes, max_rounds);
 }
@@ -166,7 +171,8 @@ inline DriveResult drive(WriterMirror& m, const Origin& origin, uint32_t max_byt
 // The records returned are exactly the origin's, each once, in seqno order.
 inline void check_records_exactly_once(const std::vector<MirroredRecord>& got, const std::vector<Written>& want,
                                        size_t from = 0) {
-  REQUIRE(got.size() == want.size() - from);
+  CHECK(got.size() == want.size() - from);
+  if (got.size() != want.size() - from) return;
   for (size_t i = 0; i < got.size(); ++i) {
     const Written& w = want[from + i];
     INFO("record " << i << " seqno " << got[i].seqno.value);
@@ -190,6 +196,10 @@ inline void check_byte_identical(const Origin& origin, const std::string& mirror
     CHECK(got.size() == want.size());
     CHECK(got == want);
   }
+}
+
+inline std::vector<Written> slice(const std::vector<Written>& all, size_t from, size_t to) {
+  return std::vector<Written>(all.begin() + long(from), all.begin() + long(to));
 }
 
 inline std::string flip(std::string bytes, uint64_t off, uint8_t mask = 0x01) {
