@@ -8,6 +8,9 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kClaimTimeout = std::chrono::seconds(10);
 // After bad bytes from a peer, fetch that writer from other peers for this long.
 constexpr auto kShunAfterRefusal = std::chrono::seconds(10);
+// After a peer answered a fetch with nothing although its advert promised more (the segment is
+// missing there, or its advert was stale), ask it again only after this: no busy loop.
+constexpr auto kPauseAfterEmpty = std::chrono::seconds(1);
 }  // namespace
 
 MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply)
@@ -67,6 +70,8 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   }
   d.bytes = accepted->bytes;
   d.records = accepted->records.size();
+  if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
+    e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
   if (!accepted->records.empty()) apply_(chunk.writer, accepted->records);
   if (d.bytes > 0) heads_->update(e.mirror->head());
   return d;
