@@ -270,3 +270,53 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
 }
 
 }  // namespace vasana::test
+
+namespace vasana::test {
+
+TEST_CASE("the example config's [sync] and [metrics] keys, uncommented, load with the code's defaults") {
+  auto text = read_whole_file(fs::path(__FILE__).parent_path().parent_path().parent_path().string() +
+                              "/ops/vasana.example.toml");
+  REQUIRE(text.ok());
+  // These two sections write their keys as "#key = value" (no space), uncommented here.
+  std::string out, line, section;
+  std::istringstream in(*text);
+  std::vector<std::string> seen;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '[') section = line;
+    const bool ours = section == "[sync]" || section == "[metrics]";
+    if (ours && line.size() > 1 && line[0] == '#' && line[1] != ' ' && line[1] != '#') {
+      line = line.substr(1);
+      if (line.find(" = ") != std::string::npos) seen.push_back(section + line.substr(0, line.find(" = ")));
+    }
+    if (ours && line.rfind("#  {", 0) == 0) line = line.substr(1);  // the peers' entries
+    out += line + "\n";
+  }
+  // The placeholder key text becomes a real Z85 key (40 characters).
+  const std::string key = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+  out = std::regex_replace(out, std::regex("<the 40-character public key of a follower>"), key);
+  out = std::regex_replace(out, std::regex("<[^>\"]*public key[^>\"]*>"), key);
+  INFO(out);
+  auto cfg = parse_node_config(out, "/etc/vasana/vasana.toml");
+  INFO(cfg.status().message());
+  REQUIRE(cfg.ok());
+  const SyncOptions d;
+  CHECK(cfg->sync.ack_replicas == d.ack_replicas);
+  CHECK(cfg->sync.ack_timeout == d.ack_timeout);
+  CHECK(cfg->sync.advert_interval == d.advert_interval);
+  CHECK(cfg->sync.peer_timeout == d.peer_timeout);
+  CHECK(cfg->sync.fetch_bytes == d.fetch_bytes);
+  CHECK(cfg->sync.shared_poll == d.shared_poll);
+  CHECK(cfg->secret_key_file == "/etc/vasana/node.secret");  // relative to the file's folder
+  CHECK(cfg->metrics_listen == "127.0.0.1:9464");
+  CHECK(cfg->sync.peers.size() == 2);
+  // Every key of the two sections is documented (a key added to the code must be added there).
+  std::sort(seen.begin(), seen.end());
+  const std::vector<std::string> want = {
+      "[metrics]listen",         "[sync]ack",       "[sync]ack_timeout_ms", "[sync]advert_interval_ms",
+      "[sync]allowed_keys",      "[sync]cluster",   "[sync]fetch_bytes",    "[sync]listen",
+      "[sync]peer_timeout_ms",   "[sync]peers",     "[sync]secret_key_file", "[sync]shared_parent",
+      "[sync]shared_poll_ms"};
+  CHECK(seen == want);
+}
+
+}  // namespace vasana::test
