@@ -50,6 +50,12 @@ size_t SemanticLane::pending() const {
   return n;
 }
 
+size_t SemanticLane::graphs() const {
+  size_t n = 0;
+  for (const auto& realm : realms_) n += realm->index.has_graph();
+  return n;
+}
+
 Result<size_t> SemanticLane::index_pending(size_t max) {
   size_t moved = 0;
   while (moved < max) {
@@ -106,7 +112,9 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   it->second.source = source;
   Realm& realm = *realms_[it->second.realm];
   realm.index.put(it->second.slot, *v);  // the dimension is the index's: checked above
-  queue(realm);
+  // A realm at or below exact_limit is searched exactly: its vectors stay buffered and it never
+  // pays for a graph. The put that takes it past the limit queues it, and its whole buffer drains.
+  if (realm.size > options_.exact_limit) queue(realm);
 }
 
 std::optional<std::vector<float>> SemanticLane::query_vector(const LaneQuery& q) const {

@@ -20,9 +20,14 @@
 // (ef = max(ef_search, k); VectorIndex::search, which also compares the realm's exact buffer),
 // about 0.4 ms of CPU at 50k x 384 and 0.1 ms at 3k on this 2-core machine (pool 40; mostly
 // hnswlib's distance function, built for SSE). A query naming several realms searches each and
-// merges the hits, cut to the pool. Memory: every realm's index costs about 2.6 MiB as soon as
-// it exists, whatever its size (hnswlib 0.6.2 allocates 65,536 mutexes per graph), so a store
-// with a thousand realms pays about 2.6 GiB for them.
+// merges the hits, cut to the pool.
+//
+// Memory: an HNSW graph costs about 2.6 MiB as soon as it exists, whatever its size (hnswlib
+// 0.6.2 allocates 65,536 mutexes per graph), so only realms that need one get one. A realm's
+// vectors go into its graph only once it holds more than exact_limit memories; until then they
+// stay in its index's exact buffer (what search_exact compares anyway) and its index has no
+// graph at all (VectorIndex creates it with its first graph point). A store of a thousand small
+// realms pays a few KiB each for their vectors instead of about 2.6 GiB of graphs.
 //
 // Scores are cosine similarities in [-1, 1]; hits best first, equal scores by ascending id (a
 // realm's own cut at k breaks ties at its boundary by slot, not id).
@@ -31,9 +36,14 @@
 // threads at once. background_step() / index_pending() may run on a background thread at any
 // time, concurrently with update() and search(): they reach the realms only through the work
 // queue (its own mutex) and the realms' vector indexes (which lock internally). update() puts a
-// realm on the queue when it buffers a vector there; the indexer takes realms from its front
-// in turn, moves at most max vectors in all per call, and puts a realm still pending back at the
-// end (round robin), so one busy realm does not starve the others.
+// realm on the queue when it buffers a vector there while the realm holds more than exact_limit
+// memories (so the put that takes a realm past the limit queues it, and its whole buffer then
+// drains); a realm at or below the limit is never queued. The indexer takes realms from the
+// queue's front in turn, moves at most max vectors in all per call, and puts a realm still
+// pending back at the end (round robin), so one busy realm does not starve the others. A queued
+// realm is drained to the end even if deletions bring it back to exact_limit meanwhile (its
+// graph already exists by then); vectors a realm at or below the limit buffers later stay
+// buffered until it grows past the limit again.
 #pragma once
 
 #include <cstdint>
@@ -68,17 +78,25 @@ class SemanticLane final : public Lane {
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
 
-  // Memories indexed, and of those still in an exact buffer waiting for their realm's graph.
+  // Memories indexed, and of those the ones in an exact buffer waiting for their realm's graph:
+  // only realms on the indexer's queue count, i.e. realms that held more than exact_limit
+  // memories when last written to. Vectors of smaller realms are buffered too but never wait
+  // for a graph (those realms are searched exactly), so they are not pending, and
+  // background_pending() is 0 for a store of small realms.
   size_t size() const { return entries_.size(); }
   size_t pending() const;
+  // Realms whose index has created its HNSW graph (each about 2.6 MiB). Like size(), not to be
+  // called concurrently with update() (it walks the realm table update() grows).
+  size_t graphs() const;
   size_t background_step(size_t max) override {
     auto n = index_pending(max);
     return n.ok() ? *n : 0;
   }
   size_t background_pending() const override { return pending(); }
-  // Moves at most max buffered vectors into their realms' graphs (VectorIndex::index_pending),
-  // realm after realm in turn. For a background thread: small batches keep each call short;
-  // searches are never blocked for longer than one insertion.
+  // Moves at most max buffered vectors of queued realms (those past exact_limit) into their
+  // realms' graphs (VectorIndex::index_pending, which creates a realm's graph with its first
+  // point), realm after realm in turn. For a background thread: small batches keep each call
+  // short; searches are never blocked for longer than one insertion.
   Result<size_t> index_pending(size_t max);
 
  private:
@@ -116,7 +134,8 @@ class SemanticLane final : public Lane {
   std::vector<std::unique_ptr<Realm>> realms_;  // by realm id; never removed, so never moved
 
   mutable std::mutex work_mutex_;
-  std::deque<Realm*> work_;  // realms with vectors buffered for their graph, in turn
+  std::deque<Realm*> work_;  // realms past exact_limit with vectors buffered for their graph,
+                             // in turn
 };
 
 }  // namespace vasana

@@ -35,14 +35,24 @@ std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
 
 using FairLock = FairRwLock;
 
+using Graph = hnswlib::HierarchicalNSW<float>;
+
 struct VectorIndex::Impl {
   Impl(uint32_t dim, const VectorIndexOptions& o)
       : dim(dim),
+        options(o),
         space(dim),
-        graph(&space, std::max<size_t>(o.initial_capacity, 1), o.m, o.ef_construction, o.seed),
         distance(space.get_dist_func()),
-        distance_param(space.get_dist_func_param()) {
-    graph.setEf(o.ef_search);
+        distance_param(space.get_dist_func_param()) {}
+
+  // A new empty graph with the index's options. Only reads the space (hnswlib's constructor
+  // takes a non-const pointer to it) and the options, neither ever written after construction,
+  // so it is called without the lock. Throws what hnswlib throws (out of memory).
+  std::unique_ptr<Graph> make_graph() {
+    auto g = std::make_unique<Graph>(&space, std::max<size_t>(options.initial_capacity, 1), options.m,
+                                     options.ef_construction, options.seed);
+    g->setEf(options.ef_search);
+    return g;
   }
 
   float similarity(const float* q, const void* v) const { return 1.0f - distance(q, v, distance_param); }
@@ -82,7 +92,7 @@ struct VectorIndex::Impl {
   }
 
   void delete_graph_copy(uint32_t slot) {
-    graph.markDelete(slot);  // copy[slot] == live, so never a second delete
+    graph->markDelete(slot);  // copy[slot] == live, so never a second delete
     copy[slot] = GraphCopy::deleted;
     --graph_live;
   }
@@ -92,13 +102,14 @@ struct VectorIndex::Impl {
   static constexpr size_t kBlockRows = 256;
 
   const uint32_t dim;
+  const VectorIndexOptions options;
   // Order matters: the space must outlive the graph, which points into it.
   hnswlib::InnerProductSpace space;
-  hnswlib::HierarchicalNSW<float> graph;
   hnswlib::DISTFUNC<float> distance;  // 1 - inner product
   void* distance_param;
 
-  FairLock lock;                    // guards everything below and the graph
+  FairLock lock;                    // guards everything below, the graph pointer and the graph
+  std::unique_ptr<Graph> graph;     // null until index_pending() first has a point to move
   std::vector<Where> where;         // by slot
   std::vector<GraphCopy> copy;      // by slot
   std::vector<uint32_t> internal;   // by slot: hnswlib's internal id, when copy != none
@@ -165,7 +176,12 @@ size_t VectorIndex::pending() const {
 
 size_t VectorIndex::capacity() const {
   auto guard = impl_->lock.read();
-  return impl_->graph.max_elements_;
+  return impl_->graph ? impl_->graph->max_elements_ : 0;
+}
+
+bool VectorIndex::has_graph() const {
+  auto guard = impl_->lock.read();
+  return impl_->graph != nullptr;
 }
 
 Result<size_t> VectorIndex::index_pending(size_t max) {
@@ -175,13 +191,29 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
     // One point per exclusive hold: a search waits for one insertion at most.
     auto guard = s.lock.write();
     if (s.buffer_slots.empty()) break;
+    if (!s.graph) {
+      // The first point to move creates the graph. It is built without the lock (it allocates a
+      // few MiB, which searches need not wait for), then installed unless a concurrent call got
+      // there first; the buffer may have changed meanwhile, so it is looked at again.
+      guard.unlock();
+      std::unique_ptr<Graph> fresh;
+      try {
+        fresh = s.make_graph();
+      } catch (const std::exception& e) {
+        return Status::FailedPrecondition(std::string("vector index: cannot create the HNSW graph: ") + e.what());
+      }
+      guard = s.lock.write();
+      if (!s.graph) s.graph = std::move(fresh);
+      if (s.buffer_slots.empty()) break;
+    }
+    Graph& graph = *s.graph;  // never destroyed before the index
     const uint32_t slot = s.buffer_slots.back();
     const float* v = s.row(s.buffer_slots.size() - 1);
     try {
-      if (s.copy[slot] == GraphCopy::none && s.graph.cur_element_count >= s.graph.max_elements_)
-        s.graph.resizeIndex(s.graph.max_elements_ * 2);
+      if (s.copy[slot] == GraphCopy::none && graph.cur_element_count >= graph.max_elements_)
+        graph.resizeIndex(graph.max_elements_ * 2);
       // A label already in the graph (marked deleted by put) is updated in place and undeleted.
-      s.internal[slot] = s.graph.addPoint(v, slot, -1);
+      s.internal[slot] = graph.addPoint(v, slot, -1);
     } catch (const std::exception& e) {
       return Status::FailedPrecondition(std::string("vector index: cannot add to the HNSW graph: ") + e.what());
     }
@@ -201,8 +233,8 @@ std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
   auto guard = s.lock.read();
   hits.reserve(s.buffer_slots.size() + std::min(k, s.graph_live));
   for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
-  if (s.graph_live > 0) {
-    auto found = s.graph.searchKnn(query, k);  // deleted points are never returned
+  if (s.graph_live > 0) {  // so the graph exists
+    auto found = s.graph->searchKnn(query, k);  // deleted points are never returned
     while (!found.empty()) {
       const auto [distance, label] = found.top();
       found.pop();
@@ -221,7 +253,7 @@ std::vector<VectorHit> VectorIndex::search_exact(const float* query, size_t k) c
   for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
   for (uint32_t slot = 0; slot < s.where.size(); ++slot)
     if (s.where[slot] == Where::graphed)
-      hits.push_back({slot, s.similarity(query, s.graph.getDataByInternalId(s.internal[slot]))});
+      hits.push_back({slot, s.similarity(query, s.graph->getDataByInternalId(s.internal[slot]))});
   return best_k(std::move(hits), k);
 }
 

@@ -6,10 +6,18 @@
 //   brute force;
 // - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
 //   a larger k raises ef to k). index_pending() moves buffered vectors into the graph; a
-//   background thread calls it in small batches. The graph exists from construction and costs
-//   about 2.6 MiB even when empty (hnswlib 0.6.2 allocates 65,536 update locks per graph).
+//   background thread calls it in small batches.
 // A slot's vector lives in exactly one of the two. This is the only file that includes
 // <hnswlib/hnswlib.h> (it cannot be included from two translation units).
+//
+// The graph is created lazily, by the first index_pending() call that finds a buffered vector
+// to move (never by the constructor, put(), remove() or a search): a graph costs about 2.6 MiB
+// even when empty (hnswlib 0.6.2 allocates 65,536 update locks per graph) plus initial_capacity
+// points, so an index that is only ever searched exactly (a small realm) stays a few KiB. Until
+// then search() and search_exact() both compare the buffer exactly; has_graph() tells which
+// state the index is in. Once created the graph stays until the index is destroyed. Created
+// later or not, it is seeded the same (options.seed), so the same inserts still give the same
+// graph.
 //
 // Graph details the caller never sees: putting a slot that is in the graph marks the graph copy
 // deleted and buffers the new vector; draining it re-adds the same label, which hnswlib turns
@@ -22,8 +30,9 @@
 // moved by index_pending() take it exclusively (hnswlib's own documentation says addPoint is
 // not safe concurrently with searchKnn), so a search waits at most for one graph insertion
 // (0.3-1.2 ms at 10k-100k x 384 on this 2-core machine), never for a whole index_pending()
-// batch. The lock lets a waiting writer in before later readers (glibc's std::shared_mutex
-// alone prefers readers and can starve writers). A search reads the buffer and the graph under
+// batch nor for the graph's creation (built outside the lock, installed under it). The lock
+// lets a waiting writer in before later readers (glibc's std::shared_mutex alone prefers
+// readers and can starve writers). A search reads the buffer and the graph under
 // one shared hold, so a vector being moved is seen exactly once.
 #pragma once
 
@@ -68,14 +77,18 @@ class VectorIndex {
 
   size_t size() const;      // slots held
   size_t pending() const;   // of which still in the exact buffer
-  size_t capacity() const;  // graph points allocated (deleted ones included)
+  size_t capacity() const;  // graph points allocated (deleted ones included); 0 without a graph
+  bool has_graph() const;   // whether index_pending() has created the HNSW graph yet
 
   // Moves at most max buffered vectors into the graph, in no particular order; returns how many
-  // moved. An error (out of memory in hnswlib) leaves the vector in the buffer, still found.
+  // moved. Creates the graph first when it does not exist yet and there is something to move
+  // (max > 0, buffer not empty); it is built outside the lock, so searches do not wait for it.
+  // An error (out of memory in hnswlib) leaves the vector in the buffer, still found.
   Result<size_t> index_pending(size_t max);
 
   // At most k held slots, best first (ties by slot). query is dim() floats, unit length. The
-  // buffer is searched exactly, the graph approximately (ef = max(ef_search, k)).
+  // buffer is searched exactly, the graph (when there is one) approximately
+  // (ef = max(ef_search, k)).
   std::vector<VectorHit> search(const float* query, size_t k) const;
   // Exact: the best k of every held slot, buffered or in the graph. O(size() * dim).
   std::vector<VectorHit> search_exact(const float* query, size_t k) const;

@@ -94,11 +94,14 @@ TEST_CASE("the semantic lane is named semantic", "[semantic]") {
 
 TEST_CASE("a memory is found by its meaning as soon as it is written, and after the graph indexed it",
           "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 1;  // "work" (2 memories) gets a graph; "home" (1) is searched exactly
+  Fixture f(options);
   auto deploy = f.put("work", "the deploy script restarts the web server");
   auto tea = f.put("work", "my sister likes green tea with honey");
   auto home = f.put("home", "restart the router when the web is down");
-  CHECK(f.lane.pending() == 3);
+  CHECK(f.lane.pending() == 2);  // home's vector is buffered too, but never waits for a graph
+  CHECK(f.lane.graphs() == 0);
   for (int drained = 0; drained < 2; ++drained) {
     auto hits = f.search({"work"}, "restart the web server after deploying");
     REQUIRE(hits.size() == 2);
@@ -108,16 +111,21 @@ TEST_CASE("a memory is found by its meaning as soon as it is written, and after 
     f.drain();
   }
   CHECK(f.lane.pending() == 0);
+  CHECK(f.lane.graphs() == 1);
   CHECK(f.search({"home", "work"}, "green tea")[0].id == tea);
 }
 
 TEST_CASE("a deleted memory is never returned", "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 2;  // the third put queues "work" for its graph; two deletes bring it back
+  Fixture f(options);
   auto keep = f.put("work", "postgres backups run nightly at two");
   auto gone = f.put("work", "postgres backups run nightly at three");
   auto buffered = f.put("work", "postgres backups run weekly at three");
   f.drain();
+  CHECK(f.lane.graphs() == 1);
   auto pending = f.put("work", "postgres backups run hourly at three");
+  CHECK(f.lane.pending() == 1);
   CHECK(f.search({"work"}, "postgres backups at three").size() == 4);
   f.apply(DeleteMemoryOp{gone, "wrong"});
   f.apply(DeleteMemoryOp{pending, "wrong"});
@@ -133,10 +141,13 @@ TEST_CASE("a deleted memory is never returned", "[semantic]") {
 }
 
 TEST_CASE("an updated text is found by its new meaning, not the old", "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 1;  // "work" gets a graph: the update replaces a graph point
+  Fixture f(options);
   auto m = f.put("work", "the cache lives in redis on port 6379");
   auto other = f.put("work", "lunch is served at noon in the cafeteria");
   f.drain();
+  CHECK(f.lane.graphs() == 1);
   CHECK(f.search({"work"}, "redis cache port")[0].id == m);
   f.apply(UpdateContentOp{m, "the build farm uses twelve arm runners", false, {}});
   for (int drained = 0; drained < 2; ++drained) {
@@ -154,7 +165,9 @@ TEST_CASE("an updated text is found by its new meaning, not the old", "[semantic
 
 TEST_CASE("a memory's own vector is used instead of its text, and an unusable one falls back to the text",
           "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 1;  // "work" gets a graph: set_vector replaces a graph point
+  Fixture f(options);
   auto own = f.put("work", "zebra crossing", basis(7));
   auto wrong_dim = f.put("work", "kubernetes pod eviction policy", {1.0f, 0.0f, 0.0f});
   auto by_text = f.search({"work"}, "zebra crossing");
@@ -194,6 +207,7 @@ TEST_CASE("a small realm among many large-realm memories keeps its best match", 
   f.put("small", "alice owns the billing dashboards");
   f.put("small", "rotate the api keys every ninety days");
   f.drain();
+  CHECK(f.lane.graphs() == 1);  // big's; small is searched exactly and has none
 
   const std::string query = "deploy the payment service";
   auto small = f.search({"small"}, query, 40);
@@ -266,9 +280,10 @@ TEST_CASE("small realms beside a large graph-searched realm find their nearest m
     const std::string text = i == 0 ? "payment service deploy checklist for staging" : gen.text();
     small.emplace_back(f.put("small", text), text);
   }
-  CHECK(f.lane.background_pending() == 2180);
+  // Only the realms past exact_limit wait for a graph: small's 30 vectors stay in its exact buffer.
+  CHECK(f.lane.background_pending() == 2150);
 
-  // The background indexer builds every realm's graph, at most max points a call.
+  // The background indexer builds big's and mid's graphs, at most max points a call.
   size_t steps = 0, moved = 0;
   while (f.lane.background_pending() > 0) {
     const size_t n = f.lane.background_step(64);
@@ -277,10 +292,11 @@ TEST_CASE("small realms beside a large graph-searched realm find their nearest m
     moved += n;
     ++steps;
   }
-  CHECK(moved == 2180);
-  CHECK(steps == (2180 + 63) / 64);  // full batches across realm boundaries
+  CHECK(moved == 2150);
+  CHECK(steps == (2150 + 63) / 64);  // full batches across realm boundaries
   CHECK(f.lane.pending() == 0);
   CHECK(f.lane.background_step(64) == 0);
+  CHECK(f.lane.graphs() == 2);  // big and mid; small has none
 
   const std::string query = "deploy the payment service";
   for (const auto* realm : {&mid, &small}) {
@@ -309,8 +325,77 @@ TEST_CASE("small realms beside a large graph-searched realm find their nearest m
   }
 }
 
+TEST_CASE("realms at or below exact_limit never get a graph; one that grows past it does, and still finds its nearest memory",
+          "[semantic]") {
+  SemanticLaneOptions options;
+  options.exact_limit = 50;
+  Fixture f(options);
+  TextGen gen(31);
+  // 200 tiny realms of 5 memories: all searched exactly, none queued, none with a graph.
+  std::vector<std::vector<std::pair<MemoryId, std::string>>> tiny(200);
+  for (size_t r = 0; r < tiny.size(); ++r)
+    for (int i = 0; i < 5; ++i) {
+      const std::string text = gen.text();
+      tiny[r].emplace_back(f.put("tiny" + std::to_string(r), text), text);
+    }
+  CHECK(f.lane.size() == 1000);
+  CHECK(f.lane.pending() == 0);
+  CHECK(f.lane.background_pending() == 0);
+  CHECK(f.lane.background_step(64) == 0);
+  CHECK(f.lane.graphs() == 0);
+  for (size_t r = 0; r < tiny.size(); r += 13) {
+    const auto& [id, text] = tiny[r][r % 5];
+    auto hits = f.search({"tiny" + std::to_string(r)}, text, 10);
+    REQUIRE(hits.size() == 5);  // the realm's own memories, found from its buffer
+    CHECK(hits[0].id == id);
+  }
+
+  // Positive control: a realm grows to exact_limit (still no graph), then one past it.
+  std::vector<std::pair<MemoryId, std::string>> grow;
+  for (int i = 0; i < 50; ++i) {
+    const std::string text = gen.text();
+    grow.emplace_back(f.put("grow", text), text);
+  }
+  CHECK(f.lane.pending() == 0);
+  CHECK(f.lane.graphs() == 0);
+  grow.emplace_back(f.put("grow", "payment service deploy runbook for the grow team"), "");
+  CHECK(f.lane.pending() == 51);  // its whole buffer now waits for the graph
+  size_t steps = 0;
+  while (f.lane.background_pending() > 0) {
+    REQUIRE(f.lane.background_step(16) > 0);
+    ++steps;
+  }
+  CHECK(steps == (51 + 15) / 16);
+  CHECK(f.lane.graphs() == 1);  // grow's; the tiny realms still have none
+  auto hits = f.search({"grow"}, "deploy the payment service", 10);  // 51 > 50: the graph
+  REQUIRE(hits.size() == 10);
+  CHECK(hits[0].id == grow.back().first);
+  for (size_t i = 0; i < 50; i += 7) CHECK(f.search({"grow"}, grow[i].second, 5)[0].id == grow[i].first);
+
+  // Deletions bring it back to the limit: searched exactly again, over graph and buffer alike,
+  // and what it buffers meanwhile does not wait for the graph...
+  f.apply(DeleteMemoryOp{grow[0].first, "gone"});
+  f.apply(DeleteMemoryOp{grow[1].first, "gone"});
+  auto again = f.put("grow", "payment service deploy checklist for the grow team");
+  CHECK(f.lane.pending() == 0);
+  hits = f.search({"grow"}, "payment service deploy checklist", 50);
+  REQUIRE(hits.size() == 50);
+  CHECK(hits[0].id == again);
+  CHECK(!has(hits, grow[0].first));
+  CHECK(!has(hits, grow[1].first));
+  // ... until it grows past the limit again: then both buffered vectors drain.
+  auto past = f.put("grow", "the grow team's lunch rota");
+  CHECK(f.lane.pending() == 2);
+  f.drain();
+  CHECK(f.lane.graphs() == 1);
+  CHECK(f.search({"grow"}, "payment service deploy checklist", 10)[0].id == again);
+  CHECK(f.search({"grow"}, "lunch rota of the grow team", 10)[0].id == past);
+}
+
 TEST_CASE("a query naming several realms merges their hits by similarity, equal ones by id", "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 1;  // "a" and "b" are searched in their graphs once drained; "c" exactly
+  Fixture f(options);
   auto a9 = f.put("a", "a9", at_cosine(0.9));
   auto a5 = f.put("a", "a5", at_cosine(0.5));
   auto b8 = f.put("b", "b8", at_cosine(0.8));

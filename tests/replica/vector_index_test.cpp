@@ -130,16 +130,116 @@ TEST_CASE("a freed slot is reused for a new vector without a new graph point", "
 
 TEST_CASE("the graph grows past its initial capacity", "[semantic]") {
   VectorIndex index(kDim, VectorIndexOptions{8});
-  CHECK(index.capacity() == 8);
+  CHECK(index.capacity() == 0);  // no graph yet
   const auto vs = unit_vectors(300, 5);
   put_all(index, vs);
-  auto moved = index.index_pending(1000);
+  CHECK(index.capacity() == 0);
+  auto moved = index.index_pending(1);
   REQUIRE(moved.ok());
-  CHECK(*moved == 300);
+  CHECK(*moved == 1);
+  CHECK(index.capacity() == 8);  // the graph, created with its first point
+  moved = index.index_pending(1000);
+  REQUIRE(moved.ok());
+  CHECK(*moved == 299);
   CHECK(index.capacity() >= 300);
   size_t found = 0;
   for (uint32_t i = 0; i < vs.size(); ++i) found += top(index, vs[i]) == i;
   CHECK(found == vs.size());
+}
+
+TEST_CASE("the graph is created by the first vector moved into it, not before", "[semantic]") {
+  VectorIndex index(kDim, VectorIndexOptions{4});
+  CHECK(!index.has_graph());
+  CHECK(index.capacity() == 0);
+  const auto vs = unit_vectors(40, 10);
+  put_all(index, vs);
+  CHECK(index.pending() == 40);
+  // Searched from the buffer alone, approximately and exactly alike.
+  CHECK(top(index, vs[13]) == 13);
+  auto exact = index.search_exact(vs[13].data(), 40);
+  REQUIRE(exact.size() == 40);
+  CHECK(exact[0].slot == 13);
+  CHECK(index.search(vs[13].data(), 40).size() == 40);
+  CHECK(index.remove(13));
+  CHECK(!returned(index.search_exact(vs[13].data(), 40), 13));
+  REQUIRE(index.put(13, vs[13]).ok());
+  // Nothing to move, or no room to move it: still no graph.
+  auto moved = index.index_pending(0);
+  REQUIRE(moved.ok());
+  CHECK(*moved == 0);
+  CHECK(!index.has_graph());
+  {
+    VectorIndex emptied(kDim);
+    REQUIRE(emptied.put(0, vs[0]).ok());
+    CHECK(emptied.remove(0));
+    moved = emptied.index_pending(10);
+    REQUIRE(moved.ok());
+    CHECK(*moved == 0);
+    CHECK(!emptied.has_graph());
+    CHECK(emptied.search(vs[0].data(), 5).empty());
+  }
+  // Positive control: the first point moved creates it, with the initial capacity.
+  moved = index.index_pending(1);
+  REQUIRE(moved.ok());
+  CHECK(*moved == 1);
+  CHECK(index.has_graph());
+  CHECK(index.capacity() == 4);
+  CHECK(index.pending() == 39);
+  REQUIRE(index.index_pending(100).ok());
+  CHECK(index.pending() == 0);
+  for (uint32_t i = 0; i < vs.size(); ++i) CHECK(top(index, vs[i]) == i);
+  CHECK(index.search_exact(vs[13].data(), 1)[0].slot == 13);
+}
+
+TEST_CASE("the same puts and drains give the same graph and the same answers", "[semantic]") {
+  const auto vs = unit_vectors(2000, 11);
+  const auto queries = unit_vectors(50, 12);
+  VectorIndexOptions options;
+  options.ef_search = 10;  // approximate enough that a different graph would show
+  VectorIndex a(kDim, options), b(kDim, options);
+  put_all(a, vs);
+  put_all(b, vs);
+  REQUIRE(a.index_pending(5000).ok());
+  while (b.pending() > 0) {  // in small batches, searched in between
+    REQUIRE(b.index_pending(97).ok());
+    b.search(queries[0].data(), 10);
+  }
+  for (const auto& q : queries) {
+    const auto ha = a.search(q.data(), 10), hb = b.search(q.data(), 10);
+    REQUIRE(ha.size() == hb.size());
+    for (size_t i = 0; i < ha.size(); ++i) {
+      CHECK(ha[i].slot == hb[i].slot);
+      CHECK(ha[i].similarity == hb[i].similarity);
+    }
+  }
+}
+
+TEST_CASE("two indexers racing to create the graph leave one graph holding every vector once", "[semantic]") {
+  VectorIndex index(kDim);
+  const auto vs = unit_vectors(600, 13);
+  put_all(index, vs);
+  std::atomic<bool> failed{false};
+  std::atomic<size_t> moved{0};
+  auto drain = [&] {
+    while (index.pending() > 0 && !failed) {
+      auto n = index.index_pending(8);
+      if (!n.ok()) failed = true;
+      else moved += *n;
+    }
+  };
+  std::thread one(drain), two(drain);
+  size_t misses = 0;
+  for (int i = 0; i < 200; ++i) misses += top(index, vs[(i * 7) % vs.size()]) != int64_t((i * 7) % vs.size());
+  one.join();
+  two.join();
+  CHECK(!failed);
+  CHECK(moved == vs.size());
+  CHECK(index.has_graph());
+  CHECK(index.pending() == 0);
+  CHECK(index.size() == vs.size());
+  CHECK(misses == 0);
+  CHECK(index.search_exact(vs[0].data(), 1000).size() == vs.size());
+  for (uint32_t i = 0; i < vs.size(); i += 37) CHECK(top(index, vs[i]) == i);
 }
 
 TEST_CASE("exact search ranks every held slot, buffered or in the graph", "[semantic]") {
