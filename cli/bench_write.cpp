@@ -220,10 +220,14 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
 
 int cmd_bench(const Words& words) {
   if (!words.empty() && words[0] == "recall") return cmd_bench_recall(Words(words.begin() + 1, words.end()));
+  if (!words.empty() && words[0] == "replication")
+    return cmd_bench_replication(Words(words.begin() + 1, words.end()));
   if (words.empty() || words[0] != "write")
     return fail(kExitUsage,
                 "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64]\n"
-                "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]");
+                "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]\n"
+                "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
+                "                                       [--realm-writes N] [--skip-redis] [--skip-catchup] [--keep]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
   double seconds = 5;

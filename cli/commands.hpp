@@ -20,6 +20,7 @@ int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_bench_recall(const Words& words);
+int cmd_bench_replication(const Words& words);
 
 // Prints "vasana: <message>" to stderr and returns code.
 int fail(int code, const std::string& message);

@@ -14,6 +14,7 @@ packages=(
   catch2                                        # tests
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
+  redis-server                                  # bench replication: Redis side by side (optional there)
 )
 
 missing=()

@@ -9,7 +9,7 @@ namespace vasana {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr auto kHelloRetry = std::chrono::seconds(1);
+constexpr auto kHelloRetry = std::chrono::milliseconds(200);  // until the connection is up, hello cannot be queued
 constexpr auto kRefusedRetry = std::chrono::seconds(5);
 }  // namespace
 

@@ -1,0 +1,1047 @@
+// `vasana bench replication`: replication lag and catch-up, with Redis side by side.
+//
+//  1. Lag: three nodes in this process (each its own data directory, a full mesh over loopback
+//     TCP with CurveZMQ keys made here, cluster "bench"). One client writes to node 0 at a fixed
+//     rate (open loop, pipelined over one connection); for every write the time its
+//     acknowledgement reached the client is recorded, and one watcher thread per peer node
+//     records when that peer's recall first sees it (Node::wait_applied, in seqno order).
+//     lag = visible on the peer - acknowledged on the origin, across both peers. It may be
+//     negative: a peer can apply a write before the origin's answer has reached the client.
+//  2. The same with Redis (redis-server from PATH, started and stopped here): a primary and a
+//     replica on loopback, SET at the same rate to the primary (ack = reply received), and a
+//     subscriber on the replica receiving each key's keyspace event (lag = event received -
+//     ack). Once with the primary acknowledging from memory (appendonly no), once with
+//     appendonly yes + appendfsync always.
+//  3. Catch-up: a node holding M ops of its own (written with LogWriter directly) starts; an
+//     empty peer starts and the time until it has applied all M is measured. Then, with the
+//     nodes stopped, the same ops are verified, decoded and applied on this thread (state only,
+//     then state and every lane), to show where the catch-up time goes.
+//
+// Prints figures; asserts nothing (machines here are shared and noisy).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "actors/node.hpp"
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/node_client.hpp"
+#include "cli/resp_client.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/stream_repair.hpp"
+#include "store/writer_scan.hpp"
+#include "sync/curve_keys.hpp"
+
+namespace vasana {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+double seconds_since(int64_t t0_ns) { return double(now_ns() - t0_ns) / 1e9; }
+
+double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+double rss_mib() {
+  std::ifstream in("/proc/self/statm");
+  long pages_total = 0, pages_resident = 0;
+  in >> pages_total >> pages_resident;
+  return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// A port the kernel just handed out on 127.0.0.1 (free unless something takes it meanwhile).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+// Memory texts of about 120 bytes that vary, as bench write's do.
+struct TextGen {
+  uint64_t counter = 0;
+  std::string next() {
+    static const char* kWords[] = {"deployment", "pipeline", "retries", "flaky",   "integration", "tests",
+                                   "build",      "budget",   "repository", "staging", "cluster",   "latency",
+                                   "owner",      "schema",   "release",  "rollback", "canary",     "alert",
+                                   "quota",      "region"};
+    std::string t = "observed that the";
+    uint64_t x = ++counter * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
+      t += std::string(" ") + kWords[(x >> 33) % 20];
+    return t;
+  }
+};
+
+// bench recall's synthetic corpus: Zipf-distributed made-up words, 8-40 words a memory, realms
+// of 50%, 25% and 3% of the memories.
+struct Corpus {
+  std::vector<std::string> vocab;
+  std::discrete_distribution<size_t> pick;
+  std::mt19937_64 rng{42};
+
+  Corpus() {
+    const char* syll[] = {"ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "za", "pe", "gu"};
+    std::vector<double> weights;
+    for (size_t i = 0; i < 20000; ++i) {
+      std::string w;
+      size_t x = i + 7;
+      for (int s = 0; s < 2 + int(i % 3); ++s, x /= 12) w += syll[x % 12];
+      vocab.push_back(w);
+      weights.push_back(1.0 / double(i + 1));
+    }
+    pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
+  }
+  MemoryInput memory() {
+    MemoryInput m;
+    size_t r = rng() % 100;
+    m.realm = "realm" + std::to_string(r < 50 ? 0 : r < 75 ? 1 : r % 8 + 2);
+    const size_t words = 8 + rng() % 33;
+    for (size_t i = 0; i < words; ++i) m.text += (i ? " " : "") + vocab[pick(rng)];
+    return m;
+  }
+};
+
+// Node log lines, kept and shown only when something goes wrong.
+struct LogBuffer {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  LogSink sink(const std::string& name) {
+    return [this, name](const std::string& line) {
+      std::lock_guard<std::mutex> g(mutex);
+      if (lines.size() < 20000) lines.push_back(name + ": " + line);
+    };
+  }
+  void dump() {
+    std::lock_guard<std::mutex> g(mutex);
+    const size_t from = lines.size() > 60 ? lines.size() - 60 : 0;
+    std::fprintf(stderr, "bench replication: the nodes' last %zu log lines:\n", lines.size() - from);
+    for (size_t i = from; i < lines.size(); ++i) std::fprintf(stderr, "  %s\n", lines[i].c_str());
+  }
+};
+
+// One node of an in-process cluster: its data directory, identity, keys and peer endpoint.
+struct Member {
+  std::string name;
+  DataDir dir;
+  Identity id;
+  CurveKeyPair keys;
+  std::string listen;
+};
+
+Result<std::vector<Member>> prepare_members(const std::string& root, const std::vector<std::string>& names) {
+  std::vector<Member> out;
+  for (const auto& name : names) {
+    Member m;
+    m.name = name;
+    m.dir = DataDir{root + "/" + name};
+    auto id = init_data_dir(m.dir, VectorSpace{});
+    if (!id.ok()) return id.status();
+    m.id = *id;
+    auto keys = generate_curve_keys();
+    if (!keys.ok()) return keys.status();
+    m.keys = *keys;
+    const int port = free_port();
+    if (port <= 0) return Status::IoError("no free loopback port");
+    m.listen = "tcp://127.0.0.1:" + std::to_string(port);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Node i of members, fetching from every other member (a full mesh).
+NodeOptions member_options(const std::vector<Member>& members, size_t i) {
+  NodeOptions o;
+  o.dir = members[i].dir;
+  o.sync.cluster = "bench";
+  o.sync.listen = members[i].listen;
+  o.sync.secret_key = members[i].keys.secret_z85;
+  for (size_t j = 0; j < members.size(); ++j)
+    if (j != i) o.sync.peers.push_back(PeerConfig{members[j].listen, members[j].keys.public_z85});
+  return o;
+}
+
+// True once every node has a session up with every peer it fetches from.
+bool wait_sessions_up(const std::vector<Node*>& nodes, std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    bool all = true;
+    for (Node* n : nodes) {
+      const NodeStatus st = n->status();
+      for (const auto& p : st.peers) all = all && p.up;
+      all = all && !st.peers.empty();
+    }
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// The highest seqno of writer that node has applied (binary search over wait_applied, 0 ms).
+uint64_t applied_up_to(const Node& node, InstanceId writer, uint64_t hi) {
+  uint64_t lo = 0;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (node.wait_applied(writer, Seqno(mid), std::chrono::milliseconds(0))) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+struct LagFigures {
+  std::string system;
+  double target = 0, achieved = 0;
+  size_t writes = 0, acked = 0, errors = 0, missing = 0, negative = 0;
+  double ack_p50 = 0, ack_p99 = 0;  // request sent -> acknowledgement received, us
+  double lag_p50 = 0, lag_p99 = 0, lag_max = 0;  // us
+  size_t samples = 0;
+  bool ran = false;
+  std::string problem;
+  std::string detail;  // per peer, and how the lag moved during the run
+};
+
+// Per peer: lag p50/p99, and when it had every write (after the last acknowledgement); the lag
+// of the first and the last tenth of the writes (a backlog shows as a growing lag).
+std::string lag_detail(const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
+                       const std::vector<std::string>& names) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(0);
+  int64_t last_ack = -1;
+  for (int64_t a : ack) last_ack = std::max(last_ack, a);
+  const size_t tenth = std::max<size_t>(1, ack.size() / 10);
+  std::vector<double> first, last;
+  for (size_t p = 0; p < visible.size(); ++p) {
+    std::vector<double> lag;
+    int64_t last_seen = -1;
+    for (size_t k = 0; k < ack.size(); ++k) {
+      if (ack[k] < 0 || visible[p][k] < 0) continue;
+      const double us = double(visible[p][k] - ack[k]) / 1000.0;
+      lag.push_back(us);
+      last_seen = std::max(last_seen, visible[p][k]);
+      if (k < tenth) first.push_back(us);
+      if (k >= ack.size() - tenth) last.push_back(us);
+    }
+    out << (p ? "; " : "") << names[p] << " p50 " << pct(lag, 0.5) << " p99 " << pct(lag, 0.99)
+        << ", had every write " << double(last_seen - last_ack) / 1e6 << " ms after the last ack";
+  }
+  out << "; lag p50 of the first / last tenth of the writes: " << pct(first, 0.5) << " / " << pct(last, 0.5);
+  return out.str();
+}
+
+void fill_lags(LagFigures* f, const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
+               const std::vector<double>& ack_latency) {
+  std::vector<double> lag;
+  for (const auto& vis : visible)
+    for (size_t k = 0; k < ack.size(); ++k) {
+      if (ack[k] < 0) continue;
+      if (vis[k] < 0) {
+        ++f->missing;
+        continue;
+      }
+      const double us = double(vis[k] - ack[k]) / 1000.0;
+      if (us < 0) ++f->negative;
+      lag.push_back(us);
+    }
+  f->samples = lag.size();
+  f->lag_p50 = pct(lag, 0.50);
+  f->lag_p99 = pct(lag, 0.99);
+  f->lag_max = lag.empty() ? 0 : *std::max_element(lag.begin(), lag.end());
+  f->ack_p50 = pct(ack_latency, 0.50);
+  f->ack_p99 = pct(ack_latency, 0.99);
+  f->ran = true;
+}
+
+constexpr size_t kWindow = 4096;  // most writes in flight on one connection (open loop up to this)
+
+// Writes n = rate * seconds memories to origin through client, paced at rate, and measures when
+// each becomes visible on every peer. *last_seqno: the origin's last seqno before; after.
+// realm_writes: 0 = every write in one realm; N = a new realm every N writes.
+LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeClient& client, double rate,
+                      double seconds, uint64_t* last_seqno, TextGen& gen, size_t realm_writes) {
+  LagFigures f;
+  f.system = "vasana, 3 nodes, ack after fdatasync";
+  f.target = rate;
+  const size_t n = std::max<size_t>(1, size_t(std::llround(rate * seconds)));
+  f.writes = n;
+  const uint64_t base = *last_seqno;
+  const InstanceId writer = origin.instance();
+  std::vector<int64_t> ack(n, -1);
+  std::vector<std::vector<int64_t>> visible(peers.size(), std::vector<int64_t>(n, -1));
+  std::vector<double> ack_latency;
+  ack_latency.reserve(n);
+  std::atomic<size_t> limit{n};
+  std::atomic<bool> give_up{false};
+  std::atomic<size_t> watchers_done{0};
+  std::vector<std::thread> watchers;
+  for (size_t p = 0; p < peers.size(); ++p) {
+    watchers.emplace_back([&, p] {
+      for (size_t k = 0; k < limit.load(); ++k) {
+        bool seen = false;
+        while (!(seen = peers[p]->wait_applied(writer, Seqno(base + k + 1), std::chrono::milliseconds(100))))
+          if (give_up.load() || k >= limit.load()) break;
+        if (!seen) break;
+        visible[p][k] = now_ns();
+      }
+      ++watchers_done;
+    });
+  }
+
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::remember;
+  req.memory.realm = "bench-lag";
+  req.memory.kind = "episode";
+  std::unordered_map<uint64_t, int64_t> sent_at;
+  const int64_t t0 = now_ns();
+  const double interval_ns = 1e9 / rate;
+  const int64_t hard_end = t0 + int64_t((seconds * 3 + 30) * 1e9);
+  size_t sent = 0, answered = 0;
+  int64_t last_ack = t0;
+  while (answered < n) {
+    const int64_t now = now_ns();
+    if (now > hard_end) {
+      f.problem = "gave up: " + std::to_string(n - answered) + " writes unanswered " +
+                  std::to_string(int(seconds * 3 + 30)) + " s after the start";
+      break;
+    }
+    const size_t due = std::min<size_t>(n, size_t(double(now - t0) / interval_ns) + 1);
+    while (sent < due && sent - answered < kWindow) {
+      req.memory.text = gen.next();
+      if (realm_writes) req.memory.realm = "bench-lag-" + std::to_string((base + sent) / realm_writes);
+      auto rid = client.send(req);
+      ++sent;
+      if (!rid.ok()) {
+        ++f.errors;
+        ++answered;
+        continue;
+      }
+      sent_at[*rid] = now_ns();
+    }
+    auto r = client.receive(std::chrono::milliseconds(1));
+    while (r.ok()) {
+      const int64_t t = now_ns();
+      ++answered;
+      auto it = sent_at.find(r->request_id);
+      if (r->kind == ClientResponse::Kind::remembered) {
+        const uint64_t k = r->id.seqno.value - base - 1;
+        if (k < n) ack[k] = t;
+        if (it != sent_at.end()) ack_latency.push_back(double(t - it->second) / 1000.0);
+        ++f.acked;
+        last_ack = t;
+      } else {
+        ++f.errors;
+        if (f.problem.empty()) f.problem = "write refused: " + r->message;
+      }
+      if (it != sent_at.end()) sent_at.erase(it);
+      r = client.receive(std::chrono::milliseconds(0));
+    }
+  }
+  f.achieved = f.acked > 1 ? double(f.acked) / (double(last_ack - t0) / 1e9) : 0;
+  limit.store(f.acked);
+  // Every peer should have it all within moments; give the watchers 30 s at most.
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (watchers_done.load() < watchers.size() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  give_up.store(true);
+  for (auto& t : watchers) t.join();
+  *last_seqno = base + f.acked;
+  fill_lags(&f, ack, visible, ack_latency);
+  f.detail = lag_detail(ack, visible, {"n1", "n2"});
+  if (f.missing && f.problem.empty())
+    f.problem = std::to_string(f.missing) + " (write, peer) pairs not visible within 30 s of the last ack";
+  return f;
+}
+
+// --- Redis ------------------------------------------------------------------------------
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream in(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(in, dir, ':')) {
+    const std::string p = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+// A redis-server child process: started with options on its command line (no configuration
+// file), output to a log file, killed when the bench ends (and by the kernel if the bench dies).
+class RedisServer {
+ public:
+  RedisServer(std::string program, std::string name, std::string dir)
+      : program_(std::move(program)), name_(std::move(name)), dir_(std::move(dir)) {}
+  ~RedisServer() { stop(); }
+
+  // "" once it answers PING, else why not.
+  std::string start(int port, const std::vector<std::string>& options) {
+    port_ = port;
+    std::filesystem::create_directories(dir_);
+    log_ = dir_ + "/redis.log";
+    std::vector<std::string> args = {program_, "--port", std::to_string(port), "--bind", "127.0.0.1",
+                                     "--save", "", "--daemonize", "no", "--dir", dir_};
+    args.insert(args.end(), options.begin(), options.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) return "fork failed";
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);
+      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      ::execv(program_.c_str(), argv.data());
+      ::_exit(127);
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return name_ + " exited at start; its log: " + log_tail();
+      }
+      RespConnection c;
+      if (c.connect(port)) {
+        auto r = c.call({"PING"}, 1000);
+        if (r && r->type == '+' && r->text == "PONG") return "";
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return name_ + " did not answer PING within 10 s; its log: " + log_tail();
+  }
+
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    int status = 0;
+    while (Clock::now() < deadline) {
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  std::string log_tail() const {
+    std::ifstream in(log_);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return all.size() > 600 ? "..." + all.substr(all.size() - 600) : all;
+  }
+  int port() const { return port_; }
+
+ private:
+  std::string program_, name_, dir_, log_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+// "" once the replica reports its link to the primary up (within 15 s).
+std::string wait_replica_linked(int replica_port) {
+  const auto deadline = Clock::now() + std::chrono::seconds(15);
+  std::string last;
+  while (Clock::now() < deadline) {
+    RespConnection c;
+    if (c.connect(replica_port)) {
+      auto r = c.call({"INFO", "replication"}, 1000);
+      if (r && r->type == '$') {
+        if (r->text.find("master_link_status:up") != std::string::npos) return "";
+        last = r->text;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return "the replica's link to the primary is not up after 15 s: " + last;
+}
+
+LagFigures redis_lag(const std::string& system, int primary_port, int replica_port, double rate, double seconds,
+                     const std::string& prefix, TextGen& gen) {
+  LagFigures f;
+  f.system = system;
+  f.target = rate;
+  const size_t n = std::max<size_t>(1, size_t(std::llround(rate * seconds)));
+  f.writes = n;
+  std::vector<int64_t> ack(n, -1);
+  std::vector<std::vector<int64_t>> visible(1, std::vector<int64_t>(n, -1));
+  std::vector<double> ack_latency;
+  ack_latency.reserve(n);
+
+  const std::string channel_prefix = "__keyspace@0__:" + prefix;
+  RespConnection sub;
+  if (!sub.connect(replica_port)) {
+    f.problem = "subscriber: " + sub.why();
+    return f;
+  }
+  auto confirm = sub.call({"PSUBSCRIBE", channel_prefix + "*"}, 5000);
+  if (!confirm || confirm->type != '*' || confirm->items.empty() || confirm->items[0].text != "psubscribe") {
+    f.problem = "PSUBSCRIBE on the replica was not confirmed: " + sub.why();
+    return f;
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> seen{0};
+  std::thread subscriber([&] {
+    while (!stop.load() && seen.load() < n) {
+      if (!sub.read_some(50)) break;
+      const int64_t t = now_ns();
+      while (auto v = sub.next()) {
+        if (v->type != '*' || v->items.size() != 4 || v->items[0].text != "pmessage" || v->items[3].text != "set")
+          continue;
+        const std::string& channel = v->items[2].text;
+        if (channel.compare(0, channel_prefix.size(), channel_prefix) != 0) continue;
+        const size_t k = std::strtoull(channel.c_str() + channel_prefix.size(), nullptr, 10);
+        if (k < n && visible[0][k] < 0) {
+          visible[0][k] = t;
+          ++seen;
+        }
+      }
+    }
+  });
+
+  RespConnection w;
+  if (!w.connect(primary_port)) {
+    stop.store(true);
+    subscriber.join();
+    f.problem = "writer: " + w.why();
+    return f;
+  }
+  std::vector<int64_t> sent_at(n, 0);
+  const int64_t t0 = now_ns();
+  const double interval_ns = 1e9 / rate;
+  const int64_t hard_end = t0 + int64_t((seconds * 3 + 30) * 1e9);
+  size_t sent = 0, answered = 0;
+  int64_t last_ack = t0;
+  std::string batch;
+  while (answered < n) {
+    const int64_t now = now_ns();
+    if (now > hard_end) {
+      f.problem = "gave up: " + std::to_string(n - answered) + " SETs unanswered";
+      break;
+    }
+    const size_t due = std::min<size_t>(n, size_t(double(now - t0) / interval_ns) + 1);
+    batch.clear();
+    const int64_t ts = now_ns();
+    while (sent < due && sent - answered < kWindow) {
+      batch += resp_command({"SET", prefix + std::to_string(sent), gen.next()});
+      sent_at[sent++] = ts;
+    }
+    if (!batch.empty() && !w.send(batch)) {
+      f.problem = "writer: " + w.why();
+      break;
+    }
+    if (!w.read_some(1)) {
+      f.problem = "writer: " + w.why();
+      break;
+    }
+    const int64_t t = now_ns();
+    while (auto v = w.next()) {
+      const size_t k = answered++;  // replies come in the order of the commands
+      if (v->type == '+') {
+        ack[k] = t;
+        ack_latency.push_back(double(t - sent_at[k]) / 1000.0);
+        ++f.acked;
+        last_ack = t;
+      } else {
+        ++f.errors;
+        if (f.problem.empty()) f.problem = "SET answered " + v->text;
+      }
+    }
+  }
+  f.achieved = f.acked > 1 ? double(f.acked) / (double(last_ack - t0) / 1e9) : 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (seen.load() < f.acked && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stop.store(true);
+  subscriber.join();
+  fill_lags(&f, ack, visible, ack_latency);
+  if (f.missing && f.problem.empty())
+    f.problem = std::to_string(f.missing) + " keyspace events not received within 10 s of the last ack";
+  return f;
+}
+
+void print_lag_header() {
+  std::printf("  %-42s %7s %10s %7s %9s %9s %9s %9s %9s %6s\n", "system", "rate/s", "achieved/s", "writes",
+              "ack p50", "ack p99", "lag p50", "lag p99", "lag max", "lag<0");
+}
+
+void print_lag_row(const LagFigures& f) {
+  if (!f.ran) {
+    std::printf("  %-42s %7.0f  not measured: %s\n", f.system.c_str(), f.target, f.problem.c_str());
+  } else {
+    std::printf("  %-42s %7.0f %10.0f %7zu %9.0f %9.0f %9.0f %9.0f %9.0f %5.1f%%\n", f.system.c_str(), f.target,
+                f.achieved, f.acked, f.ack_p50, f.ack_p99, f.lag_p50, f.lag_p99, f.lag_max,
+                f.samples ? 100.0 * double(f.negative) / double(f.samples) : 0.0);
+    if (!f.detail.empty()) std::printf("      %s\n", f.detail.c_str());
+    if (!f.problem.empty()) std::printf("  %-42s   note: %s\n", "", f.problem.c_str());
+    if (f.achieved < 0.95 * f.target)
+      std::printf("  %-42s   note: the target rate of %.0f/s was not sustained (%.0f/s achieved)\n", "", f.target,
+                  f.achieved);
+  }
+  std::fflush(stdout);
+}
+
+// The Redis rows of one configuration of the primary: a primary and a replica started for it,
+// one row per rate. Returns the rows (problem set when Redis could not be run).
+std::vector<LagFigures> redis_rows(const std::string& program, const std::string& root, const std::string& label,
+                                   const std::vector<std::string>& primary_options, const std::vector<double>& rates,
+                                   double seconds, TextGen& gen) {
+  std::vector<LagFigures> rows;
+  auto failed = [&](const std::string& why) {
+    for (double r : rates) {
+      LagFigures f;
+      f.system = label;
+      f.target = r;
+      f.problem = why;
+      rows.push_back(f);
+      print_lag_row(f);
+    }
+    return rows;
+  };
+  RedisServer primary(program, "redis primary", root + "/primary");
+  const int pport = free_port();
+  std::string e = primary.start(pport, primary_options);
+  if (!e.empty()) return failed(e);
+  RedisServer replica(program, "redis replica", root + "/replica");
+  const int rport = free_port();
+  e = replica.start(rport, {"--appendonly", "no", "--notify-keyspace-events", "KA", "--replicaof", "127.0.0.1",
+                            std::to_string(pport)});
+  if (!e.empty()) return failed(e);
+  e = wait_replica_linked(rport);
+  if (!e.empty()) return failed(e);
+  // A short warm-up, not counted: connections, allocations, the first replication bytes.
+  {
+    const std::string warm = root.substr(root.rfind('/') + 1) + ":warm:";
+    (void)redis_lag(label, pport, rport, 1000, 0.2, warm, gen);
+  }
+  for (double r : rates) {
+    std::ostringstream prefix;
+    prefix << "lag:" << size_t(r) << ":";
+    rows.push_back(redis_lag(label, pport, rport, r, seconds, prefix.str(), gen));
+    print_lag_row(rows.back());
+  }
+  replica.stop();
+  primary.stop();
+  return rows;
+}
+
+// --- Catch-up ---------------------------------------------------------------------------
+
+uint64_t dir_bytes(const std::string& path) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  return total;
+}
+
+int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
+  std::printf("\ncatch-up: a node holding %zu ops of its own starts; an empty peer starts and fetches and applies "
+              "them all\n",
+              m);
+  std::fflush(stdout);
+  auto members = prepare_members(root, {"a", "b"});
+  if (!members.ok()) return fail(kExitFailed, "bench replication: " + members.status().message());
+  Member& a = (*members)[0];
+
+  // Node a's stream, written directly (no node, no lanes): the ops kept to replay them below.
+  std::vector<std::string> payloads;
+  payloads.reserve(m);
+  const uint64_t ms0 = system_wall_ms() - m;
+  {
+    const int64_t t0 = now_ns();
+    auto rec = recover_own_stream(a.dir, a.id, nullptr);
+    if (!rec.ok()) return fail(kExitFailed, "bench replication: " + rec.status().message());
+    auto w = LogWriter::open(posix_file_system(), a.dir.writer_dir(a.id.instance), a.id.instance, a.id.vector_space,
+                             rec->tail, LogWriterOptions{}, system_wall_ms());
+    if (!w.ok()) return fail(kExitFailed, "bench replication: " + w.status().message());
+    Corpus corpus;
+    for (size_t i = 0; i < m; ++i) {
+      payloads.push_back(encode_put_memory(corpus.memory()));
+      w.value()->stage(Hlc::make(ms0 + i, 0), static_cast<uint16_t>(OpType::put_memory), payloads.back());
+      if (i % 4096 == 4095 || i + 1 == m) {
+        Status s = w.value()->commit();
+        if (s.ok()) s = w.value()->maybe_seal(system_wall_ms());
+        if (!s.ok()) return fail(kExitFailed, "bench replication: " + s.to_string());
+      }
+    }
+    std::printf("  node a's stream written directly: %zu ops, %.0f MiB in %.1f s\n", m,
+                double(dir_bytes(a.dir.writer_dir(a.id.instance))) / (1024.0 * 1024.0), seconds_since(t0));
+    std::fflush(stdout);
+  }
+  const double mib = double(dir_bytes(a.dir.writer_dir(a.id.instance))) / (1024.0 * 1024.0);
+
+  int64_t t0 = now_ns();
+  auto na = Node::start(member_options(*members, 0), logs.sink("a"));
+  if (!na.ok()) return fail(kExitFailed, "bench replication: node a: " + na.status().message());
+  const double a_ready = seconds_since(t0);
+  std::printf("  node a start to ready (replay into the state, then the lanes built side by side): %.1f s\n", a_ready);
+  std::fflush(stdout);
+
+  t0 = now_ns();
+  auto nb = Node::start(member_options(*members, 1), logs.sink("b"));
+  if (!nb.ok()) return fail(kExitFailed, "bench replication: node b: " + nb.status().message());
+  const double b_ready = seconds_since(t0);
+  // Polled (not waited on: a waiter on the engine wakes after every op it applies).
+  uint64_t done = 0, last_done = 0;
+  int64_t last_progress = now_ns(), last_print = now_ns();
+  double first_s = -1;
+  bool finished = false;
+  for (;;) {
+    done = applied_up_to(*nb.value(), a.id.instance, m);
+    const int64_t now = now_ns();
+    if (done > 0 && first_s < 0) first_s = seconds_since(t0);
+    if (done == m) {
+      finished = true;
+      break;
+    }
+    if (done != last_done) last_progress = now;
+    if (now - last_print >= int64_t(3e9)) {
+      std::fprintf(stderr, "  catch-up: %zu / %zu ops applied on b after %.0f s (%.0f/s so far)\n", size_t(done), m,
+                   seconds_since(t0), double(done) / seconds_since(t0));
+      last_print = now;
+    }
+    last_done = done;
+    if (now - last_progress > int64_t(120e9)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double catchup_s = seconds_since(t0);
+  const double rss = rss_mib();
+  if (!finished) {
+    logs.dump();
+    std::printf("  catch-up stalled: no progress for 120 s at %zu / %zu ops after %.1f s\n", size_t(done), m,
+                catchup_s);
+  } else {
+    std::printf("  node b: started in %.2f s, first op applied %.2f s after its start, all %zu ops %.1f s after its\n"
+                "  start: %.0f ops/s, %.1f MiB/s (from the first op on: %.0f ops/s)\n",
+                b_ready, first_s, m, catchup_s, double(m) / catchup_s, mib / catchup_s,
+                double(m) / std::max(1e-9, catchup_s - first_s));
+  }
+  std::printf("  resident memory of this process with both nodes: %.0f MiB\n", rss);
+  std::fflush(stdout);
+  nb.value()->stop();
+  na.value()->stop();
+  nb.value().reset();
+  na.value().reset();
+
+  // Where the time goes: the same ops, on this thread, with no node, network or disk writes.
+  std::printf("  the same %zu ops on one thread, nodes stopped (where the catch-up time goes):\n", m);
+  std::fflush(stdout);
+  {
+    t0 = now_ns();
+    auto scan = scan_writer(a.dir.writer_dir(a.id.instance), a.id.instance, a.id.vector_space, false, nullptr);
+    const double s = seconds_since(t0);
+    std::printf("    read and verify (CRC32C, SHA-256 chain) a's segments: %8.1f s  %9.0f ops/s%s\n", s,
+                double(m) / s, scan.ok() && scan->records == m ? "" : "  (record count differs!)");
+  }
+  std::vector<OpValue> ops;
+  {
+    t0 = now_ns();
+    ops.reserve(m);
+    for (const auto& p : payloads) {
+      auto op = decode_op(static_cast<uint16_t>(OpType::put_memory), p);
+      if (!op.ok()) return fail(kExitFailed, "bench replication: decode: " + op.status().to_string());
+      ops.push_back(std::move(op.value()));
+    }
+    const double s = seconds_since(t0);
+    std::printf("    decode the ops:                                        %8.1f s  %9.0f ops/s\n", s, double(m) / s);
+  }
+  payloads.clear();
+  payloads.shrink_to_fit();
+  double state_s = 0, lanes_s = 0;
+  {
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+    t0 = now_ns();
+    for (size_t i = 0; i < m; ++i)
+      (void)engine->apply_to_state(OrderKey{Hlc::make(ms0 + i, 0), a.id.instance, Seqno(i + 1)}, ops[i]);
+    state_s = seconds_since(t0);
+    std::printf("    apply to the state only (no lanes):                    %8.1f s  %9.0f ops/s\n", state_s,
+                double(m) / state_s);
+    std::fflush(stdout);
+  }
+  {
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+    t0 = now_ns();
+    int64_t last = t0;
+    for (size_t i = 0; i < m; ++i) {
+      (void)engine->apply(OrderKey{Hlc::make(ms0 + i, 0), a.id.instance, Seqno(i + 1)}, ops[i]);
+      if ((i & 16383) == 0 && now_ns() - last > int64_t(3e9)) {
+        std::fprintf(stderr, "  apply with lanes: %zu / %zu (%.0f/s)\n", i, m, double(i) / seconds_since(t0));
+        last = now_ns();
+      }
+    }
+    lanes_s = seconds_since(t0);
+    std::printf("    apply to the state and every lane, op by op (what a catching-up node does; the semantic "
+                "graph deferred):\n"
+                "                                                           %8.1f s  %9.0f ops/s\n",
+                lanes_s, double(m) / lanes_s);
+  }
+  double indexed_s = 0;
+  size_t graphed = 0;
+  {
+    // The same again with a node's indexer beside it: a thread at nice 10 putting the semantic
+    // lane's new vectors into its HNSW graphs (actors/node.cpp), which a catching-up node runs.
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> moved{0};
+    std::thread indexer([&] {
+      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+      while (!stop.load(std::memory_order_relaxed)) {
+        const size_t n = engine->background_step(64);
+        moved += n;
+        if (n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    t0 = now_ns();
+    int64_t last = t0;
+    for (size_t i = 0; i < m; ++i) {
+      (void)engine->apply(OrderKey{Hlc::make(ms0 + i, 0), a.id.instance, Seqno(i + 1)}, ops[i]);
+      if ((i & 16383) == 0 && now_ns() - last > int64_t(3e9)) {
+        std::fprintf(stderr, "  apply with lanes, indexer beside: %zu / %zu (%.0f/s)\n", i, m,
+                     double(i) / seconds_since(t0));
+        last = now_ns();
+      }
+    }
+    indexed_s = seconds_since(t0);
+    stop.store(true);
+    indexer.join();
+    graphed = moved.load();
+    std::printf("    the same with a node's indexer thread beside it (nice 10, HNSW insertions; %zu vectors\n"
+                "    put into the graphs meanwhile):                        %8.1f s  %9.0f ops/s\n",
+                graphed, indexed_s, double(m) / indexed_s);
+  }
+  if (finished)
+    std::printf("  of the catch-up time (%.1f s), applying op by op with lanes alone would take %.0f%%, and with the\n"
+                "  indexer beside it %.0f%%; the rest is fetching (one fetch in flight per writer, not overlapped with\n"
+                "  applying), verifying, storing (a write and an fdatasync per chunk) and node a's own indexer\n",
+                catchup_s, 100.0 * lanes_s / catchup_s, 100.0 * indexed_s / catchup_s);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+// 128-byte append + fdatasync, one at a time, for `seconds`: what one sync costs on this disk
+// (the origin pays one before it acknowledges, each peer one before it applies).
+void print_fdatasync(const std::string& dir, double seconds) {
+  const std::string path = dir + "/fdatasync.probe";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  char buf[128] = {1};
+  std::vector<double> lat;
+  const int64_t t0 = now_ns();
+  while (seconds_since(t0) < seconds) {
+    const int64_t t = now_ns();
+    if (::write(fd, buf, sizeof buf) != ssize_t(sizeof buf) || ::fdatasync(fd) != 0) break;
+    lat.push_back(double(now_ns() - t) / 1000.0);
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  std::printf("this disk: fdatasync of a 128-byte append p50 %.0f us, p99 %.0f us (%zu in %.1f s)\n\n", pct(lat, 0.5),
+              pct(lat, 0.99), lat.size(), seconds);
+}
+
+std::vector<double> parse_rates(const std::string& text, bool* ok) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string part;
+  *ok = true;
+  while (std::getline(in, part, ',')) {
+    const double r = std::atof(part.c_str());
+    if (r < 1 || r > 1e6) *ok = false;
+    out.push_back(r);
+  }
+  if (out.empty()) *ok = false;
+  return out;
+}
+
+}  // namespace
+
+int cmd_bench_replication(const Words& words) {
+  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes"},
+                         {"skip-redis", "skip-catchup", "keep"});
+  if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
+  double seconds = 4;
+  if (auto s = args->get("seconds")) {
+    seconds = std::atof(s->c_str());
+    if (seconds <= 0 || seconds > 600) return fail(kExitUsage, "bench replication: --seconds must be from 0 to 600");
+  }
+  bool rates_ok = true;
+  std::vector<double> rates = parse_rates(args->get("rates").value_or("1000,10000"), &rates_ok);
+  if (!rates_ok) return fail(kExitUsage, "bench replication: --rates takes writes per second such as 1000,10000");
+  size_t catchup_ops = 1000000;
+  if (auto c = args->get("catchup-ops")) {
+    const long n = std::atol(c->c_str());
+    if (n <= 0 || n > 100000000) return fail(kExitUsage, "bench replication: --catchup-ops takes a count such as 1000000");
+    catchup_ops = size_t(n);
+  }
+  size_t realm_writes = 0;
+  if (auto r = args->get("realm-writes")) {
+    const long n = std::atol(r->c_str());
+    if (n <= 0) return fail(kExitUsage, "bench replication: --realm-writes takes a count such as 1000");
+    realm_writes = size_t(n);
+  }
+  const std::string parent = args->get("dir").value_or("/tmp");
+  std::string tmpl = parent + "/vasana-bench-repl-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench replication: cannot create a directory in " + parent);
+  const std::string root = std::filesystem::absolute(buf.data()).string();
+  auto cleanup = [&] {
+    if (!args->has("keep")) std::filesystem::remove_all(root);
+  };
+
+  std::printf("vasana bench replication: %s, %.1f s per rate\n\n", root.c_str(), seconds);
+  print_fdatasync(root, 1.0);
+  std::printf("replication lag: one client writes at a fixed rate (open loop, pipelined on one connection) to the\n"
+              "origin; lag = the time a peer first sees a write (recall-visible) - the time its acknowledgement\n"
+              "reached the client; negative when a peer applied it before the answer reached the client.\n"
+              "All times in microseconds.\n");
+  if (realm_writes)
+    std::printf("vasana writes go to a new realm every %zu writes (--realm-writes): realms of at most 2,000\n"
+                "memories are searched exactly, so no node builds a semantic graph for them.\n",
+                realm_writes);
+  print_lag_header();
+  std::fflush(stdout);
+  LogBuffer logs;
+  TextGen gen;
+  std::vector<LagFigures> vasana_rows;
+  {
+    auto members = prepare_members(root + "/lag", {"n0", "n1", "n2"});
+    if (!members.ok()) {
+      cleanup();
+      return fail(kExitFailed, "bench replication: " + members.status().message());
+    }
+    std::vector<std::unique_ptr<Node>> nodes;
+    for (size_t i = 0; i < members->size(); ++i) {
+      auto n = Node::start(member_options(*members, i), logs.sink((*members)[i].name));
+      if (!n.ok()) {
+        nodes.clear();
+        cleanup();
+        return fail(kExitFailed, "bench replication: " + (*members)[i].name + ": " + n.status().message());
+      }
+      nodes.push_back(std::move(n.value()));
+    }
+    std::vector<Node*> all = {nodes[0].get(), nodes[1].get(), nodes[2].get()};
+    std::vector<Node*> peers = {nodes[1].get(), nodes[2].get()};
+    std::string problem;
+    if (!wait_sessions_up(all, std::chrono::seconds(20))) problem = "the peer sessions did not all come up within 20 s";
+    auto client = NodeClient::connect(nodes[0]->endpoints().front());
+    if (problem.empty() && !client.ok()) problem = client.status().message();
+    uint64_t last_seqno = 0;
+    if (problem.empty()) {
+      // Warm-up, not counted: 200 writes at 1,000/s, until both peers have them.
+      LagFigures warm = vasana_lag(*nodes[0], peers, *client.value(), 1000, 0.2, &last_seqno, gen, realm_writes);
+      if (!warm.problem.empty()) problem = "warm-up: " + warm.problem;
+    }
+    for (double r : rates) {
+      if (!problem.empty()) {
+        LagFigures f;
+        f.system = "vasana, 3 nodes, ack after fdatasync";
+        f.target = r;
+        f.problem = problem;
+        vasana_rows.push_back(f);
+        print_lag_row(f);
+        continue;
+      }
+      vasana_rows.push_back(vasana_lag(*nodes[0], peers, *client.value(), r, seconds, &last_seqno, gen, realm_writes));
+      print_lag_row(vasana_rows.back());
+      if (vasana_rows.back().problem.find("gave up") == 0) problem = "an earlier rate gave up";
+    }
+    if (!problem.empty()) logs.dump();
+    if (client.ok()) client.value().reset();
+    for (auto& n : nodes) n->stop();
+  }
+
+  std::vector<LagFigures> redis_plain, redis_aof;
+  const std::string redis = find_on_path("redis-server");
+  if (args->has("skip-redis")) {
+    std::printf("  (Redis comparison skipped: --skip-redis)\n");
+  } else if (redis.empty()) {
+    std::printf("  (Redis comparison skipped: redis-server is not on PATH; on Debian 12: apt-get install redis-server)\n");
+  } else {
+    redis_plain = redis_rows(redis, root + "/redis-memory", "redis primary+replica, appendonly no",
+                             {"--appendonly", "no"}, rates, seconds, gen);
+    redis_aof = redis_rows(redis, root + "/redis-fsync", "redis primary+replica, appendfsync always",
+                           {"--appendonly", "yes", "--appendfsync", "always"}, rates, seconds, gen);
+  }
+  std::fflush(stdout);
+
+  if (!redis_plain.empty()) {
+    std::printf("\nfair durability: vasana acknowledges a write after its fdatasync on the origin; the first Redis\n"
+                "primary acknowledges from memory (appendonly no: an acknowledged write can be lost with the\n"
+                "primary), the second after its AOF fsync (appendfsync always). Both Redis rows push the command\n"
+                "to the replica as it executes; vasana peers pull it after the origin's fdatasync (advert, fetch,\n"
+                "verify, write and fdatasync the copy, then apply it to the state and every lane). The vasana\n"
+                "watchers run in-process; the Redis keyspace event crosses one more loopback socket.\n");
+    std::printf("\nratio of lag p99, vasana / Redis, per rate\n");
+    for (size_t i = 0; i < rates.size(); ++i) {
+      auto ratio = [](const LagFigures& v, const LagFigures& r) {
+        if (!v.ran || !r.ran || r.lag_p99 <= 0) return std::string("n/a");
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1fx", v.lag_p99 / r.lag_p99);
+        return std::string(b);
+      };
+      std::printf("  %6.0f/s: %s against appendonly no (%.0f / %.0f us), %s against appendfsync always (%.0f / %.0f us)\n",
+                  rates[i], ratio(vasana_rows[i], redis_plain[i]).c_str(), vasana_rows[i].lag_p99,
+                  redis_plain[i].lag_p99, ratio(vasana_rows[i], redis_aof[i]).c_str(), vasana_rows[i].lag_p99,
+                  redis_aof[i].lag_p99);
+    }
+  }
+  std::fflush(stdout);
+
+  int rc = kExitOk;
+  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, logs);
+  cleanup();
+  return rc;
+}
+
+}  // namespace vasana
