@@ -230,9 +230,6 @@ TEST_CASE("a peer with an unknown key, another cluster id or another vector spac
   // An intruder with its own key, pointing at node 0 with node 0's real public key.
   TempDir other;
   TestCluster intruder(other, {{}});
-  {
-    std::ofstream out(intruder.node(0).config, std::ios::app);
-  }
   std::ofstream cfg(intruder.node(0).config);
   cfg << "[sync]\ncluster = \"test-cluster\"\nlisten = \"" << intruder.node(0).listen << "\"\nsecret_key_file = \""
       << intruder.node(0).secret_file << "\"\npeers = [ { address = \"" << c.node(0).listen << "\", public_key = \""
@@ -263,6 +260,25 @@ TEST_CASE("a peer with an unknown key, another cluster id or another vector spac
   REQUIRE(in.ok());
   CHECK(in->memories == 0);
   CHECK(contains(intruder.node(0).process->stderr_text(), "cluster"));
+  REQUIRE(intruder.terminate(0) == "");
+
+  // Right key and cluster, but a store in another vector space: refused at hello.
+  const std::string other_space = other.sub("other-space");
+  REQUIRE(init_data_dir(DataDir{other_space}, VectorSpace{"another-model-v1", 384, 1}).ok());
+  std::ofstream cfg3(other.sub("other-space.toml"));
+  cfg3 << "[sync]\ncluster = \"test-cluster\"\nlisten = \"" << intruder.node(0).listen
+       << "\"\nsecret_key_file = \"" << c.node(1).secret_file << "\"\npeers = [ { address = \"" << c.node(0).listen
+       << "\", public_key = \"" << c.node(0).public_key << "\" } ]\n";
+  cfg3.close();
+  ServeProcess third(other_space, other.sub("other-space.err"), other.sub("other-space.toml"));
+  REQUIRE(third.wait_ready() == "");
+  std::this_thread::sleep_for(2s);
+  st = c.status(0);
+  REQUIRE(st.ok());
+  CHECK(st->refused["vector space"] >= 1);
+  CHECK(contains(third.stderr_text(), "vector space"));
+  auto stopped = third.terminate();
+  REQUIRE(stopped.has_value());
 }
 
 }  // namespace
