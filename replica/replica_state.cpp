@@ -68,11 +68,7 @@ class DigestWriter {
 
 }  // namespace
 
-MemoryRecord& ReplicaState::record(const MemoryId& id) {
-  auto [it, inserted] = memories_.try_emplace(id);
-  if (inserted) it->second.id = id;
-  return it->second;
-}
+MemoryRecord& ReplicaState::record(const MemoryId& id) { return memories_.at_or_new(id); }
 
 void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   MemoryRecord& m = record(key.op_id());
@@ -100,7 +96,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
     // The earliest-ordered holder keeps the ref; every later one is a shadowed duplicate.
     bool first = true;
     for (const auto& [k, id] : holders) {
-      memories_[id].ref_shadowed = !first;
+      memories_.at_or_new(id).ref_shadowed = !first;
       first = false;
     }
   }
@@ -177,8 +173,8 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
 }
 
 const MemoryRecord* ReplicaState::memory(const MemoryId& id) const {
-  auto it = memories_.find(id);
-  return it != memories_.end() && it->second.created ? &it->second : nullptr;
+  const MemoryRecord* m = memories_.find(id);
+  return m && m->created ? m : nullptr;
 }
 
 std::optional<MemoryId> ReplicaState::by_ref(const std::string& realm, const std::string& ref) const {

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <utility>
 
@@ -58,7 +59,55 @@ class ReplicaState {
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
 
-  std::map<MemoryId, MemoryRecord> memories_;  // also records of updates whose put has not arrived
+  // Records by id, in id order (for the digest and for_each_memory), with a hash index beside
+  // the ordered map: memory() is called for every candidate of every recall, and a lookup in a
+  // 100k-node tree costs ~17 cache misses (a fifth of a fused recall's time at 100k, measured
+  // with perf). Records are never erased (deletion is a field), so the index only grows; map
+  // nodes never move, so it may point into them. Copies rebuild it.
+  class MemoryTable {
+   public:
+    MemoryTable() = default;
+    MemoryTable(const MemoryTable& o) : ordered_(o.ordered_) { reindex(); }
+    MemoryTable& operator=(const MemoryTable& o) {
+      ordered_ = o.ordered_;
+      reindex();
+      return *this;
+    }
+    MemoryTable(MemoryTable&&) = default;  // map nodes move with the map: the index stays valid
+    MemoryTable& operator=(MemoryTable&&) = default;
+
+    // The record of id, created empty (id set) when new.
+    MemoryRecord& at_or_new(const MemoryId& id) {
+      auto [it, inserted] = ordered_.try_emplace(id);
+      if (inserted) {
+        it->second.id = id;
+        index_.emplace(id, &it->second);
+      }
+      return it->second;
+    }
+    const MemoryRecord* find(const MemoryId& id) const {
+      auto it = index_.find(id);
+      return it == index_.end() ? nullptr : it->second;
+    }
+    size_t size() const { return ordered_.size(); }
+    auto begin() const { return ordered_.begin(); }
+    auto end() const { return ordered_.end(); }
+
+   private:
+    struct Hash {
+      size_t operator()(const MemoryId& id) const {
+        return std::hash<uint64_t>()(id.instance.value * 0x9e3779b97f4a7c15ull ^ id.seqno.value);
+      }
+    };
+    void reindex() {
+      index_.clear();
+      index_.reserve(ordered_.size());
+      for (auto& [id, m] : ordered_) index_.emplace(id, &m);
+    }
+    std::map<MemoryId, MemoryRecord> ordered_;
+    std::unordered_map<MemoryId, MemoryRecord*, Hash> index_;
+  };
+  MemoryTable memories_;  // also records of updates whose put has not arrived
   size_t created_count_ = 0;
   std::map<MemoryId, TripletRecord> triplets_;
   std::map<MemoryId, OrderKey> retracted_;  // triplet id -> the retraction's key
