@@ -33,6 +33,10 @@ namespace vasana {
 // them costly (keyword, semantic, hdc).
 size_t default_lane_helpers();
 
+// Stores smaller than this run a query's lanes one after another even when side by side is
+// asked for: at 10k memories the helper's wake-up cost more than the lanes it took over.
+inline constexpr size_t kSpreadFromMemories = 30000;
+
 struct RecallRequest {
   std::string text;
   std::vector<float> vector;          // the query's embedding when the client sends one
@@ -43,6 +47,7 @@ struct RecallRequest {
   int64_t now_ms = 0;
   // false: the lanes run one after another on the calling thread (no helper wake-ups; for
   // callers that already keep every core busy with queries of their own, and for comparison).
+  // true: side by side when the store holds at least kSpreadFromMemories memories.
   bool lanes_side_by_side = true;
 };
 
