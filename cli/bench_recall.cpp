@@ -18,6 +18,7 @@
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/synthetic_corpus.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "replica/lane_registry.hpp"
@@ -38,38 +39,14 @@ double rss_mib() {
   return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-// A synthetic corpus: words drawn from a Zipf-like distribution over a vocabulary of made-up
-// words, 8 to 40 words a memory, 10 realms of different sizes.
-struct Corpus {
-  std::vector<std::string> vocab;
-  std::discrete_distribution<size_t> pick;
-  std::mt19937_64 rng{42};
-
-  Corpus() {
-    const char* syll[] = {"ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "za", "pe", "gu"};
-    std::vector<double> weights;
-    for (size_t i = 0; i < 20000; ++i) {
-      std::string w;
-      size_t x = i + 7;
-      for (int s = 0; s < 2 + int(i % 3); ++s, x /= 12) w += syll[x % 12];
-      vocab.push_back(w);
-      weights.push_back(1.0 / double(i + 1));
-    }
-    pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
-  }
-  std::string text(size_t words) {
-    std::string t;
-    for (size_t i = 0; i < words; ++i) t += (i ? " " : "") + vocab[pick(rng)];
-    return t;
-  }
-  PutMemoryOp memory() {
-    PutMemoryOp p;
-    size_t r = rng() % 100;
-    p.realm = "realm" + std::to_string(r < 50 ? 0 : r < 75 ? 1 : r % 8 + 2);
-    p.text = text(8 + rng() % 33);
-    return p;
-  }
-};
+// bench recall's memories as the recall engine takes them.
+PutMemoryOp put_of(SyntheticCorpus& c) {
+  MemoryInput m = c.memory();
+  PutMemoryOp p;
+  p.realm = std::move(m.realm);
+  p.text = std::move(m.text);
+  return p;
+}
 
 double pct(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -81,7 +58,7 @@ struct Latency {
   double p50 = 0, p99 = 0;
 };
 
-Latency run_queries(const RecallEngine& e, Corpus& c, const std::vector<std::string>& lanes, size_t n,
+Latency run_queries(const RecallEngine& e, SyntheticCorpus& c, const std::vector<std::string>& lanes, size_t n,
                     size_t threads, bool side_by_side = true) {
   std::vector<std::vector<double>> lat(threads);
   std::vector<std::string> texts;
@@ -132,13 +109,13 @@ int cmd_bench_recall(const Words& words) {
   std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories\n",
               queries);
   for (size_t n : sizes) {
-    Corpus corpus;
+    SyntheticCorpus corpus;
     const double rss0 = rss_mib();
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
     auto t0 = Clock::now();
     uint64_t ms = system_wall_ms() - n;
     for (size_t i = 0; i < n; ++i) {
-      Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, corpus.memory());
+      Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, put_of(corpus));
       if (!s.ok()) return fail(kExitFailed, "bench recall: " + s.to_string());
     }
     engine->warm();
@@ -171,10 +148,10 @@ int cmd_bench_recall(const Words& words) {
     // Fused, one client, while a writer applies 1,000 ops a second.
     std::atomic<bool> stop{false};
     std::thread writer([&] {
-      Corpus wc;
+      SyntheticCorpus wc;
       uint64_t seq = n;
       while (!stop.load()) {
-        (void)engine->apply(OrderKey{Hlc::make(system_wall_ms(), seq % 60000), InstanceId(1), Seqno(++seq)}, wc.memory());
+        (void)engine->apply(OrderKey{Hlc::make(system_wall_ms(), seq % 60000), InstanceId(1), Seqno(++seq)}, put_of(wc));
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     });
@@ -198,9 +175,9 @@ int cmd_bench_recall(const Words& words) {
       auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
                                rec->tail, LogWriterOptions{}, system_wall_ms());
       if (!w.ok()) return fail(kExitFailed, "bench recall: " + w.status().message());
-      Corpus dc;
+      SyntheticCorpus dc;
       for (size_t i = 0; i < n; ++i) {
-        const PutMemoryOp p = dc.memory();
+        const PutMemoryOp p = put_of(dc);
         MemoryInput m;
         m.realm = p.realm;
         m.text = p.text;

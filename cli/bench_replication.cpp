@@ -49,6 +49,8 @@
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/loopback_port.hpp"
+#include "cli/synthetic_corpus.hpp"
 #include "cli/node_client.hpp"
 #include "cli/resp_client.hpp"
 #include "protocol/op_codec.hpp"
@@ -85,20 +87,6 @@ double rss_mib() {
   return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-// A port the kernel just handed out on 127.0.0.1 (free unless something takes it meanwhile).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 // Memory texts of about 120 bytes that vary, as bench write's do.
 struct TextGen {
@@ -113,35 +101,6 @@ struct TextGen {
     for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
       t += std::string(" ") + kWords[(x >> 33) % 20];
     return t;
-  }
-};
-
-// bench recall's synthetic corpus: Zipf-distributed made-up words, 8-40 words a memory, realms
-// of 50%, 25% and 3% of the memories.
-struct Corpus {
-  std::vector<std::string> vocab;
-  std::discrete_distribution<size_t> pick;
-  std::mt19937_64 rng{42};
-
-  Corpus() {
-    const char* syll[] = {"ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "za", "pe", "gu"};
-    std::vector<double> weights;
-    for (size_t i = 0; i < 20000; ++i) {
-      std::string w;
-      size_t x = i + 7;
-      for (int s = 0; s < 2 + int(i % 3); ++s, x /= 12) w += syll[x % 12];
-      vocab.push_back(w);
-      weights.push_back(1.0 / double(i + 1));
-    }
-    pick = std::discrete_distribution<size_t>(weights.begin(), weights.end());
-  }
-  MemoryInput memory() {
-    MemoryInput m;
-    size_t r = rng() % 100;
-    m.realm = "realm" + std::to_string(r < 50 ? 0 : r < 75 ? 1 : r % 8 + 2);
-    const size_t words = 8 + rng() % 33;
-    for (size_t i = 0; i < words; ++i) m.text += (i ? " " : "") + vocab[pick(rng)];
-    return m;
   }
 };
 
@@ -184,7 +143,7 @@ Result<std::vector<Member>> prepare_members(const std::string& root, const std::
     auto keys = generate_curve_keys();
     if (!keys.ok()) return keys.status();
     m.keys = *keys;
-    const int port = free_port();
+    const int port = free_loopback_port();
     if (port <= 0) return Status::IoError("no free loopback port");
     m.listen = "tcp://127.0.0.1:" + std::to_string(port);
     out.push_back(std::move(m));
@@ -648,11 +607,11 @@ std::vector<LagFigures> redis_rows(const std::string& program, const std::string
     return rows;
   };
   RedisServer primary(program, "redis primary", root + "/primary");
-  const int pport = free_port();
+  const int pport = free_loopback_port();
   std::string e = primary.start(pport, primary_options);
   if (!e.empty()) return failed(e);
   RedisServer replica(program, "redis replica", root + "/replica");
-  const int rport = free_port();
+  const int rport = free_loopback_port();
   e = replica.start(rport, {"--appendonly", "no", "--notify-keyspace-events", "KA", "--replicaof", "127.0.0.1",
                             std::to_string(pport)});
   if (!e.empty()) return failed(e);
@@ -705,7 +664,7 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
     auto w = LogWriter::open(posix_file_system(), a.dir.writer_dir(a.id.instance), a.id.instance, a.id.vector_space,
                              rec->tail, LogWriterOptions{}, system_wall_ms());
     if (!w.ok()) return fail(kExitFailed, "bench replication: " + w.status().message());
-    Corpus corpus;
+    SyntheticCorpus corpus;
     for (size_t i = 0; i < m; ++i) {
       payloads.push_back(encode_put_memory(corpus.memory()));
       w.value()->stage(Hlc::make(ms0 + i, 0), static_cast<uint16_t>(OpType::put_memory), payloads.back());

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "cli/loopback_port.hpp"
 #include "cli/node_client.hpp"
 #include "sync/curve_keys.hpp"
 #include "sync/status_json.hpp"
@@ -20,21 +21,6 @@ namespace vasana::test {
 
 namespace {
 
-// A port the kernel just handed out on 127.0.0.1 (free unless something takes it meanwhile).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 Result<ClientResponse> call_node(const std::string& data, ClientRequest req) {
   auto ep = NodeClient::endpoint_of(data);
@@ -67,7 +53,7 @@ TestCluster::TestCluster(const TempDir& tmp, std::vector<std::vector<size_t>> pe
     std::filesystem::create_directories(tmp.sub(n.name));
     n.data = tmp.sub(n.name + "/data");
     n.config = tmp.sub(n.name + "/vasana.toml");
-    n.listen = "tcp://127.0.0.1:" + std::to_string(free_port());
+    n.listen = "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
     n.secret_file = tmp.sub(n.name + "/node.secret");
     n.peers = peers[i];
     auto keys = generate_curve_keys();
