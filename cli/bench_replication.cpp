@@ -47,6 +47,8 @@
 #include <vector>
 
 #include "actors/node.hpp"
+#include "cli/bench_lag.hpp"
+#include "cli/bench_redis.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/loopback_port.hpp"
@@ -64,21 +66,11 @@
 
 namespace vasana {
 
+using namespace bench;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
-}
-
-double seconds_since(int64_t t0_ns) { return double(now_ns() - t0_ns) / 1e9; }
-
-double pct(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
-}
 
 double rss_mib() {
   std::ifstream in("/proc/self/statm");
@@ -86,23 +78,6 @@ double rss_mib() {
   in >> pages_total >> pages_resident;
   return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
-
-
-// Memory texts of about 120 bytes that vary, as bench write's do.
-struct TextGen {
-  uint64_t counter = 0;
-  std::string next() {
-    static const char* kWords[] = {"deployment", "pipeline", "retries", "flaky",   "integration", "tests",
-                                   "build",      "budget",   "repository", "staging", "cluster",   "latency",
-                                   "owner",      "schema",   "release",  "rollback", "canary",     "alert",
-                                   "quota",      "region"};
-    std::string t = "observed that the";
-    uint64_t x = ++counter * 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
-      t += std::string(" ") + kWords[(x >> 33) % 20];
-    return t;
-  }
-};
 
 // Node log lines, kept and shown only when something goes wrong.
 struct LogBuffer {
@@ -189,72 +164,6 @@ uint64_t applied_up_to(const Node& node, InstanceId writer, uint64_t hi) {
   }
   return lo;
 }
-
-struct LagFigures {
-  std::string system;
-  double target = 0, achieved = 0;
-  size_t writes = 0, acked = 0, errors = 0, missing = 0, negative = 0;
-  double ack_p50 = 0, ack_p99 = 0;  // request sent -> acknowledgement received, us
-  double lag_p50 = 0, lag_p99 = 0, lag_max = 0;  // us
-  size_t samples = 0;
-  bool ran = false;
-  std::string problem;
-  std::string detail;  // per peer, and how the lag moved during the run
-};
-
-// Per peer: lag p50/p99, and when it had every write (after the last acknowledgement); the lag
-// of the first and the last tenth of the writes (a backlog shows as a growing lag).
-std::string lag_detail(const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
-                       const std::vector<std::string>& names) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(0);
-  int64_t last_ack = -1;
-  for (int64_t a : ack) last_ack = std::max(last_ack, a);
-  const size_t tenth = std::max<size_t>(1, ack.size() / 10);
-  std::vector<double> first, last;
-  for (size_t p = 0; p < visible.size(); ++p) {
-    std::vector<double> lag;
-    int64_t last_seen = -1;
-    for (size_t k = 0; k < ack.size(); ++k) {
-      if (ack[k] < 0 || visible[p][k] < 0) continue;
-      const double us = double(visible[p][k] - ack[k]) / 1000.0;
-      lag.push_back(us);
-      last_seen = std::max(last_seen, visible[p][k]);
-      if (k < tenth) first.push_back(us);
-      if (k >= ack.size() - tenth) last.push_back(us);
-    }
-    out << (p ? "; " : "") << names[p] << " p50 " << pct(lag, 0.5) << " p99 " << pct(lag, 0.99)
-        << ", had every write " << double(last_seen - last_ack) / 1e6 << " ms after the last ack";
-  }
-  out << "; lag p50 of the first / last tenth of the writes: " << pct(first, 0.5) << " / " << pct(last, 0.5);
-  return out.str();
-}
-
-void fill_lags(LagFigures* f, const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
-               const std::vector<double>& ack_latency) {
-  std::vector<double> lag;
-  for (const auto& vis : visible)
-    for (size_t k = 0; k < ack.size(); ++k) {
-      if (ack[k] < 0) continue;
-      if (vis[k] < 0) {
-        ++f->missing;
-        continue;
-      }
-      const double us = double(vis[k] - ack[k]) / 1000.0;
-      if (us < 0) ++f->negative;
-      lag.push_back(us);
-    }
-  f->samples = lag.size();
-  f->lag_p50 = pct(lag, 0.50);
-  f->lag_p99 = pct(lag, 0.99);
-  f->lag_max = lag.empty() ? 0 : *std::max_element(lag.begin(), lag.end());
-  f->ack_p50 = pct(ack_latency, 0.50);
-  f->ack_p99 = pct(ack_latency, 0.99);
-  f->ran = true;
-}
-
-constexpr size_t kWindow = 4096;  // most writes in flight on one connection (open loop up to this)
 
 // Writes n = rate * seconds memories to origin through client, paced at rate, and measures when
 // each becomes visible on every peer. *last_seqno: the origin's last seqno before; after.
@@ -352,285 +261,6 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
   if (f.missing && f.problem.empty())
     f.problem = std::to_string(f.missing) + " (write, peer) pairs not visible within 30 s of the last ack";
   return f;
-}
-
-// --- Redis ------------------------------------------------------------------------------
-
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream in(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(in, dir, ':')) {
-    const std::string p = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
-
-// A redis-server child process: started with options on its command line (no configuration
-// file), output to a log file, killed when the bench ends (and by the kernel if the bench dies).
-class RedisServer {
- public:
-  RedisServer(std::string program, std::string name, std::string dir)
-      : program_(std::move(program)), name_(std::move(name)), dir_(std::move(dir)) {}
-  ~RedisServer() { stop(); }
-
-  // "" once it answers PING, else why not.
-  std::string start(int port, const std::vector<std::string>& options) {
-    port_ = port;
-    std::filesystem::create_directories(dir_);
-    log_ = dir_ + "/redis.log";
-    std::vector<std::string> args = {program_, "--port", std::to_string(port), "--bind", "127.0.0.1",
-                                     "--save", "", "--daemonize", "no", "--dir", dir_};
-    args.insert(args.end(), options.begin(), options.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ < 0) return "fork failed";
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(1);
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      ::execv(program_.c_str(), argv.data());
-      ::_exit(127);
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (Clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return name_ + " exited at start; its log: " + log_tail();
-      }
-      RespConnection c;
-      if (c.connect(port)) {
-        auto r = c.call({"PING"}, 1000);
-        if (r && r->type == '+' && r->text == "PONG") return "";
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return name_ + " did not answer PING within 10 s; its log: " + log_tail();
-  }
-
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = Clock::now() + std::chrono::seconds(5);
-    int status = 0;
-    while (Clock::now() < deadline) {
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
-  std::string log_tail() const {
-    std::ifstream in(log_);
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return all.size() > 600 ? "..." + all.substr(all.size() - 600) : all;
-  }
-  int port() const { return port_; }
-
- private:
-  std::string program_, name_, dir_, log_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
-
-// "" once the replica reports its link to the primary up (within 15 s).
-std::string wait_replica_linked(int replica_port) {
-  const auto deadline = Clock::now() + std::chrono::seconds(15);
-  std::string last;
-  while (Clock::now() < deadline) {
-    RespConnection c;
-    if (c.connect(replica_port)) {
-      auto r = c.call({"INFO", "replication"}, 1000);
-      if (r && r->type == '$') {
-        if (r->text.find("master_link_status:up") != std::string::npos) return "";
-        last = r->text;
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return "the replica's link to the primary is not up after 15 s: " + last;
-}
-
-LagFigures redis_lag(const std::string& system, int primary_port, int replica_port, double rate, double seconds,
-                     const std::string& prefix, TextGen& gen) {
-  LagFigures f;
-  f.system = system;
-  f.target = rate;
-  const size_t n = std::max<size_t>(1, size_t(std::llround(rate * seconds)));
-  f.writes = n;
-  std::vector<int64_t> ack(n, -1);
-  std::vector<std::vector<int64_t>> visible(1, std::vector<int64_t>(n, -1));
-  std::vector<double> ack_latency;
-  ack_latency.reserve(n);
-
-  const std::string channel_prefix = "__keyspace@0__:" + prefix;
-  RespConnection sub;
-  if (!sub.connect(replica_port)) {
-    f.problem = "subscriber: " + sub.why();
-    return f;
-  }
-  auto confirm = sub.call({"PSUBSCRIBE", channel_prefix + "*"}, 5000);
-  if (!confirm || confirm->type != '*' || confirm->items.empty() || confirm->items[0].text != "psubscribe") {
-    f.problem = "PSUBSCRIBE on the replica was not confirmed: " + sub.why();
-    return f;
-  }
-  std::atomic<bool> stop{false};
-  std::atomic<size_t> seen{0};
-  std::thread subscriber([&] {
-    while (!stop.load() && seen.load() < n) {
-      if (!sub.read_some(50)) break;
-      const int64_t t = now_ns();
-      while (auto v = sub.next()) {
-        if (v->type != '*' || v->items.size() != 4 || v->items[0].text != "pmessage" || v->items[3].text != "set")
-          continue;
-        const std::string& channel = v->items[2].text;
-        if (channel.compare(0, channel_prefix.size(), channel_prefix) != 0) continue;
-        const size_t k = std::strtoull(channel.c_str() + channel_prefix.size(), nullptr, 10);
-        if (k < n && visible[0][k] < 0) {
-          visible[0][k] = t;
-          ++seen;
-        }
-      }
-    }
-  });
-
-  RespConnection w;
-  if (!w.connect(primary_port)) {
-    stop.store(true);
-    subscriber.join();
-    f.problem = "writer: " + w.why();
-    return f;
-  }
-  std::vector<int64_t> sent_at(n, 0);
-  const int64_t t0 = now_ns();
-  const double interval_ns = 1e9 / rate;
-  const int64_t hard_end = t0 + int64_t((seconds * 3 + 30) * 1e9);
-  size_t sent = 0, answered = 0;
-  int64_t last_ack = t0;
-  std::string batch;
-  while (answered < n) {
-    const int64_t now = now_ns();
-    if (now > hard_end) {
-      f.problem = "gave up: " + std::to_string(n - answered) + " SETs unanswered";
-      break;
-    }
-    const size_t due = std::min<size_t>(n, size_t(double(now - t0) / interval_ns) + 1);
-    batch.clear();
-    const int64_t ts = now_ns();
-    while (sent < due && sent - answered < kWindow) {
-      batch += resp_command({"SET", prefix + std::to_string(sent), gen.next()});
-      sent_at[sent++] = ts;
-    }
-    if (!batch.empty() && !w.send(batch)) {
-      f.problem = "writer: " + w.why();
-      break;
-    }
-    if (!w.read_some(1)) {
-      f.problem = "writer: " + w.why();
-      break;
-    }
-    const int64_t t = now_ns();
-    while (auto v = w.next()) {
-      const size_t k = answered++;  // replies come in the order of the commands
-      if (v->type == '+') {
-        ack[k] = t;
-        ack_latency.push_back(double(t - sent_at[k]) / 1000.0);
-        ++f.acked;
-        last_ack = t;
-      } else {
-        ++f.errors;
-        if (f.problem.empty()) f.problem = "SET answered " + v->text;
-      }
-    }
-  }
-  f.achieved = f.acked > 1 ? double(f.acked) / (double(last_ack - t0) / 1e9) : 0;
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
-  while (seen.load() < f.acked && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  stop.store(true);
-  subscriber.join();
-  fill_lags(&f, ack, visible, ack_latency);
-  if (f.missing && f.problem.empty())
-    f.problem = std::to_string(f.missing) + " keyspace events not received within 10 s of the last ack";
-  return f;
-}
-
-void print_lag_header() {
-  std::printf("  %-42s %7s %10s %7s %9s %9s %9s %9s %9s %6s\n", "system", "rate/s", "achieved/s", "writes",
-              "ack p50", "ack p99", "lag p50", "lag p99", "lag max", "lag<0");
-}
-
-void print_lag_row(const LagFigures& f) {
-  if (!f.ran) {
-    std::printf("  %-42s %7.0f  not measured: %s\n", f.system.c_str(), f.target, f.problem.c_str());
-  } else {
-    std::printf("  %-42s %7.0f %10.0f %7zu %9.0f %9.0f %9.0f %9.0f %9.0f %5.1f%%\n", f.system.c_str(), f.target,
-                f.achieved, f.acked, f.ack_p50, f.ack_p99, f.lag_p50, f.lag_p99, f.lag_max,
-                f.samples ? 100.0 * double(f.negative) / double(f.samples) : 0.0);
-    if (!f.detail.empty()) std::printf("      %s\n", f.detail.c_str());
-    if (!f.problem.empty()) std::printf("  %-42s   note: %s\n", "", f.problem.c_str());
-    if (f.achieved < 0.95 * f.target)
-      std::printf("  %-42s   note: the target rate of %.0f/s was not sustained (%.0f/s achieved)\n", "", f.target,
-                  f.achieved);
-  }
-  std::fflush(stdout);
-}
-
-// The Redis rows of one configuration of the primary: a primary and a replica started for it,
-// one row per rate. Returns the rows (problem set when Redis could not be run).
-std::vector<LagFigures> redis_rows(const std::string& program, const std::string& root, const std::string& label,
-                                   const std::vector<std::string>& primary_options, const std::vector<double>& rates,
-                                   double seconds, TextGen& gen) {
-  std::vector<LagFigures> rows;
-  auto failed = [&](const std::string& why) {
-    for (double r : rates) {
-      LagFigures f;
-      f.system = label;
-      f.target = r;
-      f.problem = why;
-      rows.push_back(f);
-      print_lag_row(f);
-    }
-    return rows;
-  };
-  RedisServer primary(program, "redis primary", root + "/primary");
-  const int pport = free_loopback_port();
-  std::string e = primary.start(pport, primary_options);
-  if (!e.empty()) return failed(e);
-  RedisServer replica(program, "redis replica", root + "/replica");
-  const int rport = free_loopback_port();
-  e = replica.start(rport, {"--appendonly", "no", "--notify-keyspace-events", "KA", "--replicaof", "127.0.0.1",
-                            std::to_string(pport)});
-  if (!e.empty()) return failed(e);
-  e = wait_replica_linked(rport);
-  if (!e.empty()) return failed(e);
-  // A short warm-up, not counted: connections, allocations, the first replication bytes.
-  {
-    const std::string warm = root.substr(root.rfind('/') + 1) + ":warm:";
-    (void)redis_lag(label, pport, rport, 1000, 0.2, warm, gen);
-  }
-  for (double r : rates) {
-    std::ostringstream prefix;
-    prefix << "lag:" << size_t(r) << ":";
-    rows.push_back(redis_lag(label, pport, rport, r, seconds, prefix.str(), gen));
-    print_lag_row(rows.back());
-  }
-  replica.stop();
-  primary.stop();
-  return rows;
 }
 
 // --- Catch-up ---------------------------------------------------------------------------

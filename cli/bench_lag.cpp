@@ -1,0 +1,98 @@
+#include "cli/bench_lag.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+namespace vasana::bench {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+double seconds_since(int64_t t0_ns) { return double(now_ns() - t0_ns) / 1e9; }
+
+double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+
+// Per peer: lag p50/p99, and when it had every write (after the last acknowledgement); the lag
+// of the first and the last tenth of the writes (a backlog shows as a growing lag).
+std::string lag_detail(const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
+                       const std::vector<std::string>& names) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(0);
+  int64_t last_ack = -1;
+  for (int64_t a : ack) last_ack = std::max(last_ack, a);
+  const size_t tenth = std::max<size_t>(1, ack.size() / 10);
+  std::vector<double> first, last;
+  for (size_t p = 0; p < visible.size(); ++p) {
+    std::vector<double> lag;
+    int64_t last_seen = -1;
+    for (size_t k = 0; k < ack.size(); ++k) {
+      if (ack[k] < 0 || visible[p][k] < 0) continue;
+      const double us = double(visible[p][k] - ack[k]) / 1000.0;
+      lag.push_back(us);
+      last_seen = std::max(last_seen, visible[p][k]);
+      if (k < tenth) first.push_back(us);
+      if (k >= ack.size() - tenth) last.push_back(us);
+    }
+    out << (p ? "; " : "") << names[p] << " p50 " << pct(lag, 0.5) << " p99 " << pct(lag, 0.99)
+        << ", had every write " << double(last_seen - last_ack) / 1e6 << " ms after the last ack";
+  }
+  out << "; lag p50 of the first / last tenth of the writes: " << pct(first, 0.5) << " / " << pct(last, 0.5);
+  return out.str();
+}
+
+void fill_lags(LagFigures* f, const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
+               const std::vector<double>& ack_latency) {
+  std::vector<double> lag;
+  for (const auto& vis : visible)
+    for (size_t k = 0; k < ack.size(); ++k) {
+      if (ack[k] < 0) continue;
+      if (vis[k] < 0) {
+        ++f->missing;
+        continue;
+      }
+      const double us = double(vis[k] - ack[k]) / 1000.0;
+      if (us < 0) ++f->negative;
+      lag.push_back(us);
+    }
+  f->samples = lag.size();
+  f->lag_p50 = pct(lag, 0.50);
+  f->lag_p99 = pct(lag, 0.99);
+  f->lag_max = lag.empty() ? 0 : *std::max_element(lag.begin(), lag.end());
+  f->ack_p50 = pct(ack_latency, 0.50);
+  f->ack_p99 = pct(ack_latency, 0.99);
+  f->ran = true;
+}
+
+void print_lag_header() {
+  std::printf("  %-42s %7s %10s %7s %9s %9s %9s %9s %9s %6s\n", "system", "rate/s", "achieved/s", "writes",
+              "ack p50", "ack p99", "lag p50", "lag p99", "lag max", "lag<0");
+}
+
+void print_lag_row(const LagFigures& f) {
+  if (!f.ran) {
+    std::printf("  %-42s %7.0f  not measured: %s\n", f.system.c_str(), f.target, f.problem.c_str());
+  } else {
+    std::printf("  %-42s %7.0f %10.0f %7zu %9.0f %9.0f %9.0f %9.0f %9.0f %5.1f%%\n", f.system.c_str(), f.target,
+                f.achieved, f.acked, f.ack_p50, f.ack_p99, f.lag_p50, f.lag_p99, f.lag_max,
+                f.samples ? 100.0 * double(f.negative) / double(f.samples) : 0.0);
+    if (!f.detail.empty()) std::printf("      %s\n", f.detail.c_str());
+    if (!f.problem.empty()) std::printf("  %-42s   note: %s\n", "", f.problem.c_str());
+    if (f.achieved < 0.95 * f.target)
+      std::printf("  %-42s   note: the target rate of %.0f/s was not sustained (%.0f/s achieved)\n", "", f.target,
+                  f.achieved);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace vasana::bench
