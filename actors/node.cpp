@@ -68,16 +68,18 @@ struct Node::Impl {
   std::unique_ptr<MetricsExporter> metrics;
   bool stopped = false;
 
-  NodeStatus status() const;
+  // with_digest: also the state digest, a hash over every memory (O(store) under the engine's
+  // read lock): for `vasana status`, not for every Prometheus scrape.
+  NodeStatus status(bool with_digest) const;
 };
 
-NodeStatus Node::Impl::status() const {
+NodeStatus Node::Impl::status(bool with_digest) const {
   NodeStatus st;
   st.instance = to_hex(identity.instance);
   st.vector_space = identity.vector_space.id();
   engine->read([&](const ReplicaState& state) {
     st.memories = state.memory_count();
-    st.digest = to_hex(state.digest());
+    if (with_digest) st.digest = to_hex(state.digest());
     for (const auto& [w, seq] : state.applied())
       st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   });
@@ -91,7 +93,7 @@ Node::Node(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Node::~Node() { stop(); }
 
 const std::vector<std::string>& Node::endpoints() const { return impl_->endpoints; }
-NodeStatus Node::status() const { return impl_->status(); }
+NodeStatus Node::status() const { return impl_->status(/*with_digest=*/true); }
 bool Node::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
   return impl_->engine->wait_applied(writer, seqno, timeout);
 }
@@ -246,7 +248,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                                   impl->options.limits, impl->identity.instance,
                                                   impl->identity.vector_space.id(),
                                                   impl->replicator ? impl->replicator->ack_gate() : nullptr,
-                                                  [raw = impl.get()] { return raw->status(); });
+                                                  [raw = impl.get()] { return raw->status(/*with_digest=*/true); });
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 
@@ -261,7 +263,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   for (const auto& e : impl->endpoints) impl->log("listening on " + e);
   if (!impl->options.metrics_listen.empty()) {
     const Impl* raw = impl.get();
-    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(); });
+    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(/*with_digest=*/false); });
     if (!m.ok()) {
       std::unique_ptr<Node> n(new Node(std::move(impl)));
       n->stop();

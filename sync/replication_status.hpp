@@ -43,7 +43,7 @@ struct NodeStatus {
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
   std::string vector_space;
   uint64_t memories = 0;        // live memories in the replica
-  std::string digest;           // order-independent state digest, hex
+  std::string digest;           // order-independent state digest, hex ("" when not computed: metrics)
   uint64_t applied_remote_ops = 0;  // ops of other writers applied since start
   std::vector<WriterApplied> writers;
   std::vector<PeerStatus> peers;
