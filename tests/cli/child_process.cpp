@@ -123,6 +123,14 @@ ExitStatus ChildProcess::kill_and_reap() {
 
 CommandResult run_vasana(const std::vector<std::string>& args, const std::string& scratch_dir,
                          const std::string& stdin_data, std::chrono::milliseconds timeout) {
+  std::vector<std::string> argv = {VASANA_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(VASANA_BINARY, argv, scratch_dir, stdin_data, timeout);
+}
+
+CommandResult run_program(const std::string& program, const std::vector<std::string>& argv,
+                          const std::string& scratch_dir, const std::string& stdin_data,
+                          std::chrono::milliseconds timeout) {
   static std::atomic<int> counter{0};
   const std::string base = scratch_dir + "/cmd" + std::to_string(counter++);
   const std::string in = base + ".in", out = base + ".out", err = base + ".err";
@@ -130,11 +138,9 @@ CommandResult run_vasana(const std::vector<std::string>& args, const std::string
     std::ofstream f(in, std::ios::binary | std::ios::trunc);
     f.write(stdin_data.data(), static_cast<std::streamsize>(stdin_data.size()));
   }
-  std::vector<std::string> argv = {VASANA_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
   CommandResult r;
   {
-    ChildProcess child(VASANA_BINARY, argv, in, out, err);
+    ChildProcess child(program, argv, in, out, err);
     if (child.pid() < 0) {
       r.err = child.error();
       return r;

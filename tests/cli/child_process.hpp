@@ -60,4 +60,9 @@ CommandResult run_vasana(const std::vector<std::string>& args, const std::string
                          const std::string& stdin_data = "",
                          std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
+// The same for any program: argv[0] included in argv.
+CommandResult run_program(const std::string& program, const std::vector<std::string>& argv,
+                          const std::string& scratch_dir, const std::string& stdin_data = "",
+                          std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
 }  // namespace vasana::test

@@ -33,8 +33,6 @@ const std::string kScript = std::string(VASANA_SOURCE_DIR) + "/ops/local-cluster
 // cluster someone started by hand may hold.
 CommandResult run_script(const std::vector<std::string>& args, const std::string& scratch, int port_base,
                          std::chrono::milliseconds timeout) {
-  static std::atomic<int> counter{0};
-  const std::string base = scratch + "/script" + std::to_string(counter++);
   std::vector<std::string> argv = {"env",
                                    std::string("VASANA_BIN=") + VASANA_BINARY,
                                    "VASANA_PORT_BASE=" + std::to_string(port_base),
@@ -43,23 +41,7 @@ CommandResult run_script(const std::vector<std::string>& args, const std::string
                                    "bash",
                                    kScript};
   argv.insert(argv.end(), args.begin(), args.end());
-  CommandResult r;
-  {
-    ChildProcess child("/usr/bin/env", argv, "", base + ".out", base + ".err");
-    if (child.pid() < 0) {
-      r.err = child.error();
-      return r;
-    }
-    auto st = child.wait(timeout);
-    if (!st) {
-      r.timed_out = true;
-      st = child.kill_and_reap();
-    }
-    r.status = *st;
-  }
-  r.out = read_text(base + ".out");
-  r.err = read_text(base + ".err");
-  return r;
+  return run_program("/usr/bin/env", argv, scratch, "", timeout);
 }
 
 bool exited_with(const CommandResult& r, int code) { return !r.timed_out && r.status.exited && r.status.code == code; }
