@@ -1,6 +1,7 @@
-// What the replication benchmark's lag rows share between vasana and Redis: the clock, the
-// percentiles, the texts written, the figures of one row and how they are computed and printed
-// (cli/bench_replication.cpp, cli/bench_redis.cpp).
+// What the benchmarks share: the clock, percentiles and resident memory (bench recall and bench
+// replication), and for the replication lag rows of vasana and Redis the texts written, the
+// figures of one row and how they are computed and printed (cli/bench_replication.cpp,
+// cli/bench_redis.cpp).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,8 @@ namespace vasana::bench {
 int64_t now_ns();
 double seconds_since(int64_t t0_ns);
 double pct(std::vector<double> v, double p);
+// This process's resident memory, MiB.
+double rss_mib();
 
 // Memory texts of about 120 bytes that vary, as bench write's do.
 struct TextGen {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "actors/node.hpp"
+#include "cli/bench_figures.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/synthetic_corpus.hpp"
@@ -28,16 +29,12 @@
 
 namespace vasana {
 
+using bench::pct;
+using bench::rss_mib;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double rss_mib() {
-  std::ifstream in("/proc/self/statm");
-  long pages_total = 0, pages_resident = 0;
-  in >> pages_total >> pages_resident;
-  return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
 
 // bench recall's memories as the recall engine takes them.
 PutMemoryOp put_of(SyntheticCorpus& c) {
@@ -46,12 +43,6 @@ PutMemoryOp put_of(SyntheticCorpus& c) {
   p.realm = std::move(m.realm);
   p.text = std::move(m.text);
   return p;
-}
-
-double pct(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
 }
 
 struct Latency {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_lag.hpp"
+#include "cli/bench_figures.hpp"
 
 namespace vasana::bench {
 

@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "actors/node.hpp"
-#include "cli/bench_lag.hpp"
+#include "cli/bench_figures.hpp"
 #include "cli/bench_redis.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -71,13 +71,6 @@ using namespace bench;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double rss_mib() {
-  std::ifstream in("/proc/self/statm");
-  long pages_total = 0, pages_resident = 0;
-  in >> pages_total >> pages_resident;
-  return double(pages_resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
 
 // Node log lines, kept and shown only when something goes wrong.
 struct LogBuffer {
