@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <queue>
 #include <shared_mutex>
 #include <string>
 
@@ -47,7 +48,7 @@ struct VectorIndex::Impl {
 
   // A new empty graph with the index's options. Only reads the space (hnswlib's constructor
   // takes a non-const pointer to it) and the options, neither ever written after construction,
-  // so it is called without the lock. Throws what hnswlib throws (out of memory).
+  // so it is called without a lock. Throws what hnswlib throws (out of memory).
   std::unique_ptr<Graph> make_graph() {
     auto g = std::make_unique<Graph>(&space, std::max<size_t>(options.initial_capacity, 1), options.m,
                                      options.ef_construction, options.seed);
@@ -57,11 +58,12 @@ struct VectorIndex::Impl {
 
   float similarity(const float* q, const void* v) const { return 1.0f - distance(q, v, distance_param); }
 
+  // Buffer side (buffer_lock held for writing).
   void grow_slots(uint32_t slot) {
     if (slot < where.size()) return;
     where.resize(size_t(slot) + 1, Where::absent);
-    copy.resize(size_t(slot) + 1, GraphCopy::none);
-    internal.resize(size_t(slot) + 1, 0);
+    version.resize(size_t(slot) + 1, 0);
+    unlink_queued.resize(size_t(slot) + 1, false);
     buffer_pos.resize(size_t(slot) + 1, 0);
   }
 
@@ -91,8 +93,24 @@ struct VectorIndex::Impl {
     if (blocks.size() > buffer_slots.size() / kBlockRows + 2) blocks.pop_back();
   }
 
+  // The slot's graph copy no longer holds its current vector (put again, or removed): searches
+  // skip it from now on (where[slot] != graphed), and the next indexer hold marks it deleted.
+  void queue_unlink(uint32_t slot) {
+    if (unlink_queued[slot]) return;
+    unlink_queued[slot] = true;
+    unlink.push_back(slot);
+  }
+
+  // Graph side (graph_lock held for writing).
+  void grow_graph_slots(uint32_t slot) {
+    if (slot < copy.size()) return;
+    copy.resize(size_t(slot) + 1, GraphCopy::none);
+    internal.resize(size_t(slot) + 1, 0);
+  }
+
   void delete_graph_copy(uint32_t slot) {
-    graph->markDelete(slot);  // copy[slot] == live, so never a second delete
+    if (slot >= copy.size() || copy[slot] != GraphCopy::live) return;
+    graph->markDelete(slot);
     copy[slot] = GraphCopy::deleted;
     --graph_live;
   }
@@ -108,16 +126,30 @@ struct VectorIndex::Impl {
   hnswlib::DISTFUNC<float> distance;  // 1 - inner product
   void* distance_param;
 
-  FairLock lock;                    // guards everything below, the graph pointer and the graph
+  // Two locks, so that put() and remove() never wait for a graph insertion (0.3-1.2 ms each, and
+  // a resize copies the whole graph): they take only buffer_lock. Order: graph_lock, then
+  // buffer_lock, never the other way round.
+  //
+  // graph_lock guards the graph (pointer and contents), copy, internal and graph_live. Searches
+  // hold it shared; each single insertion (and the deletions queued before it) exclusively.
+  FairLock graph_lock;
   std::unique_ptr<Graph> graph;     // null until index_pending() first has a point to move
-  std::vector<Where> where;         // by slot
-  std::vector<GraphCopy> copy;      // by slot
+  std::vector<GraphCopy> copy;      // by slot: the slot's label in the graph
   std::vector<uint32_t> internal;   // by slot: hnswlib's internal id, when copy != none
+  size_t graph_live = 0;            // graph points not marked deleted (stale ones included)
+
+  // buffer_lock guards the rest: which slots are held and where their current vector is, the
+  // buffer, and the graph copies waiting to be marked deleted. A graph copy is current only while
+  // where[slot] == graphed; searches filter the graph's answers by that.
+  FairLock buffer_lock;
+  std::vector<Where> where;         // by slot
+  std::vector<uint64_t> version;    // by slot: bumped by every put, so a move can tell it was overtaken
+  std::vector<bool> unlink_queued;  // by slot: in unlink
+  std::vector<uint32_t> unlink;     // slots whose live graph copy is stale
   std::vector<uint32_t> buffer_pos; // by slot: index in buffer_slots, when buffered
   std::vector<uint32_t> buffer_slots;
   std::vector<std::unique_ptr<float[]>> blocks;  // the rows of the buffer, kBlockRows each
   size_t held = 0;
-  size_t graph_live = 0;            // graph points not marked deleted
 };
 
 VectorIndex::VectorIndex(uint32_t dim, VectorIndexOptions options)
@@ -130,14 +162,15 @@ Status VectorIndex::put(uint32_t slot, const std::vector<float>& v) {
     return Status::InvalidArgument("vector has " + std::to_string(v.size()) + " dimensions; the index has " +
                                    std::to_string(dim_));
   Impl& s = *impl_;
-  auto guard = s.lock.write();
+  auto guard = s.buffer_lock.write();
   s.grow_slots(slot);
+  ++s.version[slot];
   switch (s.where[slot]) {
     case Where::buffered:
       std::copy(v.begin(), v.end(), s.row(s.buffer_pos[slot]));
       return Status::Ok();
     case Where::graphed:
-      s.delete_graph_copy(slot);  // the new vector replaces it in place when drained
+      s.queue_unlink(slot);  // the new vector replaces the graph copy in place when drained
       break;
     case Where::absent:
       ++s.held;
@@ -150,51 +183,57 @@ Status VectorIndex::put(uint32_t slot, const std::vector<float>& v) {
 
 bool VectorIndex::remove(uint32_t slot) {
   Impl& s = *impl_;
-  auto guard = s.lock.write();
+  auto guard = s.buffer_lock.write();
   if (slot >= s.where.size() || s.where[slot] == Where::absent) return false;
   if (s.where[slot] == Where::buffered) s.buffer_erase(slot);
-  if (s.copy[slot] == GraphCopy::live) s.delete_graph_copy(slot);
+  else s.queue_unlink(slot);
+  ++s.version[slot];
   s.where[slot] = Where::absent;
   --s.held;
   return true;
 }
 
 bool VectorIndex::contains(uint32_t slot) const {
-  auto guard = impl_->lock.read();
+  auto guard = impl_->buffer_lock.read();
   return slot < impl_->where.size() && impl_->where[slot] != Where::absent;
 }
 
 size_t VectorIndex::size() const {
-  auto guard = impl_->lock.read();
+  auto guard = impl_->buffer_lock.read();
   return impl_->held;
 }
 
 size_t VectorIndex::pending() const {
-  auto guard = impl_->lock.read();
+  auto guard = impl_->buffer_lock.read();
   return impl_->buffer_slots.size();
 }
 
 size_t VectorIndex::capacity() const {
-  auto guard = impl_->lock.read();
+  auto guard = impl_->graph_lock.read();
   return impl_->graph ? impl_->graph->max_elements_ : 0;
 }
 
 bool VectorIndex::has_graph() const {
-  auto guard = impl_->lock.read();
+  auto guard = impl_->graph_lock.read();
   return impl_->graph != nullptr;
 }
 
 Result<size_t> VectorIndex::index_pending(size_t max) {
   Impl& s = *impl_;
   size_t moved = 0;
+  std::vector<float> v(dim_);
   while (moved < max) {
-    // One point per exclusive hold: a search waits for one insertion at most.
-    auto guard = s.lock.write();
-    if (s.buffer_slots.empty()) break;
+    {
+      auto buffered = s.buffer_lock.read();
+      if (s.buffer_slots.empty()) break;
+    }
+    // One point per exclusive hold of the graph: a search waits for one insertion at most, and
+    // put() and remove() never wait for it.
+    auto guard = s.graph_lock.write();
     if (!s.graph) {
       // The first point to move creates the graph. It is built without the lock (it allocates a
       // few MiB, which searches need not wait for), then installed unless a concurrent call got
-      // there first; the buffer may have changed meanwhile, so it is looked at again.
+      // there first.
       guard.unlock();
       std::unique_ptr<Graph> fresh;
       try {
@@ -202,25 +241,48 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
       } catch (const std::exception& e) {
         return Status::FailedPrecondition(std::string("vector index: cannot create the HNSW graph: ") + e.what());
       }
-      guard = s.lock.write();
+      guard = s.graph_lock.write();
       if (!s.graph) s.graph = std::move(fresh);
-      if (s.buffer_slots.empty()) break;
     }
     Graph& graph = *s.graph;  // never destroyed before the index
-    const uint32_t slot = s.buffer_slots.back();
-    const float* v = s.row(s.buffer_slots.size() - 1);
+    uint32_t slot;
+    uint64_t version;
+    {
+      // Stale copies first, so that the point moved below (which may be one of them, put again)
+      // is not marked deleted after its new vector went in.
+      auto buffered = s.buffer_lock.write();
+      for (uint32_t stale : s.unlink) {
+        s.grow_graph_slots(stale);
+        s.delete_graph_copy(stale);
+        s.unlink_queued[stale] = false;
+      }
+      s.unlink.clear();
+      if (s.buffer_slots.empty()) break;
+      slot = s.buffer_slots.back();
+      version = s.version[slot];
+      const float* row = s.row(s.buffer_slots.size() - 1);
+      std::copy(row, row + dim_, v.begin());
+    }
+    // The slot stays buffered (and found there) while its copy goes into the graph, outside
+    // buffer_lock; searches cannot run meanwhile (graph_lock is held), so none sees it twice.
+    s.grow_graph_slots(slot);
     try {
       if (s.copy[slot] == GraphCopy::none && graph.cur_element_count >= graph.max_elements_)
         graph.resizeIndex(graph.max_elements_ * 2);
-      // A label already in the graph (marked deleted by put) is updated in place and undeleted.
-      s.internal[slot] = graph.addPoint(v, slot, -1);
+      // A label already in the graph (marked deleted) is updated in place and undeleted.
+      s.internal[slot] = graph.addPoint(v.data(), slot, -1);
     } catch (const std::exception& e) {
       return Status::FailedPrecondition(std::string("vector index: cannot add to the HNSW graph: ") + e.what());
     }
+    if (s.copy[slot] != GraphCopy::live) ++s.graph_live;
     s.copy[slot] = GraphCopy::live;
-    ++s.graph_live;
-    s.buffer_erase(slot);
-    s.where[slot] = Where::graphed;
+    auto buffered = s.buffer_lock.write();
+    if (s.where[slot] == Where::buffered && s.version[slot] == version) {
+      s.buffer_erase(slot);
+      s.where[slot] = Where::graphed;
+    } else {
+      s.delete_graph_copy(slot);  // put again or removed meanwhile: the copy is already stale
+    }
     ++moved;
   }
   return moved;
@@ -230,16 +292,26 @@ std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
   const Impl& s = *impl_;
   std::vector<VectorHit> hits;
   if (k == 0) return hits;
-  auto guard = s.lock.read();
-  hits.reserve(s.buffer_slots.size() + std::min(k, s.graph_live));
-  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
+  auto graph_guard = s.graph_lock.read();
+  // The graph first, with room for the stale copies it may still return; then, under
+  // buffer_lock, only the copies that are still current are kept, and the buffer is compared.
+  std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
   if (s.graph_live > 0) {  // so the graph exists
-    auto found = s.graph->searchKnn(query, k);  // deleted points are never returned
-    while (!found.empty()) {
-      const auto [distance, label] = found.top();
-      found.pop();
-      hits.push_back({static_cast<uint32_t>(label), 1.0f - distance});
+    size_t stale;
+    {
+      auto buffered = s.buffer_lock.read();
+      stale = s.unlink.size();
     }
+    found = s.graph->searchKnn(query, k + stale);  // deleted points are never returned
+  }
+  auto buffered = s.buffer_lock.read();
+  hits.reserve(s.buffer_slots.size() + found.size());
+  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
+  while (!found.empty()) {
+    const auto [distance, label] = found.top();
+    found.pop();
+    const uint32_t slot = static_cast<uint32_t>(label);
+    if (s.where[slot] == Where::graphed) hits.push_back({slot, 1.0f - distance});
   }
   return best_k(std::move(hits), k);
 }
@@ -248,7 +320,8 @@ std::vector<VectorHit> VectorIndex::search_exact(const float* query, size_t k) c
   const Impl& s = *impl_;
   std::vector<VectorHit> hits;
   if (k == 0) return hits;
-  auto guard = s.lock.read();
+  auto graph_guard = s.graph_lock.read();
+  auto buffered = s.buffer_lock.read();
   hits.reserve(s.held);
   for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
   for (uint32_t slot = 0; slot < s.where.size(); ++slot)

@@ -19,21 +19,28 @@
 // later or not, it is seeded the same (options.seed), so the same inserts still give the same
 // graph.
 //
-// Graph details the caller never sees: putting a slot that is in the graph marks the graph copy
-// deleted and buffers the new vector; draining it re-adds the same label, which hnswlib turns
-// into an in-place update (and un-delete). remove() marks deleted (never twice). Deleted points
-// keep their capacity until their slot is reused, so callers should reuse freed slots. Capacity
-// doubles (resizeIndex) before an insert would exceed it.
+// Graph details the caller never sees: putting a slot that is in the graph buffers the new
+// vector, and searches skip the graph copy from then on; the indexer marks that copy deleted
+// before its next insertion and later re-adds the same label, which hnswlib turns into an
+// in-place update (and un-delete). remove() works the same way (skipped at once, marked deleted
+// by the indexer, never twice). Deleted points keep their capacity until their slot is reused,
+// so callers should reuse freed slots. Capacity doubles (resizeIndex) before an insert would
+// exceed it.
 //
-// Threading: every method may be called from any thread at any time; an internal
-// reader-writer lock orders them. Searches share it. put(), remove() and each single point
-// moved by index_pending() take it exclusively (hnswlib's own documentation says addPoint is
-// not safe concurrently with searchKnn), so a search waits at most for one graph insertion
-// (0.3-1.2 ms at 10k-100k x 384 on this 2-core machine), never for a whole index_pending()
-// batch nor for the graph's creation (built outside the lock, installed under it). The lock
-// lets a waiting writer in before later readers (glibc's std::shared_mutex alone prefers
-// readers and can starve writers). A search reads the buffer and the graph under
-// one shared hold, so a vector being moved is seen exactly once.
+// Threading: every method may be called from any thread at any time. Two internal
+// reader-writer locks order them:
+// - the graph lock: searches share it; each single point moved by index_pending() (with the
+//   deletions queued before it, and a resize) holds it exclusively (hnswlib's documentation
+//   says addPoint is not safe concurrently with searchKnn), so a search waits at most for one
+//   graph insertion (0.3-1.2 ms at 10k-100k x 384 on this 2-core machine), never for a whole
+//   index_pending() batch nor for the graph's creation (built outside the lock);
+// - the buffer lock, held briefly: put() and remove() take only this one, so a write never
+//   waits for a graph insertion (the semantic lane's put is on the path of every applied op,
+//   under the recall engine's write lock: waiting there held up every query and every
+//   replicated op behind it). A point being moved stays in the buffer until its graph copy is
+//   in, and searches hold the graph lock across both parts, so each vector is seen exactly once.
+// Both locks let a waiting writer in before later readers (glibc's std::shared_mutex alone
+// prefers readers and can starve writers).
 #pragma once
 
 #include <cstddef>

@@ -76,6 +76,7 @@ TEST_CASE("three nodes taking concurrent writes converge to one digest and the s
   INFO(c.logs());
   REQUIRE(c.await_converged(120, 20s) == "");
   check_same_recall(c, seed);
+  REQUIRE(c.await_peers_up(10s) == "");
   // Each node applied the other two writers' ops, and reports no lag once level.
   for (size_t i = 0; i < 3; ++i) {
     auto st = c.status(i);

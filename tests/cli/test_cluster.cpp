@@ -162,6 +162,27 @@ std::string TestCluster::await_converged(size_t memories, std::chrono::milliseco
   }
 }
 
+std::string TestCluster::await_peers_up(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    std::string down;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      auto st = status(i);
+      if (!st.ok()) {
+        down += nodes_[i].name + ": " + st.status().message() + "; ";
+        continue;
+      }
+      if (st->peers.size() != nodes_[i].peers.size())
+        down += nodes_[i].name + " has " + std::to_string(st->peers.size()) + " peers; ";
+      for (const auto& p : st->peers)
+        if (!p.up) down += nodes_[i].name + " -> " + p.address + " down; ";
+    }
+    if (down.empty()) return "";
+    if (std::chrono::steady_clock::now() > deadline) return down;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 std::string TestCluster::logs() const {
   std::string out;
   for (const auto& n : nodes_)

@@ -53,6 +53,10 @@ class TestCluster {
   // memories. Returns "" or what differed at the deadline.
   std::string await_converged(size_t memories, std::chrono::milliseconds timeout,
                               std::vector<size_t> nodes = {});
+  // Waits until every node reports a session up with each peer it fetches from (a session can
+  // come up after the data converged: the data may have come through another peer, and ZeroMQ
+  // backs off reconnecting to a peer that was not listening yet). "" or which were down.
+  std::string await_peers_up(std::chrono::milliseconds timeout);
 
   ClusterNode& node(size_t i) { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }

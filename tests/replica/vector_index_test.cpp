@@ -303,4 +303,44 @@ TEST_CASE("searches running while the buffer drains see every vector exactly onc
   CHECK(misses == 0);
 }
 
+TEST_CASE("puts and removes racing the indexer: a replaced or removed vector is never found again, the new one at once",
+          "[semantic]") {
+  VectorIndex index(kDim);
+  const auto first = unit_vectors(600, 10), second = unit_vectors(600, 11);
+  put_all(index, first);
+  REQUIRE(index.index_pending(300).ok());  // half in the graph, half buffered
+  std::atomic<bool> stop{false}, failed{false};
+  std::thread indexer([&] {
+    while (!stop) failed = failed || !index.index_pending(8).ok();
+  });
+  size_t stale = 0, missing = 0, removed_found = 0;
+  for (uint32_t i = 0; i < 600; ++i) {
+    if (i % 3 == 2) {
+      REQUIRE(index.remove(i));
+      removed_found += returned(index.search(first[i].data(), 20), i);
+      continue;
+    }
+    REQUIRE(index.put(i, second[i]).ok());
+    missing += top(index, second[i]) != int64_t(i);  // the new vector, at once
+    for (const auto& h : index.search(first[i].data(), 20))  // the old one is gone
+      stale += h.slot == i && h.similarity > 0.999f;
+  }
+  stop = true;
+  indexer.join();
+  CHECK(!failed);
+  CHECK(missing == 0);
+  CHECK(stale == 0);
+  CHECK(removed_found == 0);
+  CHECK(index.size() == 400);
+  // Drained, every survivor is found by its new vector, and no removed slot comes back.
+  while (index.pending() > 0) REQUIRE(index.index_pending(64).ok());
+  size_t misses = 0, resurrected = 0;
+  for (uint32_t i = 0; i < 600; ++i) {
+    if (i % 3 == 2) resurrected += returned(index.search_exact(first[i].data(), 600), i);
+    else misses += top(index, second[i]) != int64_t(i);
+  }
+  CHECK(misses == 0);
+  CHECK(resurrected == 0);
+}
+
 }  // namespace vasana
