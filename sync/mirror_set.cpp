@@ -1,5 +1,9 @@
 #include "sync/mirror_set.hpp"
 
+#include <pthread.h>
+
+#include <optional>
+
 namespace vasana {
 
 namespace {
@@ -13,13 +17,76 @@ constexpr auto kShunAfterRefusal = std::chrono::seconds(10);
 constexpr auto kPauseAfterEmpty = std::chrono::seconds(1);
 }  // namespace
 
-MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply)
-    : dir_(std::move(dir)), space_(std::move(space)), own_(own), heads_(heads), apply_(std::move(apply)) {}
+MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log)
+    : dir_(std::move(dir)),
+      space_(std::move(space)),
+      own_(own),
+      heads_(heads),
+      apply_(std::move(apply)),
+      log_(log ? std::move(log) : [](const std::string&) {}),
+      syncer_([this] { sync_loop(); }) {}
+
+MirrorSet::~MirrorSet() {
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    stopping_ = true;
+  }
+  sync_wanted_.notify_all();
+  syncer_.join();
+}
+
+void MirrorSet::sync_loop() {
+  pthread_setname_np(pthread_self(), "vasana.mirsync");
+  struct Work {
+    InstanceId writer;
+    std::optional<WriterMirror::SyncPoint> point;
+    uint64_t round = 0;  // written_rounds_ when it was taken
+    Status status = Status::Ok();
+  };
+  std::unique_lock<std::mutex> g(mutex_);
+  for (;;) {
+    sync_wanted_.wait(g, [&] { return stopping_ || !dirty_.empty(); });
+    if (dirty_.empty()) return;  // stopping, and nothing left unsynced
+    std::vector<Work> work;
+    const uint64_t round = written_rounds_;
+    for (InstanceId w : dirty_) {
+      Entry& e = entries_[w];
+      e.dirty = false;
+      work.push_back(Work{w, e.mirror->sync_point(), round});
+    }
+    dirty_.clear();
+    // The fdatasyncs, outside the mutex: deliveries (and their applying) go on meanwhile, and
+    // whatever they write is synced in the next round.
+    g.unlock();
+    for (Work& wk : work)
+      if (wk.point) wk.status = wk.point->file->sync();
+    g.lock();
+    for (const Work& wk : work) {
+      Entry& e = entries_[wk.writer];
+      if (!wk.status.ok()) {
+        if (e.failed.empty()) log_("sync: cannot sync the copy of writer " + to_hex(wk.writer) + ": " +
+                                   wk.status.to_string() + "; no longer fetching it");
+        e.failed = wk.status.to_string();
+        continue;
+      }
+      if (wk.point) e.mirror->synced(wk.point->head);
+      if (!e.mirror->empty()) heads_->update(e.mirror->durable_head());
+    }
+    synced_rounds_ = round;
+    synced_.notify_all();
+  }
+}
+
+void MirrorSet::flush() {
+  std::unique_lock<std::mutex> g(mutex_);
+  const uint64_t want = written_rounds_;
+  synced_.wait(g, [&] { return synced_rounds_ >= want; });
+}
 
 void MirrorSet::add(std::unique_ptr<WriterMirror> mirror) {
   std::lock_guard<std::mutex> g(mutex_);
   const InstanceId w = mirror->writer();
-  if (!mirror->empty()) heads_->update(mirror->head());
+  if (!mirror->empty()) heads_->update(mirror->durable_head());
   entries_[w].mirror = std::move(mirror);
 }
 
@@ -45,6 +112,7 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
     if (!e.mirror->behind(h)) continue;
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
     if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
+    if (!e.failed.empty()) continue;
     auto shun = e.shunned_until.find(session);
     if (shun != e.shunned_until.end() && now < shun->second) continue;
     e.claimed_by = session;
@@ -60,9 +128,13 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   if (chunk.writer == own_) return d;
   Entry& e = entry(chunk.writer);
   if (e.claimed_by == session) e.claimed_by = 0;
+  if (!e.failed.empty()) return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed);
   auto accepted = e.mirror->accept(chunk, mid_write);
   if (!accepted.ok()) {
-    if (accepted.status().code() == Code::io_error) return accepted.status();
+    if (accepted.status().code() == Code::io_error) {
+      e.failed = accepted.status().to_string();
+      return accepted.status();
+    }
     d.refused = true;
     d.problem = accepted.status().message();
     e.shunned_until[session] = Clock::now() + kShunAfterRefusal;
@@ -73,7 +145,14 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
     e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
   if (!accepted->records.empty()) apply_(chunk.writer, accepted->records);
-  if (d.bytes > 0) heads_->update(e.mirror->head());
+  if (d.bytes > 0) {
+    ++written_rounds_;
+    if (!e.dirty) {
+      e.dirty = true;
+      dirty_.push_back(chunk.writer);
+    }
+    sync_wanted_.notify_one();
+  }
   return d;
 }
 

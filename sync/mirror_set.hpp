@@ -3,22 +3,32 @@
 // A session that hears a peer's advert claims the fetches it should make: for each writer the
 // peer holds further than this node, unless another session is already fetching that writer
 // (one fetch in flight per writer, so two peers never send the same bytes twice over) or this
-// peer sent bad bytes for it recently. deliver() verifies and stores a chunk, then applies its
-// records (the apply function given at construction) in the writer's order, then moves the
-// writer's head in StreamHeads, so what this node advertises is always already visible to
-// recall here. A chunk that fails verification is refused, counted against its peer, and the
-// writer is fetched from another peer for a while.
+// peer sent bad bytes for it recently. deliver() verifies and writes a chunk, then applies its
+// records (the apply function given at construction) in the writer's order, and returns: the
+// session fetches on at once. A syncer thread of this set then fdatasyncs every copy written
+// since its last round (one sync for however many chunks came meanwhile: group commit) and only
+// then moves the writer's head in StreamHeads. So what this node advertises or acknowledges is
+// always durable here and already visible to recall, while a peer's fdatasync (0.3 ms typically,
+// tens of ms when the disk stalls) is not on the path from the origin's acknowledgement to
+// recall here. Applying before the local sync loses nothing: the origin acknowledged those ops
+// only once they were durable there, and a node that dies before its sync fetches them again.
+// A chunk that fails verification is refused, counted against its peer, and the writer is
+// fetched from another peer for a while. A copy that cannot be written or synced (IoError) is
+// no longer fetched into until the node restarts; it is logged.
 //
 // Threading: every method may be called from any thread; one mutex serialises them (applying
-// is serialised by the recall engine's write lock anyway).
+// is serialised by the recall engine's write lock anyway). The syncer syncs outside it.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "sync/stream_heads.hpp"
@@ -29,8 +39,13 @@ namespace vasana {
 class MirrorSet {
  public:
   using ApplyFn = std::function<void(InstanceId writer, const std::vector<MirroredRecord>& records)>;
-  // own: this node's writer, never fetched from a peer.
-  MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply);
+  using LogFn = std::function<void(const std::string&)>;
+  // own: this node's writer, never fetched from a peer. Starts the syncer thread.
+  MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log = nullptr);
+  // Syncs what is still unsynced, then stops the syncer.
+  ~MirrorSet();
+  MirrorSet(const MirrorSet&) = delete;
+  MirrorSet& operator=(const MirrorSet&) = delete;
 
   // At start-up: a copy resumed from the node's scan.
   void add(std::unique_ptr<WriterMirror> mirror);
@@ -41,7 +56,7 @@ class MirrorSet {
 
   struct Delivery {
     size_t records = 0;   // applied
-    uint64_t bytes = 0;   // stored
+    uint64_t bytes = 0;   // written (synced soon after, by the syncer)
     bool refused = false; // failed verification: nothing stored or applied
     std::string problem;  // why, when refused or failed
   };
@@ -51,6 +66,8 @@ class MirrorSet {
   Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
   // Gives up session's claims (a lost connection, a fetch that timed out).
   void release(uint64_t session);
+  // Waits until everything delivered before the call is synced and its heads moved (or failed).
+  void flush();
 
  private:
   struct Entry {
@@ -58,8 +75,11 @@ class MirrorSet {
     uint64_t claimed_by = 0;  // session id; 0: free
     std::chrono::steady_clock::time_point claimed_at;
     std::map<uint64_t, std::chrono::steady_clock::time_point> shunned_until;  // by session
+    bool dirty = false;   // written since the syncer last looked
+    std::string failed;   // why the copy could not be written or synced; never fetched into again
   };
   Entry& entry(InstanceId writer);  // creates an empty copy when new
+  void sync_loop();
 
   std::mutex mutex_;
   DataDir dir_;
@@ -67,7 +87,15 @@ class MirrorSet {
   InstanceId own_;
   StreamHeads* heads_;
   ApplyFn apply_;
+  LogFn log_;
   std::map<InstanceId, Entry> entries_;
+  std::vector<InstanceId> dirty_;       // entries with dirty set
+  uint64_t written_rounds_ = 0;         // deliveries that wrote bytes
+  uint64_t synced_rounds_ = 0;          // of which synced (or failed) with their heads moved
+  bool stopping_ = false;
+  std::condition_variable sync_wanted_;  // dirty_ non-empty or stopping_
+  std::condition_variable synced_;       // synced_rounds_ moved
+  std::thread syncer_;                   // last: started once everything above exists
 };
 
 }  // namespace vasana

@@ -132,6 +132,9 @@ void PeerServer::run() {
   zmq::socket_t& sock = *i.socket;
   uint64_t advertised = ~0ull;  // heads version last sent
   Clock::time_point last_advert = Clock::now();
+  // Wakes the poll below when a head moves: the live tail. Without one (-1, the kernel refused
+  // an eventfd), zmq_poll ignores the item and adverts go out at the poll timeout instead.
+  const int head_moved = i.heads->subscribe();
 
   auto advert_to = [&](const std::string& rid) {
     PeerAdvert a;
@@ -157,13 +160,13 @@ void PeerServer::run() {
 
   while (!stop_.load(std::memory_order_relaxed)) {
     zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
-                               {nullptr, i.heads->change_fd(), ZMQ_POLLIN, 0}};
+                               {nullptr, head_moved, ZMQ_POLLIN, 0}};
     try {
       zmq::poll(items, 2, std::chrono::milliseconds(100));
     } catch (const zmq::error_t&) {
       continue;  // EINTR
     }
-    if (items[1].revents & ZMQ_POLLIN) i.heads->drain_change_fd();
+    if (items[1].revents & ZMQ_POLLIN) StreamHeads::drain(head_moved);
     for (int n = 0; n < 256; ++n) {
       auto got = receive_peer(sock, /*router=*/true);
       if (!got) break;

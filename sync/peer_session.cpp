@@ -1,6 +1,7 @@
 #include "sync/peer_session.hpp"
 
 #include <chrono>
+#include <map>
 
 #include "store/hybrid_clock.hpp"
 #include "sync/peer_wire.hpp"
@@ -110,6 +111,23 @@ void PeerSession::run() {
   Clock::time_point next_hello = Clock::now();
   bool established = false;
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
+  // Acknowledgements follow this node's durable heads (MirrorSet's syncer moves them after its
+  // fdatasync), not deliveries: an ack promises the peer that the op is synced here.
+  const int head_moved = i.heads->subscribe();
+  std::map<InstanceId, Seqno> acked;  // what this session last acknowledged, per writer
+  auto send_acks = [&] {
+    PeerAck ack;
+    for (const StreamHead& theirs : advertised) {
+      if (theirs.writer == i.ours.instance) continue;
+      auto mine = i.heads->get(theirs.writer);
+      if (!mine || mine->last_seqno.value == 0) continue;
+      auto it = acked.find(theirs.writer);
+      if (it != acked.end() && !(it->second < mine->last_seqno)) continue;
+      acked[theirs.writer] = mine->last_seqno;
+      ack.heads.push_back(*mine);
+    }
+    if (!ack.heads.empty()) send_peer(sock, peer_ack(std::move(ack)));
+  };
 
   auto set_up = [&](bool up) {
     std::lock_guard<std::mutex> g(i.mutex);
@@ -130,11 +148,16 @@ void PeerSession::run() {
       send_peer(sock, peer_hello(i.ours));
       next_hello = now + kHelloRetry;
     }
-    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0}};
+    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
+                               {nullptr, head_moved, ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, 1, std::chrono::milliseconds(100));
+      zmq::poll(items, 2, std::chrono::milliseconds(100));
     } catch (const zmq::error_t&) {
       continue;
+    }
+    if (items[1].revents & ZMQ_POLLIN) {
+      StreamHeads::drain(head_moved);
+      if (established) send_acks();
     }
     for (int n = 0; n < 256; ++n) {
       auto got = receive_peer(sock, /*router=*/false);
@@ -159,7 +182,10 @@ void PeerSession::run() {
             next_hello = Clock::now() + kRefusedRetry;
             break;
           }
-          if (!established) i.log("peer " + i.peer.address + ": session up with " + to_hex(m.hello.instance));
+          if (!established) {
+            i.log("peer " + i.peer.address + ": session up with " + to_hex(m.hello.instance));
+            acked.clear();  // a restarted peer forgot what it was told
+          }
           established = true;
           std::lock_guard<std::mutex> g(i.mutex);
           i.up = true;
@@ -206,7 +232,6 @@ void PeerSession::run() {
               std::lock_guard<std::mutex> g(i.mutex);
               i.chunks_received++;
             }
-            if (auto h = i.heads->get(m.chunk.writer)) send_peer(sock, peer_ack(PeerAck{{*h}}));
           }
           fetch_more();  // more of the same writer, if the peer has it
           break;

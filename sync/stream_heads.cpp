@@ -7,15 +7,23 @@
 
 namespace vasana {
 
-StreamHeads::StreamHeads() : event_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+StreamHeads::StreamHeads() = default;
 
 StreamHeads::~StreamHeads() {
-  if (event_fd_ >= 0) ::close(event_fd_);
+  for (int fd : event_fds_) ::close(fd);
 }
 
-void StreamHeads::drain_change_fd() const {
+int StreamHeads::subscribe() const {
+  const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (fd < 0) return -1;
+  std::lock_guard<std::mutex> g(mutex_);
+  event_fds_.push_back(fd);
+  return fd;
+}
+
+void StreamHeads::drain(int fd) {
   uint64_t n;
-  while (event_fd_ >= 0 && ::read(event_fd_, &n, sizeof n) == sizeof n) {
+  while (fd >= 0 && ::read(fd, &n, sizeof n) == sizeof n) {
   }
 }
 
@@ -30,10 +38,10 @@ bool StreamHeads::update(const StreamHead& head) {
       it->second = head;
     }
     ++version_;
+    const uint64_t one = 1;
+    for (int fd : event_fds_) (void)!::write(fd, &one, sizeof one);
   }
   changed_.notify_all();
-  const uint64_t one = 1;
-  if (event_fd_ >= 0) (void)!::write(event_fd_, &one, sizeof one);
   return true;
 }
 

@@ -4,8 +4,9 @@
 // has been stored. The serving side sends only bytes below these heads, so nothing unverified
 // or not yet durable ever leaves the node.
 //
-// Threading: every method may be called from any thread. wait_changed() lets the serving thread
-// sleep until a head moves (the live tail).
+// Threading: every method may be called from any thread. wait_changed() lets a thread sleep until
+// a head moves; subscribe() gives a thread that polls sockets its own eventfd for the same (the
+// serving side sends adverts on it: the live tail; a peer session sends acknowledgements).
 #pragma once
 
 #include <chrono>
@@ -36,17 +37,20 @@ class StreamHeads {
   uint64_t version() const;
   // Returns the version once it differs from seen, or after timeout.
   uint64_t wait_changed(uint64_t seen, std::chrono::milliseconds timeout) const;
-  // An eventfd that becomes readable when a head moves, for a thread that polls sockets too
-  // (the serving side's zmq_poll). Its reader drains it with drain_change_fd().
-  int change_fd() const { return event_fd_; }
-  void drain_change_fd() const;
+  // A new eventfd (owned here, closed with this object) that becomes readable whenever a head
+  // moves, for one thread that polls sockets too (zmq_poll). Each caller gets its own, so
+  // one reader draining it never hides a move from another. -1 when the kernel refuses one.
+  // Const: it changes who is told, not what is held.
+  int subscribe() const;
+  // Empties a subscribed fd's counter without blocking.
+  static void drain(int fd);
 
  private:
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::map<InstanceId, StreamHead> heads_;
   uint64_t version_ = 0;
-  int event_fd_ = -1;
+  mutable std::vector<int> event_fds_;  // subscribe(); guarded by mutex_
 };
 
 }  // namespace vasana

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <tuple>
 
 #include "store/segment_format.hpp"
 #include "store/stream_repair.hpp"
@@ -38,12 +39,29 @@ Result<std::unique_ptr<WriterMirror>> WriterMirror::open(const DataDir& dir, Ins
     m->segment_bytes_ = seg.verified_bytes;
     m->sealed_ = seg.end == SegmentEnd::sealed && !(scan.stopped_at && *scan.stopped_at == last - 1);
     m->next_.records_before = seg.records;
+    // The last segment as found is what the copy resumes from and advertises: make sure it is
+    // on disk, not only in the page cache of a process that died before its fdatasync.
+    auto f = posix_file_system().open_append(m->segment_path(seg.index));
+    Status s = f.ok() ? f.value()->sync() : f.status();
+    if (!s.ok()) return s;
   }
+  m->durable_ = m->head();
   return m;
 }
 
 std::string WriterMirror::segment_path(SegmentIndex index) const {
   return dir_.writer_dir(writer_) + "/" + segment_file_name(index);
+}
+
+std::optional<WriterMirror::SyncPoint> WriterMirror::sync_point() const {
+  const StreamHead h = head();
+  if (!file_ || (h.segment == durable_.segment && h.segment_bytes == durable_.segment_bytes)) return std::nullopt;
+  return SyncPoint{file_, h};
+}
+
+void WriterMirror::synced(const StreamHead& h) {
+  auto key = [](const StreamHead& x) { return std::make_tuple(x.segment, x.segment_bytes); };
+  if (key(durable_) < key(h)) durable_ = h;
 }
 
 StreamHead WriterMirror::head() const {
@@ -105,7 +123,8 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool
   if (fresh && !scan.header) return out;  // not even the whole header yet
   if (scan.verified_bytes == 0) return out;
 
-  // Verified: store, sync, and only then hand the records on.
+  // Verified: store, and hand the records on. Synced here only when the segment begins (its
+  // file and directory entry) or is sealed; the rest by sync_point().
   const std::string_view good(chunk.bytes.data(), scan.verified_bytes);
   if (fresh) {
     std::error_code ec;
@@ -126,7 +145,8 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool
     file_ = std::move(f.value());
   }
   Status s = file_->append(good);
-  if (s.ok()) s = file_->sync();
+  const bool sync_now = fresh || scan.end == SegmentEnd::sealed;
+  if (s.ok() && sync_now) s = file_->sync();
   if (s.ok() && fresh) s = posix_file_system().sync_dir(dir_.writer_dir(writer_));
   if (!s.ok()) return s;
 
@@ -147,6 +167,7 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool
     next_.prev_hash = r.hash;
     next_.min_ts = r.ts;
   }
+  if (sync_now) durable_ = head();
   if (sealed_) file_.reset();
   return out;
 }

@@ -4,20 +4,32 @@
 //
 // accept() takes bytes a peer sent for the position the copy has reached, verifies them
 // (header, CRC, seqno, chain, timestamps, payload, trailer: store/segment_reader.hpp) before
-// anything is written, appends and syncs the verified prefix, and only then hands the records
-// back to be applied. Bytes that fail verification are refused whole: nothing is stored or
-// applied, and the caller fetches them again (from another peer, if this one keeps sending bad
-// ones). A copy therefore only ever holds a verified prefix of the writer's stream.
+// anything is written, appends the verified prefix, and hands the records back to be applied.
+// Bytes that fail verification are refused whole: nothing is stored or applied, and the caller
+// fetches them again (from another peer, if this one keeps sending bad ones). A copy therefore
+// only ever holds a verified prefix of the writer's stream.
+//
+// Durability is tracked apart from what is written: head() is how far the copy is written,
+// durable_head() how far it is synced. The bytes appended to an open segment are synced later,
+// by whoever owns the copy, through sync_point() (outside any lock: fdatasync may take
+// milliseconds) and synced(); records are applied before that, since the origin acknowledged
+// them only once they were durable there. A segment's first bytes (with its directory entry)
+// and its sealing bytes are synced inside accept(), so durable_head() never reaches into a
+// segment whose predecessor is not synced whole. Only durable_head() may be advertised or
+// acknowledged to peers.
 //
 // open() resumes a copy from the node's start-up scan. A copy that stops early (the node died
 // mid-append, or a byte rotted on disk) is cut back to its verified prefix; the damaged segment
 // and every later one are kept in quarantine/ first, and the rest is fetched again from peers.
+// Its last segment is synced once there: the process before may have died between writing and
+// syncing it, and what a copy resumes from counts as durable.
 //
 // Threading: not synchronised; one owner at a time (sync/mirror_set.hpp serialises callers).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +57,20 @@ class WriterMirror {
                                                     const WriterScan& scan, std::vector<std::string>* actions);
 
   InstanceId writer() const { return writer_; }
-  // How far the copy reaches. Before the first record: last_seqno 0, segment 0, 0 bytes.
+  // How far the copy is written. Before the first record: last_seqno 0, segment 0, 0 bytes.
   StreamHead head() const;
+  // How far it is synced (at most head()).
+  StreamHead durable_head() const { return durable_; }
+
+  // What to fdatasync to make head() durable: the open segment's file and the head it will
+  // make durable. None when durable_head() is head() already.
+  struct SyncPoint {
+    std::shared_ptr<AppendFile> file;
+    StreamHead head;
+  };
+  std::optional<SyncPoint> sync_point() const;
+  // After point.file->sync() succeeded: durable_head() moves to point.head (never back).
+  void synced(const StreamHead& head);
   bool empty() const { return !has_segment_; }
   // What to ask a peer for next: the open segment from its verified end, or the next segment
   // from 0 once the current one is sealed.
@@ -55,12 +79,12 @@ class WriterMirror {
   bool behind(const StreamHead& head) const;
 
   struct Accepted {
-    std::vector<MirroredRecord> records;  // verified, stored and synced: apply them
-    uint64_t bytes = 0;                   // stored
+    std::vector<MirroredRecord> records;  // verified and written: apply them
+    uint64_t bytes = 0;                   // written (synced only when the segment began or was sealed)
     bool stale = false;                   // not for the copy's position (another peer was first)
   };
   // Corruption or Incompatible (nothing stored) when the bytes fail verification; IoError when
-  // they cannot be stored (then the copy may hold them unsynced: the caller stops using it).
+  // they cannot be stored (then the copy may hold them partly written: the caller stops using it).
   // mid_write: the bytes were read from a file its writer may be appending to at this moment
   // (shared-directory mode), so a damaged-looking last record may just be unfinished and is
   // left for the next look; otherwise (a peer's chunk of verified bytes) only an incomplete
@@ -79,7 +103,8 @@ class WriterMirror {
   uint64_t segment_bytes_ = 0;
   bool sealed_ = false;
   SegmentContinuation next_;  // what its next record must continue
-  std::unique_ptr<AppendFile> file_;  // the open segment, opened on the first append
+  StreamHead durable_;        // synced up to here
+  std::shared_ptr<AppendFile> file_;  // the open segment, opened on the first append; shared with a sync in progress
 };
 
 }  // namespace vasana

@@ -34,6 +34,16 @@ struct SetNode {
             [this](InstanceId w, const std::vector<MirroredRecord>& r) { applied.push_back(Applied{w, r}); }) {}
 
   InstanceId own() const { return node.fx.id.instance; }
+  // The advertised head once every delivery so far is synced (heads move after the syncer's
+  // fdatasync, not in deliver()).
+  std::optional<StreamHead> head(InstanceId writer) {
+    set.flush();
+    return heads.get(writer);
+  }
+  uint64_t version() {
+    set.flush();
+    return heads.version();
+  }
 
   std::vector<MirroredRecord> applied_records(InstanceId writer) const {
     std::vector<MirroredRecord> out;
@@ -90,15 +100,15 @@ TEST_CASE("mirror set: two sessions claim the same writer: one fetch in flight, 
   auto f3 = n.set.claim(kS1, adv, 4096);
   REQUIRE(f3.size() == 1);
   CHECK(same_fetch(f3.front(), PeerFetch{origin.instance(), SegmentIndex(1), 0, 4096}));
-  REQUIRE(n.heads.get(origin.instance()).has_value());
-  CHECK(n.heads.get(origin.instance())->last_seqno == Seqno(d->records));
+  REQUIRE(n.head(origin.instance()).has_value());
+  CHECK(n.head(origin.instance())->last_seqno == Seqno(d->records));
 
   // A peer that is not ahead gets nothing claimed for it.
   n.set.release(kS1);
   fetch_all(n, kS2, origin, 1u << 20);
   CHECK(n.set.claim(kS1, adv, 4096).empty());
   CHECK(n.set.claim(kS2, adv, 4096).empty());
-  CHECK(same_head(*n.heads.get(origin.instance()), origin.head()));
+  CHECK(same_head(*n.head(origin.instance()), origin.head()));
 }
 
 TEST_CASE("mirror set: after bad bytes from session 1 the writer goes to session 2, whose good chunk is applied once, in "
@@ -114,7 +124,7 @@ TEST_CASE("mirror set: after bad bytes from session 1 the writer goes to session
   PeerChunk bad = origin.serve(f1.front());
   const uint64_t in_payload = layout[0].records[1].offset + 60;  // a record in the middle of the chunk
   bad.bytes = flip(bad.bytes, in_payload);
-  const uint64_t version = n.heads.version();
+  const uint64_t version = n.version();
   auto d1 = n.set.deliver(kS1, bad);
   REQUIRE(d1.ok());
   CHECK(d1->refused);
@@ -122,8 +132,8 @@ TEST_CASE("mirror set: after bad bytes from session 1 the writer goes to session
   CHECK(d1->records == 0);
   CHECK(d1->bytes == 0);
   CHECK(n.applied.empty());
-  CHECK(n.heads.version() == version);
-  CHECK_FALSE(n.heads.get(origin.instance()).has_value());
+  CHECK(n.version() == version);
+  CHECK_FALSE(n.head(origin.instance()).has_value());
   CHECK(file_sizes(n.node.wdir(origin.instance())).empty());
 
   // Session 1 is passed over for this writer; session 2 gets the fetch, from the same place.
@@ -140,8 +150,8 @@ TEST_CASE("mirror set: after bad bytes from session 1 the writer goes to session
   REQUIRE(n.applied.size() == 1);
   CHECK(n.applied[0].writer == origin.instance());
   check_records_exactly_once(n.applied[0].records, slice(origin.written, 0, layout[0].records.size()));
-  REQUIRE(n.heads.get(origin.instance()).has_value());
-  CHECK(n.heads.get(origin.instance())->last_seqno == layout[0].records.back().seqno);
+  REQUIRE(n.head(origin.instance()).has_value());
+  CHECK(n.head(origin.instance())->last_seqno == layout[0].records.back().seqno);
 
   // Session 1 is still passed over while session 2 fetches the rest; every record is applied
   // exactly once, in order, and the copy is the origin's, byte for byte.
@@ -149,7 +159,7 @@ TEST_CASE("mirror set: after bad bytes from session 1 the writer goes to session
   fetch_all(n, kS2, origin, 300);
   check_records_exactly_once(n.applied_records(origin.instance()), origin.written);
   check_byte_identical(origin, n.node.wdir(origin.instance()));
-  CHECK(same_head(*n.heads.get(origin.instance()), origin.head()));
+  CHECK(same_head(*n.head(origin.instance()), origin.head()));
 
   // A stale chunk delivered late (session 1's old answer) changes nothing and applies nothing.
   const size_t applied_before = n.applied.size();
@@ -188,7 +198,7 @@ TEST_CASE("mirror set: the own writer is never claimed nor stored, other writers
   CHECK(d->records == 0);
   CHECK(d->bytes == 0);
   CHECK(n.applied.empty());
-  CHECK_FALSE(n.heads.get(n.own()).has_value());
+  CHECK_FALSE(n.head(n.own()).has_value());
   CHECK_FALSE(fs::exists(n.node.wdir(n.own()) + "/" + segment_file_name(SegmentIndex(0))));
 }
 
@@ -211,10 +221,10 @@ TEST_CASE("mirror set: a copy added at start-up is advertised and fetching conti
   REQUIRE(m.ok());
   // Negative control: an empty copy added for another writer is not advertised.
   n.set.add(open_empty_mirror(n.node.dir(), InstanceId(0x5151), origin.space()));
-  CHECK_FALSE(n.heads.get(InstanceId(0x5151)).has_value());
+  CHECK_FALSE(n.head(InstanceId(0x5151)).has_value());
   n.set.add(std::move(m.value()));
-  REQUIRE(n.heads.get(origin.instance()).has_value());
-  CHECK(same_head(*n.heads.get(origin.instance()), before));
+  REQUIRE(n.head(origin.instance()).has_value());
+  CHECK(same_head(*n.head(origin.instance()), before));
 
   auto f = n.set.claim(kS1, {origin.head()}, 4096);
   REQUIRE(f.size() == 1);
@@ -223,7 +233,7 @@ TEST_CASE("mirror set: a copy added at start-up is advertised and fetching conti
   REQUIRE(d.ok());
   CHECK(d->records == 1);
   check_records_exactly_once(n.applied_records(origin.instance()), origin.written, origin.written.size() - 1);
-  CHECK(same_head(*n.heads.get(origin.instance()), origin.head()));
+  CHECK(same_head(*n.head(origin.instance()), origin.head()));
 }
 
 // A chunk whose last record is damaged is not refused (writer_mirror_test: the verifier calls it

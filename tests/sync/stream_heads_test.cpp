@@ -91,19 +91,19 @@ TEST_CASE("stream heads: a head moves only forward: seqno, then segment and byte
   CHECK(same(all[1], held));
 }
 
-TEST_CASE("stream heads: the eventfd is readable after a move until drained, and not after a refused update",
+TEST_CASE("stream heads: a subscribed eventfd is readable after a move until drained, and not after a refused update",
           "[sync][stream_heads]") {
   StreamHeads heads;
-  const int fd = heads.change_fd();
+  const int fd = heads.subscribe();
   REQUIRE(fd >= 0);
   CHECK_FALSE(readable(fd));  // negative control: nothing moved yet
 
   REQUIRE(heads.update(head(1, 5, 0, 300)));
   CHECK(readable(fd));
   CHECK(readable(fd));  // polling does not consume it
-  heads.drain_change_fd();
+  StreamHeads::drain(fd);
   CHECK_FALSE(readable(fd));
-  heads.drain_change_fd();  // draining an empty fd neither blocks nor fails
+  StreamHeads::drain(fd);  // draining an empty fd neither blocks nor fails
   CHECK_FALSE(readable(fd));
 
   // An update that does not move a head leaves it unreadable.
@@ -115,8 +115,26 @@ TEST_CASE("stream heads: the eventfd is readable after a move until drained, and
   REQUIRE(heads.update(head(1, 6, 0, 400)));
   REQUIRE(heads.update(head(2, 1, 0, 150)));
   CHECK(readable(fd));
-  heads.drain_change_fd();
+  StreamHeads::drain(fd);
   CHECK_FALSE(readable(fd));
+}
+
+TEST_CASE("stream heads: each subscriber has its own eventfd, so one draining does not hide a move from another",
+          "[sync][stream_heads]") {
+  StreamHeads heads;
+  const int a = heads.subscribe(), b = heads.subscribe();
+  REQUIRE(a >= 0);
+  REQUIRE(b >= 0);
+  CHECK(a != b);
+  REQUIRE(heads.update(head(1, 5, 0, 300)));
+  StreamHeads::drain(a);
+  CHECK_FALSE(readable(a));
+  CHECK(readable(b));
+  const int late = heads.subscribe();  // moves before it subscribed are not reported to it
+  CHECK_FALSE(readable(late));
+  REQUIRE(heads.update(head(1, 6, 0, 400)));
+  CHECK(readable(a));
+  CHECK(readable(late));
 }
 
 TEST_CASE("stream heads: wait_changed wakes on a move from another thread and times out without one",
