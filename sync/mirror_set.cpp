@@ -117,7 +117,8 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
     if (shun != e.shunned_until.end() && now < shun->second) continue;
     e.claimed_by = session;
     e.claimed_at = now;
-    out.push_back(e.mirror->next_fetch(max_bytes));
+    e.claimed = e.mirror->next_fetch(max_bytes);
+    out.push_back(e.claimed);
   }
   return out;
 }
@@ -127,7 +128,11 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   Delivery d;
   if (chunk.writer == own_) return d;
   Entry& e = entry(chunk.writer);
-  if (e.claimed_by == session) e.claimed_by = 0;
+  // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
+  // live tail) is taken like any other, but a fetch still in flight keeps the claim until its
+  // own answer comes (then stale), so at most one fetch per writer is ever outstanding.
+  if (e.claimed_by == session && chunk.segment == e.claimed.segment && chunk.offset == e.claimed.offset)
+    e.claimed_by = 0;
   if (!e.failed.empty()) return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed);
   auto accepted = e.mirror->accept(chunk, mid_write);
   if (!accepted.ok()) {

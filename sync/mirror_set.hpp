@@ -60,7 +60,8 @@ class MirrorSet {
     bool refused = false; // failed verification: nothing stored or applied
     std::string problem;  // why, when refused or failed
   };
-  // Stores and applies a chunk session fetched, and releases the writer. Errors: IoError when
+  // Stores and applies a chunk session fetched (or its peer pushed: the live tail), and releases
+  // the writer when it answers the session's claimed fetch. Errors: IoError when
   // the copy cannot be written (the node should stop replicating that writer and say so).
   // mid_write: read from a file its writer may be appending to (WriterMirror::accept).
   Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
@@ -74,6 +75,7 @@ class MirrorSet {
     std::unique_ptr<WriterMirror> mirror;
     uint64_t claimed_by = 0;  // session id; 0: free
     std::chrono::steady_clock::time_point claimed_at;
+    PeerFetch claimed;  // what the claim asked for
     std::map<uint64_t, std::chrono::steady_clock::time_point> shunned_until;  // by session
     bool dirty = false;   // written since the syncer last looked
     std::string failed;   // why the copy could not be written or synced; never fetched into again

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "store/little_endian.hpp"
 #include "store/segment_format.hpp"
@@ -16,6 +17,9 @@ namespace vasana {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMaxChunkBytes = 32u << 20;  // a fetch never gets more, whatever it asks
+// Live tail: new bytes pushed to a peer that is level with a writer's head, at most this much
+// per head move (more is left to its fetches).
+constexpr uint32_t kMaxPushBytes = 256u << 10;
 }  // namespace
 
 PeerChunk read_chunk(const DataDir& dir, const std::optional<StreamHead>& head, const PeerFetch& f,
@@ -84,6 +88,12 @@ struct PeerServer::Impl {
   struct Peer {
     InstanceId instance;
     Clock::time_point last_heard;
+    // Writers this peer is level with: where the last chunk it fetched (or was pushed) ended,
+    // which was this node's head then. When the head moves on in the same segment, the new
+    // bytes are pushed to it before the advert, so a peer on the live tail needs no fetch
+    // round trip. Anything else (behind, a new segment, a push that did not reach the head)
+    // goes back to fetching.
+    std::map<InstanceId, PeerFetch> level;
   };
   std::map<std::string, Peer> peers;  // by routing id: those whose hello was accepted
 };
@@ -142,7 +152,40 @@ void PeerServer::run() {
     a.sent_ms = system_wall_ms();
     return send_peer(sock, peer_advert(std::move(a)), &rid);
   };
+  // After sending c to peer: level with head when c reached it in the open segment.
+  auto note_level = [](Impl::Peer& peer, const std::optional<StreamHead>& head, const PeerChunk& c) {
+    const uint64_t end = c.offset + c.bytes.size();
+    if (head && !c.missing && !c.sealed && c.segment == head->segment && end == head->segment_bytes)
+      peer.level[c.writer] = PeerFetch{c.writer, c.segment, end, 0};
+    else
+      peer.level.erase(c.writer);
+  };
+  // The live tail: each level peer gets the bytes its writers' heads moved by.
+  auto push_tails = [&] {
+    for (auto& [rid, peer] : i.peers) {
+      for (auto it = peer.level.begin(); it != peer.level.end();) {
+        const PeerFetch at = it->second;
+        ++it;  // note_level may erase the entry
+        const auto head = i.heads->get(at.writer);
+        if (!head || (head->segment == at.segment && head->segment_bytes == at.offset)) continue;  // not moved
+        if (head->segment != at.segment) {
+          peer.level.erase(at.writer);  // sealed and moved on: the advert tells, the peer fetches
+          continue;
+        }
+        PeerChunk c = read_chunk(i.dir, head, PeerFetch{at.writer, at.segment, at.offset, kMaxPushBytes}, kMaxPushBytes);
+        if (c.missing || c.bytes.empty()) {
+          peer.level.erase(at.writer);
+          continue;
+        }
+        bytes_ += c.bytes.size();
+        pushes_++;
+        note_level(peer, head, c);
+        send_peer(sock, peer_chunk(std::move(c)), &rid);
+      }
+    }
+  };
   auto advert_all = [&] {
+    push_tails();
     advertised = i.heads->version();
     PeerAdvert a;
     a.heads = i.heads->all();
@@ -199,9 +242,11 @@ void PeerServer::run() {
       }
       known->second.last_heard = Clock::now();
       if (m.kind == PeerMessage::Kind::fetch) {
-        PeerChunk c = read_chunk(i.dir, i.heads->get(m.fetch.writer), m.fetch, m.fetch.max_bytes);
+        const auto head = i.heads->get(m.fetch.writer);
+        PeerChunk c = read_chunk(i.dir, head, m.fetch, m.fetch.max_bytes);
         fetches_++;
         bytes_ += c.bytes.size();
+        note_level(known->second, head, c);
         send_peer(sock, peer_chunk(std::move(c)), &got->routing_id);
       } else if (m.kind == PeerMessage::Kind::ack) {
         for (const StreamHead& h : m.ack.heads) i.ack(known->second.instance, h.writer, h.last_seqno);

@@ -6,7 +6,11 @@
 // the thread through StreamHeads' eventfd), and every advert_interval (anti-entropy: a lost
 // message is repaired by the next one). It answers fetches with bytes of any writer's segment
 // it holds, never past that writer's head, so only verified, durable bytes leave the node;
-// sealed segments below the head are served whole. Acks from peers go to the ack callback.
+// sealed segments below the head are served whole. A peer whose last chunk of a writer ended at
+// the head then (it is level: the live tail) is sent the new bytes of that writer's open segment
+// unasked, just before the advert, so it needs no fetch round trip (at most 256 KiB per move;
+// a new segment, or a peer behind, is left to its fetches). Acks from peers go to the ack
+// callback.
 //
 // Threading: start() spawns the thread; the destructor stops and joins it (within ~100 ms).
 // Counters may be read from any thread.
@@ -51,6 +55,7 @@ class PeerServer {
   std::string endpoint() const { return endpoint_; }  // as bound (the port when it was 0)
   uint64_t fetches_served() const { return fetches_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
+  uint64_t tails_pushed() const { return pushes_.load(); }
 
  private:
   PeerServer() = default;
@@ -60,7 +65,7 @@ class PeerServer {
   std::unique_ptr<Impl> impl_;
   std::string endpoint_;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> fetches_{0}, bytes_{0};
+  std::atomic<uint64_t> fetches_{0}, bytes_{0}, pushes_{0};
   std::thread thread_;
 };
 

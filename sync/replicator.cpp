@@ -91,6 +91,15 @@ void Replicator::fill_status(NodeStatus* st) const {
 
 std::string Replicator::endpoint() const { return impl_->server ? impl_->server->endpoint() : ""; }
 
+Replicator::Served Replicator::served() const {
+  Served s;
+  if (impl_->server) {
+    s.fetches = impl_->server->fetches_served();
+    s.pushes = impl_->server->tails_pushed();
+  }
+  return s;
+}
+
 AckGate* Replicator::ack_gate() const { return impl_->gate.get(); }
 
 }  // namespace vasana

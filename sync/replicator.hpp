@@ -39,6 +39,12 @@ class Replicator {
   std::string endpoint() const;
   // Non-null in replicated:N mode.
   AckGate* ack_gate() const;
+  // What the serving side sent: chunks answering fetches, and live-tail chunks pushed unasked.
+  struct Served {
+    uint64_t fetches = 0;
+    uint64_t pushes = 0;
+  };
+  Served served() const;
 
   struct Impl;
 
