@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -52,9 +54,12 @@ struct Node::Impl {
   std::shared_ptr<RecallEngine> engine;
   replica_actor replica;
   std::shared_ptr<std::atomic<uint64_t>> acknowledged;  // highest own seqno made durable
-  // Lanes' deferred index work (the semantic lane's graph), off the write and query paths.
+  // Lanes' deferred index work (the lane backlog of catch-up batches, then the semantic lane's
+  // graph), off the write and query paths. Woken when a batch leaves a backlog; else it polls.
   std::thread indexer;
   std::atomic<bool> indexer_stop{false};
+  std::mutex indexer_mutex;
+  std::condition_variable indexer_wake;
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
   std::vector<std::string> endpoints;
@@ -84,6 +89,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
       st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   });
   st.applied_remote_ops = remote_applied.load();
+  st.lanes_backlog = engine->lanes_backlog();
   if (replicator) replicator->fill_status(&st);
   return st;
 }
@@ -97,6 +103,7 @@ NodeStatus Node::status() const { return impl_->status(/*with_digest=*/true); }
 bool Node::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
   return impl_->engine->wait_applied(writer, seqno, timeout);
 }
+size_t Node::lanes_backlog() const { return impl_->engine->lanes_backlog(); }
 std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->replicator->endpoint() : ""; }
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 InstanceId Node::instance() const { return impl_->identity.instance; }
@@ -177,13 +184,24 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     impl->mirrors = std::make_unique<MirrorSet>(
         dir, impl->identity.vector_space, impl->identity.instance, impl->heads.get(),
         [raw](InstanceId writer, const std::vector<MirroredRecord>& records) {
+          auto failed = [&](Seqno seqno, const Status& s) {
+            raw->log("replica: writer " + to_hex(writer) + " seqno " + std::to_string(seqno.value) + ": " + s.to_string());
+          };
+          // One batch: a catch-up chunk goes to the state at the state's speed and to the lanes
+          // through the engine's backlog; a live chunk of a few ops is applied op by op.
+          std::vector<std::pair<OrderKey, OpValue>> ops;
+          ops.reserve(records.size());
           for (const MirroredRecord& r : records) {
             auto op = decode_op(r.op_type, r.payload);
-            Status s = op.ok() ? raw->engine->apply(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
-            if (!s.ok()) raw->log("replica: writer " + to_hex(writer) + " seqno " + std::to_string(r.seqno.value) + ": " + s.to_string());
+            if (op.ok())
+              ops.emplace_back(OrderKey{r.ts, writer, r.seqno}, std::move(op.value()));
+            else
+              failed(r.seqno, op.status());
             raw->writer_state->observe_remote(r.ts);  // later local ops order after it
           }
+          (void)raw->engine->apply_batch(ops, [&](size_t i, const Status& s) { failed(ops[i].first.seqno, s); });
           raw->remote_applied += records.size();
+          if (raw->engine->lanes_backlog() > 0) raw->indexer_wake.notify_one();
         });
   }
   for (const WriterScan& scan : others) {
@@ -273,12 +291,18 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
   }
   // Started last: no early return above may leave a joinable thread behind.
-  impl->indexer = std::thread([engine = impl->engine, stop = &impl->indexer_stop] {
+  impl->indexer = std::thread([raw = impl.get(), engine = impl->engine] {
     pthread_setname_np(pthread_self(), "vasana.indexer");
     // Graph building is catch-up work: it yields the cores to writes and queries.
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-    while (!stop->load(std::memory_order_relaxed))
-      if (engine->background_step(64) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // 64 backlog memories a step: one write-lock hold of about 1-2 ms (replica/README.md).
+    while (!raw->indexer_stop.load(std::memory_order_relaxed)) {
+      if (engine->background_step(64) > 0) continue;
+      std::unique_lock<std::mutex> g(raw->indexer_mutex);
+      raw->indexer_wake.wait_for(g, std::chrono::milliseconds(20), [&] {
+        return raw->indexer_stop.load(std::memory_order_relaxed) || engine->lanes_backlog() > 0;
+      });
+    }
   });
   return std::unique_ptr<Node>(new Node(std::move(impl)));
 }
@@ -296,6 +320,7 @@ void Node::stop() {
   i.tailer.reset();
   i.writer_state.reset();
   i.indexer_stop.store(true);
+  i.indexer_wake.notify_one();
   if (i.indexer.joinable()) i.indexer.join();
   std::remove(i.options.dir.endpoint_path().c_str());
   if (i.system) {

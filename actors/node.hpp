@@ -54,9 +54,14 @@ class Node {
   NodeStatus status() const;
   // The peer endpoint as bound ("" when not serving peers); the metrics port (0: none).
   std::string sync_endpoint() const;
-  // Waits (at most timeout) until this node's recall sees writer's ops up to seqno; false on
-  // timeout. For benchmarks and tests that measure replication lag in-process.
+  // Waits (at most timeout) until writer's ops up to seqno are applied to this node's state;
+  // false on timeout. Ops applied op by op (live replication, own writes) are then seen by
+  // recall; those of a large catch-up batch are found by every lane once lanes_backlog() is 0.
+  // For benchmarks and tests that measure replication lag in-process.
   bool wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const;
+  // Memories applied in catch-up batches that the recall lanes have not indexed yet (the
+  // indexer thread works them off); 0 when recall sees every applied op. Cheap: no lock.
+  size_t lanes_backlog() const;
   uint16_t metrics_port() const;
 
   struct Impl;

@@ -30,6 +30,67 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
   return Status::Ok();
 }
 
+Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>& ops, const OpErrorFn& on_error) {
+  Status first = Status::Ok();
+  auto failed = [&](size_t i, const Status& s) {
+    if (first.ok()) first = s;
+    if (on_error) on_error(i, s);
+  };
+  if (ops.size() < kBatchDeferLanesFrom) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Status s = apply(ops[i].first, ops[i].second);
+      if (!s.ok()) failed(i, s);
+    }
+    return first;
+  }
+  std::vector<std::pair<size_t, Status>> failures;
+  for (size_t begin = 0; begin < ops.size(); begin += kBatchOpsPerHold) {
+    const size_t end = std::min(ops.size(), begin + kBatchOpsPerHold);
+    {
+      auto lock = lock_.write();
+      for (size_t i = begin; i < end; ++i) {
+        StateChange change;
+        Status s = state_.apply(ops[i].first, ops[i].second, &change);
+        if (s.ok())
+          backlog_.add(change);
+        else
+          failures.emplace_back(i, std::move(s));
+      }
+      backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
+    }
+    { std::lock_guard<std::mutex> g(applied_mutex_); }
+    applied_cv_.notify_all();
+    for (const auto& [i, s] : failures) failed(i, s);
+    failures.clear();
+  }
+  return first;
+}
+
+size_t RecallEngine::index_lane_backlog(size_t max_ids) {
+  if (lanes_backlog() == 0) return 0;
+  auto lock = lock_.write();
+  std::vector<MemoryId> ids;
+  bool triplets = false, corrections = false;
+  backlog_.take(max_ids, &ids, &triplets, &corrections);
+  // Each lane is touched by one thread (Lane::update's contract); the state is only read.
+  spread_->run(lanes_.size(), [&](size_t i) {
+    Lane& lane = *lanes_[i];
+    StateChange change;
+    for (const MemoryId& id : ids) {
+      change.memory = id;
+      lane.update(change, state_);
+    }
+    if (triplets || corrections) {
+      change = StateChange{};
+      change.triplets = triplets;
+      change.corrections = corrections;
+      lane.update(change, state_);
+    }
+  });
+  backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
+  return ids.size() + triplets + corrections;
+}
+
 bool RecallEngine::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
   auto done = [&] {
     auto lock = lock_.read();
@@ -70,6 +131,8 @@ void RecallEngine::rebuild_lanes(size_t threads) {
   for (size_t t = 1; t < std::max<size_t>(1, threads); ++t) helpers.emplace_back(work);
   work();
   for (auto& h : helpers) h.join();
+  backlog_.clear();
+  backlog_size_.store(0, std::memory_order_relaxed);
   { std::lock_guard<std::mutex> g(applied_mutex_); }
   applied_cv_.notify_all();
 }
@@ -80,13 +143,16 @@ void RecallEngine::warm() {
 }
 
 size_t RecallEngine::background_step(size_t max) {
+  // A memory missing from the lanes cannot be found at all; one missing from the semantic graph
+  // is still found in its realm's exact buffer. So the backlog goes first.
+  if (size_t done = index_lane_backlog(max)) return done;
   size_t done = 0;
   for (auto& lane : lanes_) done += lane->background_step(max);
   return done;
 }
 
 size_t RecallEngine::background_pending() const {
-  size_t n = 0;
+  size_t n = lanes_backlog();
   for (const auto& lane : lanes_) n += lane->background_pending();
   return n;
 }

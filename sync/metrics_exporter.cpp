@@ -52,6 +52,12 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                MetricType::Counter);
   add(remote, {}, static_cast<double>(s.applied_remote_ops));
 
+  MetricFamily backlog = family("vasana_lanes_backlog",
+                                "Memories applied to the replica in a catch-up batch and not yet indexed by the "
+                                "recall lanes (count; 0: recall sees every applied op).",
+                                MetricType::Gauge);
+  add(backlog, {}, static_cast<double>(s.lanes_backlog));
+
   MetricFamily up = family("vasana_peer_up",
                            "1 if a replication session with the peer is established (hello accepted both ways), "
                            "else 0.",
@@ -94,8 +100,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   for (const auto& [reason, count] : s.refused) add(refused, {{"reason", reason}}, static_cast<double>(count));
 
   std::vector<MetricFamily> out;
-  out.reserve(10);
-  for (MetricFamily* f : {&memories, &applied, &remote, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks,
+  out.reserve(11);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks,
                           &refused}) {
     out.push_back(std::move(*f));
   }

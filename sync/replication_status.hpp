@@ -45,6 +45,10 @@ struct NodeStatus {
   uint64_t memories = 0;        // live memories in the replica
   std::string digest;           // order-independent state digest, hex ("" when not computed: metrics)
   uint64_t applied_remote_ops = 0;  // ops of other writers applied since start
+  // Memories (plus triplet and correction flags) applied to the state in a catch-up batch and
+  // not yet indexed by the recall lanes (RecallEngine::lanes_backlog): until it is 0, recall may
+  // miss some applied memories. 0 when the lanes are level with the state.
+  uint64_t lanes_backlog = 0;
   std::vector<WriterApplied> writers;
   std::vector<PeerStatus> peers;
   // Peers refused at hello or on a link, by reason ("unknown key", "cluster id",

@@ -135,6 +135,7 @@ std::string status_to_json(const NodeStatus& s) {
   j["memories"] = s.memories;
   j["digest"] = s.digest;
   j["applied_remote_ops"] = s.applied_remote_ops;
+  j["lanes_backlog"] = s.lanes_backlog;
   json writers = json::array();
   for (const WriterApplied& w : s.writers) {
     writers.push_back({{"writer", w.writer}, {"applied_seqno", w.applied_seqno}, {"own", w.own}});
@@ -192,6 +193,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   top.u64("memories", &s.memories);
   top.str("digest", &s.digest);
   top.u64("applied_remote_ops", &s.applied_remote_ops);
+  top.u64("lanes_backlog", &s.lanes_backlog);
 
   if (const json* writers = top.array("writers")) {
     const std::string path = top.child("writers");
@@ -265,6 +267,8 @@ std::string status_to_text(const NodeStatus& s) {
   line("memories", std::to_string(s.memories));
   line("digest", s.digest);
   line("remote ops", std::to_string(s.applied_remote_ops) + " applied since start");
+  line("lane backlog", std::to_string(s.lanes_backlog) +
+                           (s.lanes_backlog == 0 ? " (recall sees every applied op)" : " memories not yet indexed by recall"));
 
   out += "\nwriters (" + std::to_string(s.writers.size()) + "), applied seqno\n";
   if (s.writers.empty()) out += "  none\n";

@@ -78,6 +78,7 @@ NodeStatus status_with_lag(uint64_t lag_ops, double lag_seconds, bool second_pee
   NodeStatus s;
   s.instance = "00000000000000aa";
   s.memories = 42;
+  s.lanes_backlog = lag_ops * 1000;  // a catch-up behind the lag, for the backlog gauge
   s.writers = {{"00000000000000aa", 10, true}, {"00000000000000bb", 980, false}};
   PeerStatus p;
   p.address = "tcp://127.0.0.1:7101";
@@ -125,6 +126,7 @@ TEST_CASE("a scrape of /metrics serves the lag gauges of the status as it is at 
   REQUIRE(first.find("vasana_replication_lag_ops{peer=\"tcp://127.0.0.1:7102\",writer=\"00000000000000bb\"} 10\n") !=
           std::string::npos);
   REQUIRE(first.find("vasana_memories 42\n") != std::string::npos);
+  REQUIRE(first.find("# TYPE vasana_lanes_backlog gauge\nvasana_lanes_backlog 20000\n") != std::string::npos);
   REQUIRE(calls == 1);
 
   // The node catches up and the second peer is removed from the configuration: the next scrape
@@ -142,6 +144,7 @@ TEST_CASE("a scrape of /metrics serves the lag gauges of the status as it is at 
   REQUIRE(second.find("vasana_replication_lag_seconds{peer=\"tcp://127.0.0.1:7101\",writer=\"00000000000000bb\"} "
                       "0.25\n") != std::string::npos);
   REQUIRE(second.find("tcp://127.0.0.1:7102") == std::string::npos);
+  REQUIRE(second.find("vasana_lanes_backlog 3000\n") != std::string::npos);
   REQUIRE(calls == 2);
 
   // The same port a second time: the listen fails and that is an IoError, not an exception.

@@ -20,6 +20,7 @@ NodeStatus sample_status() {
   s.memories = 1234;
   s.digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
   s.applied_remote_ops = 18446744073709551615ull;  // exact at the top of the range
+  s.lanes_backlog = 37;
   s.writers = {{"00000000000000aa", 500, true}, {"00000000000000bb", 980, false}};
   PeerStatus up;
   up.address = "tcp://127.0.0.1:7101";
@@ -43,6 +44,7 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
   REQUIRE(a.memories == b.memories);
   REQUIRE(a.digest == b.digest);
   REQUIRE(a.applied_remote_ops == b.applied_remote_ops);
+  REQUIRE(a.lanes_backlog == b.lanes_backlog);
   REQUIRE(a.writers.size() == b.writers.size());
   for (size_t i = 0; i < a.writers.size(); ++i) {
     REQUIRE(a.writers[i].writer == b.writers[i].writer);
@@ -88,7 +90,7 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
   INFO(json);
   REQUIRE(json.find('\n') == std::string::npos);
   for (const char* name : {"\"instance\"", "\"cluster\"", "\"vector_space\"", "\"memories\"", "\"digest\"",
-                           "\"applied_remote_ops\"", "\"writers\"", "\"peers\"", "\"refused\"", "\"address\"",
+                           "\"applied_remote_ops\"", "\"lanes_backlog\"", "\"writers\"", "\"peers\"", "\"refused\"", "\"address\"",
                            "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
                            "\"writer\""}) {
@@ -130,6 +132,7 @@ TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]")
   require_refused(replaced("\"memories\":1234", "\"memories\":\"1234\""), "field memories: expected an unsigned");
   require_refused(replaced("\"memories\":1234", "\"memories\":-3"), "field memories: expected a non-negative");
   require_refused(replaced("\"memories\":1234,", ""), "field memories is missing");
+  require_refused(replaced("\"lanes_backlog\":37", "\"lanes_backlog\":-1"), "field lanes_backlog: expected a non-negative");
   require_refused(replaced("\"lag_ops\":20", "\"lag_ops\":2.5"), "peers[0].writers[0].lag_ops");
   require_refused(replaced("\"up\":false", "\"up\":0"), "peers[1].up: expected true or false");
   require_refused(replaced("\"cluster id\":2", "\"cluster id\":\"2\""), "refused.cluster id");
@@ -141,6 +144,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   INFO(text);
   for (const char* expected :
        {"node          00000000000000aa\n", "cluster       prod-eu\n", "memories      1234\n",
+        "lane backlog  37 memories not yet indexed by recall\n",
         "digest        9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
         "  00000000000000aa  500  (own)\n", "  00000000000000bb  980\n",
         "  tcp://127.0.0.1:7101  up  instance 00000000000000bb  last heard 0.25 s ago  chunks 12 received, 1 refused\n",
@@ -155,6 +159,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   INFO(off);
   REQUIRE(off.find("cluster       (none: replication off)\n") != std::string::npos);
   REQUIRE(off.find("peers (0)\n  none configured\n") != std::string::npos);
+  REQUIRE(off.find("lane backlog  0 (recall sees every applied op)\n") != std::string::npos);
 }
 
 TEST_CASE("the Prometheus text of a status has every family with its labels and values", "[metrics]") {
@@ -164,6 +169,7 @@ TEST_CASE("the Prometheus text of a status has every family with its labels and 
            "# TYPE vasana_memories gauge\nvasana_memories 1234\n",
            "vasana_applied_seqno{writer=\"00000000000000bb\"} 980\n",
            "# TYPE vasana_applied_remote_ops_total counter\n",
+           "# TYPE vasana_lanes_backlog gauge\nvasana_lanes_backlog 37\n",
            "vasana_peer_up{peer=\"tcp://127.0.0.1:7101\"} 1\n",
            "vasana_peer_up{peer=\"tcp://10.1.2.3:7101\"} 0\n",
            "vasana_peer_last_heard_seconds{peer=\"tcp://127.0.0.1:7101\"} 0.25\n",

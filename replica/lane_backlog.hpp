@@ -1,0 +1,44 @@
+// What the lanes still have to index after a large batch was applied to the state only
+// (RecallEngine::apply_batch): the memories whose records changed, each once however many ops
+// touched it, in the order they were first touched, and whether triplets or corrections
+// changed. Lane updates are idempotent from the state (each lane compares what it indexed with
+// the record's current versions), so an id taken from here is simply brought up to date with
+// the state as it is when it is taken, whatever was applied to it meanwhile.
+//
+// Threading: none of its own; the recall engine guards it with its write lock.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <unordered_set>
+#include <vector>
+
+#include "replica/lane.hpp"
+
+namespace vasana {
+
+class LaneBacklog {
+ public:
+  // Records what change leaves for the lanes to do.
+  void add(const StateChange& change);
+  // Takes up to max memory ids, oldest first, and the triplet and correction flags (whatever
+  // max is): *out is what the lanes must now update.
+  void take(size_t max, std::vector<MemoryId>* ids, bool* triplets, bool* corrections);
+  void clear();
+  // Memory ids waiting, plus one for each flag set: 0 when the lanes are level with the state.
+  size_t size() const { return ids_.size() + triplets_ + corrections_; }
+  bool empty() const { return size() == 0; }
+
+ private:
+  struct Hash {
+    size_t operator()(const MemoryId& id) const {
+      return std::hash<uint64_t>()(id.instance.value * 0x9e3779b97f4a7c15ull ^ id.seqno.value);
+    }
+  };
+  std::deque<MemoryId> ids_;                     // first touched first
+  std::unordered_set<MemoryId, Hash> waiting_;   // the same ids, for deduplication
+  bool triplets_ = false;
+  bool corrections_ = false;
+};
+
+}  // namespace vasana
