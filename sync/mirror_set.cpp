@@ -129,8 +129,10 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   if (chunk.writer == own_) return d;
   Entry& e = entry(chunk.writer);
   // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
-  // live tail) is taken like any other, but a fetch still in flight keeps the claim until its
-  // own answer comes (then stale), so at most one fetch per writer is ever outstanding.
+  // live tail) is taken like any other; it releases the claim only when it is for the very
+  // position the fetch asked for (then the fetch's own answer will be stale). Otherwise a fetch
+  // still in flight keeps the claim until its answer comes, so pushes never let fetches pile up:
+  // at most one claim per writer, and at most one more answer on the way.
   if (e.claimed_by == session && chunk.segment == e.claimed.segment && chunk.offset == e.claimed.offset)
     e.claimed_by = 0;
   if (!e.failed.empty()) return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed);
