@@ -14,9 +14,11 @@
 //     ack). Once with the primary acknowledging from memory (appendonly no), once with
 //     appendonly yes + appendfsync always.
 //  3. Catch-up: a node holding M ops of its own (written with LogWriter directly) starts; an
-//     empty peer starts and the time until it has applied all M is measured. Then, with the
-//     nodes stopped, the same ops are verified, decoded and applied on this thread (state only,
-//     then state and every lane), to show where the catch-up time goes.
+//     empty peer starts and the time until it has applied all M to its state, then until its
+//     recall lanes are level too, is measured, while a client queries it every 20 ms (the
+//     recall latency an agent on that node sees meanwhile). Then, with the nodes stopped, the
+//     same ops are verified, decoded and applied on this thread (state only, then state and
+//     every lane), to show where the catch-up time goes.
 //
 // Prints figures; asserts nothing (machines here are shared and noisy).
 #include <arpa/inet.h>
@@ -320,6 +322,28 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
   auto nb = Node::start(member_options(*members, 1), logs.sink("b"));
   if (!nb.ok()) return fail(kExitFailed, "bench replication: node b: " + nb.status().message());
   const double b_ready = seconds_since(t0);
+  // Recall on b while it catches up, one query every 20 ms over its client endpoint: what an
+  // agent on that node sees meanwhile (each query waits for whatever holds the engine's lock).
+  std::atomic<bool> probe_stop{false};
+  std::vector<double> probe_us;
+  size_t probe_errors = 0;
+  std::thread probe([&] {
+    auto client = NodeClient::connect(nb.value()->endpoints().front());
+    if (!client.ok()) return;
+    SyntheticCorpus queries(7);
+    while (!probe_stop.load()) {
+      ClientRequest req;
+      req.kind = ClientRequest::Kind::recall;
+      const std::string text = queries.memory().text;
+      req.recall.text = text.substr(0, text.find(' ', text.find(' ') + 1));  // its first two words
+      req.recall.realms = {"realm0", "realm1"};
+      const int64_t q0 = now_ns();
+      auto r = client.value()->call(req, std::chrono::seconds(10));
+      if (r.ok() && r->kind == ClientResponse::Kind::recalled) probe_us.push_back(double(now_ns() - q0) / 1000.0);
+      else ++probe_errors;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
   // Polled (not waited on: a waiter on the engine wakes after every op it applies).
   uint64_t done = 0, last_done = 0;
   int64_t last_progress = now_ns(), last_print = now_ns();
@@ -369,6 +393,8 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
+  probe_stop.store(true);
+  probe.join();
   const double rss = rss_mib();
   if (!finished) {
     logs.dump();
@@ -388,6 +414,10 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
                   backlog_at_state, lanes_level_s, double(m) / lanes_level_s,
                   double(m) / std::max(1e-9, lanes_level_s - first_s));
   }
+  std::printf("  recall on b meanwhile (one query every 20 ms): %zu answered, %zu failed; latency p50 %.0f us, p99 %.0f "
+              "us, max %.0f us\n",
+              probe_us.size(), probe_errors, pct(probe_us, 0.5), pct(probe_us, 0.99),
+              probe_us.empty() ? 0.0 : *std::max_element(probe_us.begin(), probe_us.end()));
   std::printf("  resident memory of this process with both nodes: %.0f MiB\n", rss);
   std::fflush(stdout);
   nb.value()->stop();
