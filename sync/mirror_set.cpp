@@ -40,7 +40,6 @@ void MirrorSet::sync_loop() {
   struct Work {
     InstanceId writer;
     std::optional<WriterMirror::SyncPoint> point;
-    uint64_t round = 0;  // written_rounds_ when it was taken
     Status status = Status::Ok();
   };
   std::unique_lock<std::mutex> g(mutex_);
@@ -48,11 +47,11 @@ void MirrorSet::sync_loop() {
     sync_wanted_.wait(g, [&] { return stopping_ || !dirty_.empty(); });
     if (dirty_.empty()) return;  // stopping, and nothing left unsynced
     std::vector<Work> work;
-    const uint64_t round = written_rounds_;
+    const uint64_t round = written_rounds_;  // every delivery so far is in this round
     for (InstanceId w : dirty_) {
       Entry& e = entries_[w];
       e.dirty = false;
-      work.push_back(Work{w, e.mirror->sync_point(), round});
+      work.push_back(Work{w, e.mirror->sync_point()});
     }
     dirty_.clear();
     // The fdatasyncs, outside the mutex: deliveries (and their applying) go on meanwhile, and
