@@ -91,6 +91,9 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (replicator) replicator->fill_status(&st);
+  if (tailer) {
+    for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));
+  }
   return st;
 }
 

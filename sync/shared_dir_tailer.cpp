@@ -1,9 +1,14 @@
 #include "sync/shared_dir_tailer.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <system_error>
 
+#include "store/data_dir.hpp"
+#include "store/file_io.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/little_endian.hpp"
 #include "store/segment_format.hpp"
 #include "store/writer_dirs.hpp"
 #include "sync/peer_server.hpp"
@@ -75,6 +80,10 @@ bool SharedDirTailer::pass() {
     const DataDir dir{sib.string()};
     auto writers = list_writer_dirs(dir, nullptr);
     if (!writers.ok()) continue;
+    {
+      std::lock_guard<std::mutex> g(seen_mutex_);
+      seen_[sib.string()].listed = std::chrono::steady_clock::now();
+    }
     std::vector<StreamHead> heads;
     std::map<InstanceId, StreamHead> by_writer;
     for (const WriterDir& w : *writers) {
@@ -93,16 +102,107 @@ bool SharedDirTailer::pass() {
       }
       if (d->refused) {
         refused_++;
+        {
+          std::lock_guard<std::mutex> g(seen_mutex_);
+          seen_[sib.string()].refused++;
+        }
         log_("shared directory " + sib.string() + ": refused bad bytes: " + d->problem);
         continue;
       }
       if (d->bytes > 0) {
         chunks_++;
+        {
+          std::lock_guard<std::mutex> g(seen_mutex_);
+          seen_[sib.string()].chunks++;
+        }
         progress = true;
       }
     }
   }
   return progress;
+}
+
+namespace {
+
+// The last record in bytes (a segment file's content from offset, header skipped at 0): its
+// seqno and timestamp, walking the frames' lengths only (no checks: an operator's figure).
+struct LastRecord {
+  bool found = false;
+  Seqno seqno;
+  Hlc ts;
+};
+
+LastRecord last_record(const std::string& bytes, uint64_t offset) {
+  LastRecord out;
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  uint64_t at = 0;
+  if (offset == 0) {
+    if (bytes.size() < 12) return out;
+    at = get_u16(p + 10);  // header_len
+  }
+  while (at + kRecordFrameBytes + 16 <= bytes.size()) {
+    const uint32_t len = get_u32(p + at);
+    if (len == kTrailerMarker || len > kMaxRecordBody || at + kRecordFrameBytes + len > bytes.size()) break;
+    out.found = true;
+    out.seqno = Seqno(get_u64(p + at + kRecordFrameBytes));
+    out.ts = Hlc(get_u64(p + at + kRecordFrameBytes + 8));
+    at += kRecordFrameBytes + len;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, InstanceId own) const {
+  std::map<std::string, Seen> seen;
+  {
+    std::lock_guard<std::mutex> g(seen_mutex_);
+    seen = seen_;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t now_ms = system_wall_ms();
+  std::vector<PeerStatus> out;
+  for (const auto& [path, s] : seen) {
+    PeerStatus p;
+    p.address = path;
+    p.chunks_received = s.chunks;
+    p.chunks_refused = s.refused;
+    p.last_heard_s = std::chrono::duration<double>(now - s.listed).count();
+    p.up = p.last_heard_s <= std::max(1.0, 10 * std::chrono::duration<double>(poll_).count());
+    const DataDir dir{path};
+    if (auto id = load_identity(dir); id.ok()) p.instance = to_hex(id->instance);
+    auto writers = list_writer_dirs(dir, nullptr);
+    if (writers.ok()) {
+      for (const WriterDir& w : *writers) {
+        if (w.instance == own) continue;
+        auto theirs = head_from_files(w.path, w.instance);
+        if (!theirs) continue;
+        WriterLag l;
+        l.writer = to_hex(w.instance);
+        const auto mine = heads.get(w.instance);
+        l.applied_seqno = mine ? mine->last_seqno.value : 0;
+        l.peer_seqno = l.applied_seqno;
+        const bool level = mine && (mine->segment > theirs->segment ||
+                                    (mine->segment == theirs->segment && mine->segment_bytes >= theirs->segment_bytes));
+        if (!level) {
+          const uint64_t from = mine && mine->segment == theirs->segment ? mine->segment_bytes : 0;
+          const std::string file = w.path + "/" + segment_file_name(theirs->segment);
+          std::string bytes;
+          if (auto whole = read_whole_file(file); whole.ok() && whole->size() > from) bytes = whole->substr(from);
+          const LastRecord last = last_record(bytes, from);
+          if (last.found && last.seqno.value > l.applied_seqno) {
+            l.peer_seqno = last.seqno.value;
+            l.lag_ops = l.peer_seqno - l.applied_seqno;
+            const uint64_t ts = last.ts.physical_ms();
+            l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
+          }
+        }
+        p.writers.push_back(l);
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace vasana

@@ -17,11 +17,16 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sync/mirror_set.hpp"
+#include "sync/replication_status.hpp"
+#include "sync/stream_heads.hpp"
 
 namespace vasana {
 
@@ -37,6 +42,14 @@ class SharedDirTailer {
   uint64_t chunks() const { return chunks_.load(); }
   uint64_t refused() const { return refused_.load(); }
 
+  // Each sibling as a peer for `vasana status` and the metrics (address: its data directory;
+  // instance: its writer): up while the last pass could list its writers, when that was, the
+  // chunks taken from it and refused, and per writer (not own) how far its files reach beyond
+  // this node's durable copy (heads): peer_seqno and the newest op's time are read from the
+  // records past that point in its newest segment file (not verified: figures for an operator,
+  // never applied). Reads files: for status requests and scrapes, not for a hot path.
+  std::vector<PeerStatus> status(const StreamHeads& heads, InstanceId own) const;
+
  private:
   SharedDirTailer() = default;
   void run();
@@ -50,6 +63,12 @@ class SharedDirTailer {
   LogFn log_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> chunks_{0}, refused_{0};
+  struct Seen {
+    std::chrono::steady_clock::time_point listed{};  // the last pass that listed its writers
+    uint64_t chunks = 0, refused = 0;
+  };
+  mutable std::mutex seen_mutex_;
+  std::map<std::string, Seen> seen_;  // by sibling data directory; guarded by seen_mutex_
   std::thread thread_;
 };
 
