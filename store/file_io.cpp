@@ -65,7 +65,9 @@ FileSystem& posix_file_system() {
   return fs;
 }
 
-Result<std::string> read_whole_file(const std::string& path) {
+Result<std::string> read_whole_file(const std::string& path) { return read_file_from(path, 0); }
+
+Result<std::string> read_file_from(const std::string& path, uint64_t offset) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(path + " does not exist");
@@ -73,7 +75,12 @@ Result<std::string> read_whole_file(const std::string& path) {
   }
   std::string out;
   struct stat st{};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && uint64_t(st.st_size) > offset) out.reserve(static_cast<size_t>(uint64_t(st.st_size) - offset));
+  if (offset > 0 && ::lseek(fd, off_t(offset), SEEK_SET) < 0) {
+    Status s = errno_status("seek", path);
+    ::close(fd);
+    return s;
+  }
   char buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);

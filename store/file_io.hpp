@@ -37,6 +37,8 @@ FileSystem& posix_file_system();
 
 // Whole-file helpers for recovery, verification and small metadata files.
 Result<std::string> read_whole_file(const std::string& path);
+// The file's bytes from offset to its end ("" when offset is at or past the end).
+Result<std::string> read_file_from(const std::string& path, uint64_t offset);
 // Writes path atomically: temporary file, fsync, rename, fsync of the directory.
 Status write_file_atomically(const std::string& path, std::string_view data);
 // Cuts path to size bytes and fsyncs it.

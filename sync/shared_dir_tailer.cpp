@@ -187,9 +187,8 @@ std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, Instan
         if (!level) {
           const uint64_t from = mine && mine->segment == theirs->segment ? mine->segment_bytes : 0;
           const std::string file = w.path + "/" + segment_file_name(theirs->segment);
-          std::string bytes;
-          if (auto whole = read_whole_file(file); whole.ok() && whole->size() > from) bytes = whole->substr(from);
-          const LastRecord last = last_record(bytes, from);
+          auto tail = read_file_from(file, from);
+          const LastRecord last = last_record(tail.ok() ? *tail : std::string(), from);
           if (last.found && last.seqno.value > l.applied_seqno) {
             l.peer_seqno = last.seqno.value;
             l.lag_ops = l.peer_seqno - l.applied_seqno;
