@@ -10,6 +10,7 @@
 #include "replica/lane_registry.hpp"
 #include "replica/recall_engine.hpp"
 #include "tests/replica/op_workload.hpp"
+#include "tests/replica/recall_compare.hpp"
 
 namespace vasana {
 
@@ -168,36 +169,18 @@ TEST_CASE("large batches with their backlog drained recall exactly what op-by-op
 
   const std::vector<const char*> texts = {"deploy cluster", "retry budget", "schema owner latency", "staging",
                                           "owner uses schema", "latency 42"};
+  const auto queries = each_lane_queries(per_op, texts, /*with_windows=*/true);
   auto compare = [&](bool expect_equal) {
     bool all_equal = true;
-    for (const char* text : texts) {
-      std::vector<std::vector<std::string>> runs;
-      for (const auto& n : per_op.lane_names()) runs.push_back({n});
-      runs.push_back({});
-      for (const auto& lanes : runs) {
-        for (bool windowed : {false, true}) {
-          RecallRequest r;
-          r.text = text;
-          r.scope = QueryScope{{"work", "home"}, 5000, false};
-          r.limit = 20;
-          r.lanes = lanes;
-          r.now_ms = 5000;
-          if (windowed) {
-            r.window_from_ms = 1100;
-            r.window_to_ms = 1400;
-          }
-          auto a = per_op.recall(r), b = batched.recall(r);
-          REQUIRE(a.ok());
-          REQUIRE(b.ok());
-          bool equal = a->hits.size() == b->hits.size();
-          for (size_t i = 0; equal && i < a->hits.size(); ++i)
-            equal = a->hits[i].id == b->hits[i].id && a->hits[i].score == Approx(b->hits[i].score);
-          all_equal = all_equal && equal;
-          if (expect_equal) {
-            CAPTURE(text, lanes, windowed);
-            CHECK(equal);
-          }
-        }
+    for (const RecallRequest& r : queries) {
+      auto a = per_op.recall(r), b = batched.recall(r);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      const bool equal = same_hits(*a, *b);
+      all_equal = all_equal && equal;
+      if (expect_equal) {
+        CAPTURE(r.text, r.lanes, r.window_from_ms.has_value());
+        CHECK(equal);
       }
     }
     return all_equal;

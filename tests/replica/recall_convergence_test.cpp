@@ -5,6 +5,7 @@
 #include "replica/lane_registry.hpp"
 #include "replica/recall_engine.hpp"
 #include "tests/replica/op_workload.hpp"
+#include "tests/replica/recall_compare.hpp"
 
 namespace vasana {
 
@@ -30,27 +31,13 @@ TEST_CASE("replicas that applied the same ops in any per-writer order return the
       other.rebuild_lanes(2);
     }
     REQUIRE(other.digest() == first.digest());
-    for (const char* text : {"deploy cluster", "retry budget", "schema owner latency", "staging"}) {
-      std::vector<std::vector<std::string>> runs;
-      for (const auto& n : first.lane_names()) runs.push_back({n});
-      runs.push_back({});
-      for (const auto& lanes : runs) {
-        RecallRequest r;
-        r.text = text;
-        r.scope = QueryScope{{"work", "home"}, 5000, false};
-        r.limit = 20;
-        r.lanes = lanes;
-        r.now_ms = 5000;
-        auto a = first.recall(r), b = other.recall(r);
-        REQUIRE(a.ok());
-        REQUIRE(b.ok());
-        CAPTURE(text, lanes);
-        REQUIRE(a->hits.size() == b->hits.size());
-        for (size_t i = 0; i < a->hits.size(); ++i) {
-          CHECK(a->hits[i].id == b->hits[i].id);
-          CHECK(a->hits[i].score == Approx(b->hits[i].score));
-        }
-      }
+    for (const RecallRequest& r : each_lane_queries(first, {"deploy cluster", "retry budget", "schema owner latency", "staging"},
+                                                    /*with_windows=*/false)) {
+      auto a = first.recall(r), b = other.recall(r);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      CAPTURE(r.text, r.lanes);
+      CHECK(same_hits(*a, *b));
     }
   }
 }
