@@ -298,9 +298,10 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     pthread_setname_np(pthread_self(), "vasana.indexer");
     // Graph building is catch-up work: it yields the cores to writes and queries.
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-    // 64 backlog memories a step: one write-lock hold of about 1-2 ms (replica/README.md).
+    // kBackgroundStepIds backlog memories a step: one write-lock hold of about 1 ms
+    // (replica/README.md).
     while (!raw->indexer_stop.load(std::memory_order_relaxed)) {
-      if (engine->background_step(64) > 0) continue;
+      if (engine->background_step(kBackgroundStepIds) > 0) continue;
       std::unique_lock<std::mutex> g(raw->indexer_mutex);
       raw->indexer_wake.wait_for(g, std::chrono::milliseconds(20), [&] {
         return raw->indexer_stop.load(std::memory_order_relaxed) || engine->lanes_backlog() > 0;

@@ -275,7 +275,8 @@ uint64_t dir_bytes(const std::string& path) {
   return total;
 }
 
-int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
+// probe_ms: the pause between two recall queries on the catching-up node; 0: no queries.
+int run_catchup(const std::string& root, size_t m, size_t probe_ms, LogBuffer& logs) {
   std::printf("\ncatch-up: a node holding %zu ops of its own starts; an empty peer starts and fetches and applies "
               "them all\n",
               m);
@@ -322,12 +323,13 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
   auto nb = Node::start(member_options(*members, 1), logs.sink("b"));
   if (!nb.ok()) return fail(kExitFailed, "bench replication: node b: " + nb.status().message());
   const double b_ready = seconds_since(t0);
-  // Recall on b while it catches up, one query every 20 ms over its client endpoint: what an
+  // Recall on b while it catches up, one query every probe_ms over its client endpoint: what an
   // agent on that node sees meanwhile (each query waits for whatever holds the engine's lock).
   std::atomic<bool> probe_stop{false};
   std::vector<double> probe_us;
   size_t probe_errors = 0;
   std::thread probe([&] {
+    if (probe_ms == 0) return;
     auto client = NodeClient::connect(nb.value()->endpoints().front());
     if (!client.ok()) return;
     SyntheticCorpus queries(7);
@@ -341,7 +343,7 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
       auto r = client.value()->call(req, std::chrono::seconds(10));
       if (r.ok() && r->kind == ClientResponse::Kind::recalled) probe_us.push_back(double(now_ns() - q0) / 1000.0);
       else ++probe_errors;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(probe_ms));
     }
   });
   // Polled (not waited on: a waiter on the engine wakes after every op it applies).
@@ -414,10 +416,11 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
                   backlog_at_state, lanes_level_s, double(m) / lanes_level_s,
                   double(m) / std::max(1e-9, lanes_level_s - first_s));
   }
-  std::printf("  recall on b meanwhile (one query every 20 ms): %zu answered, %zu failed; latency p50 %.0f us, p99 %.0f "
-              "us, max %.0f us\n",
-              probe_us.size(), probe_errors, pct(probe_us, 0.5), pct(probe_us, 0.99),
-              probe_us.empty() ? 0.0 : *std::max_element(probe_us.begin(), probe_us.end()));
+  if (probe_ms > 0)
+    std::printf("  recall on b meanwhile (one query, then a %zu ms pause): %zu answered, %zu failed; latency p50 %.0f us,\n"
+                "  p99 %.0f us, max %.0f us\n",
+                probe_ms, probe_us.size(), probe_errors, pct(probe_us, 0.5), pct(probe_us, 0.99),
+                probe_us.empty() ? 0.0 : *std::max_element(probe_us.begin(), probe_us.end()));
   std::printf("  resident memory of this process with both nodes: %.0f MiB\n", rss);
   std::fflush(stdout);
   nb.value()->stop();
@@ -498,16 +501,17 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
     t0 = now_ns();
     for (;;) {
       const int64_t h = now_ns();
-      if (engine->index_lane_backlog(64) == 0) break;
+      if (engine->index_lane_backlog(kBackgroundStepIds) == 0) break;
       holds.push_back(double(now_ns() - h) / 1000.0);
     }
     drained_s = seconds_since(t0);
     std::printf("    apply in chunk-sized batches (%zu ops each), state only:   %8.1f s  %9.0f ops/s\n", chunk,
                 batched_s, double(m) / batched_s);
     const size_t over_5ms = size_t(std::count_if(holds.begin(), holds.end(), [](double us) { return us > 5000; }));
-    std::printf("    then the lane backlog (%zu memories), 64 a write-lock hold: %8.1f s  %9.0f memories/s\n"
+    std::printf("    then the lane backlog (%zu memories), %zu a write-lock hold: %8.1f s  %9.0f memories/s\n"
                 "      (hold p50 %.0f us, p99 %.0f us, max %.0f us, %zu of %zu holds over 5 ms); both: %.0f ops/s\n",
-                backlog, drained_s, double(backlog) / std::max(1e-9, drained_s), pct(holds, 0.5), pct(holds, 0.99),
+                backlog, kBackgroundStepIds, drained_s, double(backlog) / std::max(1e-9, drained_s), pct(holds, 0.5),
+                pct(holds, 0.99),
                 holds.empty() ? 0.0 : *std::max_element(holds.begin(), holds.end()), over_5ms, holds.size(),
                 double(m) / (batched_s + drained_s));
     std::fflush(stdout);
@@ -523,7 +527,7 @@ int run_catchup(const std::string& root, size_t m, LogBuffer& logs) {
     std::thread indexer([&] {
       (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
       while (!stop.load(std::memory_order_relaxed)) {
-        const size_t n = engine->background_step(64);
+        const size_t n = engine->background_step(kBackgroundStepIds);
         moved += n;
         if (n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
@@ -594,7 +598,7 @@ std::vector<double> parse_rates(const std::string& text, bool* ok) {
 }  // namespace
 
 int cmd_bench_replication(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes"},
+  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms"},
                          {"skip-redis", "skip-catchup", "keep"});
   if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
   double seconds = 4;
@@ -616,6 +620,13 @@ int cmd_bench_replication(const Words& words) {
     const long n = std::atol(r->c_str());
     if (n <= 0) return fail(kExitUsage, "bench replication: --realm-writes takes a count such as 1000");
     realm_writes = size_t(n);
+  }
+  size_t probe_ms = 20;
+  if (auto p = args->get("probe-ms")) {
+    const long n = std::atol(p->c_str());
+    if (n < 0 || n > 60000 || (n == 0 && *p != "0"))
+      return fail(kExitUsage, "bench replication: --probe-ms takes milliseconds from 0 (no queries) to 60000");
+    probe_ms = size_t(n);
   }
   const std::string parent = args->get("dir").value_or("/tmp");
   std::string tmpl = parent + "/vasana-bench-repl-XXXXXX";
@@ -727,7 +738,7 @@ int cmd_bench_replication(const Words& words) {
   std::fflush(stdout);
 
   int rc = kExitOk;
-  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, logs);
+  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, logs);
   cleanup();
   return rc;
 }

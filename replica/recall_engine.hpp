@@ -15,7 +15,8 @@
 // kBatchOpsPerHold ops per write-lock hold, and what the lanes still have to index goes into the
 // lane backlog (replica/lane_backlog.hpp, guarded by the write lock): applying runs at the state's
 // speed, not the lanes'. background_step() works the backlog off first, one write-lock hold of at
-// most max memory ids per call (every lane brought up to date for them, the lanes side by side),
+// most max memory ids per call (every lane brought up to date for them, one lane after another
+// on the caller's thread),
 // and only when it is empty runs the lanes' deferred index work (the semantic lane's graph
 // insertions) outside that lock. Until the backlog is empty a memory may be in the state and not
 // yet findable by a lane; what is shown is still decided by admit() on the state, so a deleted or
@@ -58,6 +59,10 @@ inline constexpr size_t kBatchDeferLanesFrom = 256;
 // apply_batch: ops applied to the state per write-lock hold of a large batch (about 0.4 ms at
 // the state's 2.6M ops/s), so queries are not held up by a whole catch-up chunk.
 inline constexpr size_t kBatchOpsPerHold = 1024;
+// background_step: backlog memories a background indexer brings every lane up to date for per
+// write-lock hold (about 28 us a memory with every lane on one thread: 0.8 ms a hold at the
+// median, 1.5 ms at p99, `vasana bench replication` on this 2-core machine).
+inline constexpr size_t kBackgroundStepIds = 32;
 
 struct RecallRequest {
   std::string text;
@@ -121,10 +126,11 @@ class RecallEngine {
   // insertions, outside the write lock). Safe beside apply(), apply_batch() and recall().
   size_t background_step(size_t max);
   // Takes the write lock once and brings every lane up to date with the state for at most
-  // max_ids memories of the backlog (oldest first; the lanes side by side on the engine's
-  // helper threads) and for the triplets and corrections if they changed. About 21 µs a memory
-  // on this 2-core machine (48k memories/s, `vasana bench replication`): 64 ids hold the lock
-  // for 1.3 ms at the median, 2.4 ms at p99. Returns the ids done, plus one per flag.
+  // max_ids memories of the backlog (oldest first; the lanes one after another on the calling
+  // thread, which is meant to be a low-priority one: the engine's helper threads run at normal
+  // priority and would compete with applying and queries) and for the triplets and corrections
+  // if they changed. Returns the ids done, plus one per flag. Hold times for
+  // kBackgroundStepIds: replica/README.md.
   size_t index_lane_backlog(size_t max_ids);
   // Memory ids (plus triplet and correction flags) the lanes have not indexed yet: 0 when every
   // lane is level with the state. Lock-free.
