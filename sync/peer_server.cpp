@@ -229,7 +229,7 @@ void PeerServer::run() {
           continue;
         }
         const bool fresh = known == i.peers.end();
-        i.peers[got->routing_id] = Impl::Peer{m.hello.instance, Clock::now()};
+        i.peers[got->routing_id] = Impl::Peer{m.hello.instance, Clock::now(), {}};
         if (fresh) i.log("peer: " + to_hex(m.hello.instance) + " connected");
         send_peer(sock, peer_hello(i.ours), &got->routing_id);
         advert_to(got->routing_id);
