@@ -1,6 +1,7 @@
 #include "replica/vector_index.hpp"
 
 #include "replica/fair_rw_lock.hpp"
+#include "replica/int8_codes.hpp"
 
 // The one translation unit that includes hnswlib: its header defines non-inline functions.
 #include <hnswlib/hnswlib.h>
@@ -22,6 +23,9 @@ enum class GraphCopy : uint8_t { none, live, deleted };  // the slot's label in 
 bool better(const VectorHit& a, const VectorHit& b) {
   return a.similarity != b.similarity ? a.similarity > b.similarity : a.slot < b.slot;
 }
+
+// A buffer of more rows than this is ranked by its int8 codes first (see scan_buffer).
+constexpr size_t kCodedFromRows = 4096;
 
 std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
   if (hits.size() > k) {
@@ -67,13 +71,24 @@ struct VectorIndex::Impl {
     buffer_pos.resize(size_t(slot) + 1, 0);
   }
 
-  // Row i of the buffer: the vector of buffer_slots[i].
+  // Row i of the buffer: the vector of buffer_slots[i], and its int8 code.
   float* row(size_t i) const { return blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
+  int8_t* code(size_t i) const { return code_blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
+
+  // Writes v into buffer row i, with its code.
+  void set_row(size_t i, const float* v) {
+    std::copy(v, v + dim, row(i));
+    scales[i] = quantize_int8(v, dim, code(i));
+  }
 
   void buffer_append(uint32_t slot, const float* v) {
     const size_t i = buffer_slots.size();
-    if (i / kBlockRows == blocks.size()) blocks.emplace_back(new float[kBlockRows * dim]);
-    std::copy(v, v + dim, row(i));
+    if (i / kBlockRows == blocks.size()) {
+      blocks.emplace_back(new float[kBlockRows * dim]);
+      code_blocks.emplace_back(new int8_t[kBlockRows * dim]);
+    }
+    scales.push_back(0);
+    set_row(i, v);
     buffer_pos[slot] = static_cast<uint32_t>(i);
     buffer_slots.push_back(slot);
   }
@@ -87,10 +102,57 @@ struct VectorIndex::Impl {
       buffer_slots[pos] = moved;
       buffer_pos[moved] = pos;
       std::copy(row(last), row(last) + dim, row(pos));
+      std::copy(code(last), code(last) + dim, code(pos));
+      scales[pos] = scales[last];
     }
     buffer_slots.pop_back();
+    scales.pop_back();
     // Keep one spare block, so a buffer hovering at a block boundary does not reallocate.
-    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) blocks.pop_back();
+    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) {
+      blocks.pop_back();
+      code_blocks.pop_back();
+    }
+  }
+
+  // Appends to hits the buffer's best k for query (unit length), each with its exact similarity
+  // (buffer_lock held, shared or not). A small buffer is compared exactly, row by row. A larger
+  // one is ranked by the rows' int8 codes against the query's (a quarter of the bytes to read:
+  // at a million buffered vectors of 384 dimensions, 0.4 GB instead of 1.5 GB a query); the best
+  // max(4k, k + 64) by that estimate (ties by slot) are then compared exactly. The estimate is
+  // off by a few thousandths, so a vector of the exact best k falls outside that many candidates
+  // only when thousands of others are within that distance of it.
+  void scan_buffer(const float* query, size_t k, std::vector<VectorHit>* hits) const {
+    const size_t n = buffer_slots.size();
+    if (n <= kCodedFromRows || n <= k) {
+      for (size_t i = 0; i < n; ++i) hits->push_back({buffer_slots[i], similarity(query, row(i))});
+      return;
+    }
+    std::vector<int8_t> q(dim);
+    (void)quantize_int8(query, dim, q.data());  // its scale is the same for every row: left out
+    const size_t want = std::min(n, std::max(4 * k, k + 64));
+    struct Estimate {
+      float score;
+      uint32_t slot;
+      uint32_t row;
+    };
+    // A heap of the best `want` so far, ordered by `ahead` (a ranks before b): its front is the
+    // worst of them.
+    auto ahead = [](const Estimate& a, const Estimate& b) {
+      return a.score != b.score ? a.score > b.score : a.slot < b.slot;
+    };
+    std::vector<Estimate> heap;
+    heap.reserve(want + 1);
+    for (size_t i = 0; i < n; ++i) {
+      const Estimate e{float(dot_int8(q.data(), code(i), dim)) * scales[i], buffer_slots[i], uint32_t(i)};
+      if (heap.size() == want) {
+        if (!ahead(e, heap.front())) continue;  // no better than the worst kept
+        std::pop_heap(heap.begin(), heap.end(), ahead);
+        heap.pop_back();
+      }
+      heap.push_back(e);
+      std::push_heap(heap.begin(), heap.end(), ahead);
+    }
+    for (const Estimate& e : heap) hits->push_back({e.slot, similarity(query, row(e.row))});
   }
 
   // The slot's graph copy no longer holds its current vector (put again, or removed): searches
@@ -149,6 +211,8 @@ struct VectorIndex::Impl {
   std::vector<uint32_t> buffer_pos; // by slot: index in buffer_slots, when buffered
   std::vector<uint32_t> buffer_slots;
   std::vector<std::unique_ptr<float[]>> blocks;  // the rows of the buffer, kBlockRows each
+  std::vector<std::unique_ptr<int8_t[]>> code_blocks;  // their int8 codes, block for block
+  std::vector<float> scales;        // by buffer row: its code's scale
   size_t held = 0;
 };
 
@@ -167,7 +231,7 @@ Status VectorIndex::put(uint32_t slot, const std::vector<float>& v) {
   ++s.version[slot];
   switch (s.where[slot]) {
     case Where::buffered:
-      std::copy(v.begin(), v.end(), s.row(s.buffer_pos[slot]));
+      s.set_row(s.buffer_pos[slot], v.data());
       return Status::Ok();
     case Where::graphed:
       s.queue_unlink(slot);  // the new vector replaces the graph copy in place when drained
@@ -305,8 +369,7 @@ std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
     found = s.graph->searchKnn(query, k + stale);  // deleted points are never returned
   }
   auto buffered = s.buffer_lock.read();
-  hits.reserve(s.buffer_slots.size() + found.size());
-  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
+  s.scan_buffer(query, k, &hits);
   while (!found.empty()) {
     const auto [distance, label] = found.top();
     found.pop();

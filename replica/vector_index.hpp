@@ -2,8 +2,11 @@
 // (the caller maps slots to memory ids), ranked by inner product = cosine similarity.
 //
 // Two parts (DESIGN.md "Recall": ingest is not bounded by index building):
-// - a small exact buffer: put() only copies the vector there, so it is searchable at once, by
-//   brute force;
+// - an exact buffer: put() only copies the vector there (and its int8 code,
+//   replica/int8_codes.hpp: a quarter more memory while buffered), so it is searchable at once,
+//   by brute force. Up to 4096 rows every row is compared exactly; a larger buffer (a node
+//   catching up, or just started, while the graph builds behind) is ranked by the codes first
+//   and only the best max(4k, k + 64) are compared exactly, reading a quarter of the bytes;
 // - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
 //   a larger k raises ef to k). index_pending() moves buffered vectors into the graph; a
 //   background thread calls it in small batches.
@@ -94,8 +97,8 @@ class VectorIndex {
   Result<size_t> index_pending(size_t max);
 
   // At most k held slots, best first (ties by slot). query is dim() floats, unit length. The
-  // buffer is searched exactly, the graph (when there is one) approximately
-  // (ef = max(ef_search, k)).
+  // buffer is searched exactly (a large one through its codes first, see above), the graph
+  // (when there is one) approximately (ef = max(ef_search, k)). Similarities are always exact.
   std::vector<VectorHit> search(const float* query, size_t k) const;
   // Exact: the best k of every held slot, buffered or in the graph. O(size() * dim).
   std::vector<VectorHit> search_exact(const float* query, size_t k) const;

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "replica/hash_embedder.hpp"
 #include "replica/vector_index.hpp"
 
 namespace vasana {
@@ -266,6 +267,60 @@ TEST_CASE("exact search ranks every held slot, buffered or in the graph", "[sema
     CHECK(hits[0].similarity == Approx(1.0f).margin(1e-5));
   }
   CHECK(index.search_exact(vs[0].data(), 0).empty());
+}
+
+// The embedder's vectors of short texts over a small vocabulary: many near neighbours, as a
+// large realm of one topic has.
+std::vector<std::vector<float>> embedded_texts(size_t n, uint32_t seed) {
+  static const char* const words[] = {"agent", "memory", "replica", "segment", "vector", "graph", "query",
+                                      "node",  "peer",   "write",   "recall",  "merge",  "clock", "lane",
+                                      "index", "store",  "chunk",   "lag",     "seal",   "hash"};
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(0, 19), len(2, 6);
+  HashEmbedder embedder;
+  std::vector<std::vector<float>> out;
+  while (out.size() < n) {
+    std::string text;
+    for (int w = len(rng); w > 0; --w) text += std::string(words[pick(rng)]) + " ";
+    text += std::to_string(out.size() % 97);  // a rarer word, so exact duplicates are few
+    out.push_back(embedder.embed(text).value());
+  }
+  return out;
+}
+
+TEST_CASE("a large buffer, ranked by its int8 codes first, answers exactly as the exact search does",
+          "[semantic]") {
+  const auto vs = embedded_texts(6000, 3);  // above the 4096 rows from which codes rank first
+  VectorIndex index(kHashDim);
+  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+  REQUIRE(index.pending() == vs.size());
+  const auto queries = embedded_texts(60, 99);
+  size_t compared = 0;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    for (size_t k : {size_t(1), size_t(10), size_t(100)}) {
+      const auto got = index.search(queries[qi].data(), k);
+      const auto want = index.search_exact(queries[qi].data(), k);
+      REQUIRE(got.size() == k);
+      REQUIRE(want.size() == k);
+      for (size_t i = 0; i < k; ++i) {
+        INFO("query " << qi << " k " << k << " rank " << i);
+        CHECK(got[i].slot == want[i].slot);
+        CHECK(got[i].similarity == want[i].similarity);
+      }
+      compared += k;
+    }
+  }
+  CHECK(compared == 60 * 111);
+  // A held vector finds itself first; once removed or replaced, never again.
+  for (uint32_t slot : {0u, 2999u, 5999u}) {
+    CHECK(top(index, vs[slot]) == slot);
+    CHECK(index.search(vs[slot].data(), 1)[0].similarity == Approx(1.0f).margin(1e-5));
+  }
+  REQUIRE(index.remove(2999));
+  REQUIRE(index.put(5999, vs[0]).ok());
+  for (const auto& h : index.search(vs[2999].data(), 100)) CHECK(h.slot != 2999u);
+  for (const auto& h : index.search(vs[5999].data(), 100))
+    if (h.slot == 5999u) CHECK(h.similarity < 0.999f);  // only as the new vector, no longer itself
 }
 
 TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
