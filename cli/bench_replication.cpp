@@ -553,7 +553,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, LogBuffer& l
   if (finished)
     std::printf("  of the catch-up time to the state (%.1f s), applying in batches to the state alone takes %.0f%%\n"
                 "  (op by op with every lane, as before the batch apply, would take %.0f%%, %.0f%% with the indexer\n"
-                "  beside it); the rest is fetching (one fetch in flight per writer, not overlapped with applying),\n"
+                "  beside it); the rest is fetching (one fetch in flight per writer, sent before the chunk it follows is applied),\n"
                 "  verifying, storing (a write per chunk; the fdatasyncs on the syncer thread beside it) and node a's own\n"
                 "  indexer\n",
                 catchup_s, 100.0 * batched_s / catchup_s, 100.0 * lanes_s / catchup_s, 100.0 * indexed_s / catchup_s);

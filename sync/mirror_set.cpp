@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace vasana {
@@ -44,16 +45,30 @@ void MirrorSet::sync_loop() {
   };
   std::unique_lock<std::mutex> g(mutex_);
   for (;;) {
-    sync_wanted_.wait(g, [&] { return stopping_ || !dirty_.empty(); });
+    // A copy being applied (between store() and apply()) waits: its head would take in ops
+    // not applied yet. apply() marks it dirty again and wakes this thread.
+    auto syncable = [&] {
+      return std::any_of(dirty_.begin(), dirty_.end(), [&](InstanceId w) { return entries_[w].applying == 0; });
+    };
+    sync_wanted_.wait(g, [&] { return stopping_ || syncable(); });
     if (dirty_.empty()) return;  // stopping, and nothing left unsynced
+    if (!syncable()) {  // stopping while a copy is being applied: its apply() comes soon
+      sync_wanted_.wait_for(g, std::chrono::milliseconds(10));
+      continue;
+    }
     std::vector<Work> work;
     const uint64_t round = written_rounds_;  // every delivery so far is in this round
+    std::vector<InstanceId> later;
     for (InstanceId w : dirty_) {
       Entry& e = entries_[w];
+      if (e.applying != 0) {
+        later.push_back(w);
+        continue;
+      }
       e.dirty = false;
       work.push_back(Work{w, e.mirror->sync_point()});
     }
-    dirty_.clear();
+    dirty_ = std::move(later);
     // The fdatasyncs, outside the mutex: deliveries (and their applying) go on meanwhile, and
     // whatever they write is synced in the next round.
     g.unlock();
@@ -71,7 +86,8 @@ void MirrorSet::sync_loop() {
       if (wk.point) e.mirror->synced(wk.point->head);
       if (!e.mirror->empty()) heads_->update(e.mirror->durable_head());
     }
-    synced_rounds_ = round;
+    // Rounds count deliveries: with a copy left for later, this round is not wholly synced.
+    if (dirty_.empty()) synced_rounds_ = round;
     synced_.notify_all();
   }
 }
@@ -111,6 +127,7 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
     if (!e.mirror->behind(h)) continue;
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
     if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
+    if (e.applying != 0 && e.applying != session) continue;  // another session is applying it
     if (!e.failed.empty()) continue;
     auto shun = e.shunned_until.find(session);
     if (shun != e.shunned_until.end() && now < shun->second) continue;
@@ -123,9 +140,17 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
 }
 
 Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk& chunk, bool mid_write) {
+  auto stored = store(session, chunk, mid_write);
+  if (!stored.ok()) return stored.status();
+  if (!stored->records.empty()) apply(session, chunk.writer, stored->records);
+  return stored->delivery;
+}
+
+Result<MirrorSet::Stored> MirrorSet::store(uint64_t session, const PeerChunk& chunk, bool mid_write) {
   std::lock_guard<std::mutex> g(mutex_);
-  Delivery d;
-  if (chunk.writer == own_) return d;
+  Stored out;
+  Delivery& d = out.delivery;
+  if (chunk.writer == own_) return out;
   Entry& e = entry(chunk.writer);
   // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
   // live tail) is taken like any other; it releases the claim only when it is for the very
@@ -134,6 +159,7 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
   // at most one claim per writer, and at most one more answer on the way.
   if (e.claimed_by == session && chunk.segment == e.claimed.segment && chunk.offset == e.claimed.offset)
     e.claimed_by = 0;
+  if (e.applying != 0 && e.applying != session) return out;  // stale: another session applies first
   if (!e.failed.empty()) return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed);
   auto accepted = e.mirror->accept(chunk, mid_write);
   if (!accepted.ok()) {
@@ -144,22 +170,36 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
     d.refused = true;
     d.problem = accepted.status().message();
     e.shunned_until[session] = Clock::now() + kShunAfterRefusal;
-    return d;
+    return out;
   }
   d.bytes = accepted->bytes;
   d.records = accepted->records.size();
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
     e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
-  if (!accepted->records.empty()) apply_(chunk.writer, accepted->records);
   if (d.bytes > 0) {
     ++written_rounds_;
     if (!e.dirty) {
       e.dirty = true;
       dirty_.push_back(chunk.writer);
     }
+  }
+  if (!accepted->records.empty()) {
+    e.applying = session;  // held until apply(); the syncer waits for it
+    out.records = std::move(accepted->records);
+  } else if (d.bytes > 0) {
     sync_wanted_.notify_one();
   }
-  return d;
+  return out;
+}
+
+void MirrorSet::apply(uint64_t session, InstanceId writer, const std::vector<MirroredRecord>& records) {
+  // Outside the mutex: other writers' chunks are stored meanwhile. This writer's are not (it is
+  // held for session), so its records are applied in its order.
+  apply_(writer, records);
+  std::lock_guard<std::mutex> g(mutex_);
+  Entry& e = entry(writer);
+  if (e.applying == session) e.applying = 0;
+  sync_wanted_.notify_one();
 }
 
 void MirrorSet::release(uint64_t session) {

@@ -4,8 +4,9 @@
 // peer holds further than this node, unless another session is already fetching that writer
 // (one fetch in flight per writer, so two peers never send the same bytes twice over) or this
 // peer sent bad bytes for it recently. deliver() verifies and writes a chunk, then applies its
-// records (the apply function given at construction) in the writer's order, and returns: the
-// session fetches on at once. A syncer thread of this set then fdatasyncs every copy written
+// records (the apply function given at construction) in the writer's order, and returns. A peer
+// session does the same in two steps (store(), then apply()) and sends its next fetch for the
+// writer in between, so the next chunk travels while this one is applied. A syncer thread of this set then fdatasyncs every copy written
 // since its last round (one sync for however many chunks came meanwhile: group commit) and only
 // then moves the writer's head in StreamHeads. So what this node advertises or acknowledges is
 // always durable here and already visible to recall, while a peer's fdatasync (0.3 ms typically,
@@ -16,8 +17,10 @@
 // fetched from another peer for a while. A copy that cannot be written or synced (IoError) is
 // no longer fetched into until the node restarts; it is logged.
 //
-// Threading: every method may be called from any thread; one mutex serialises them (applying
-// is serialised by the recall engine's write lock anyway). The syncer syncs outside it.
+// Threading: every method may be called from any thread; one mutex serialises them, except that
+// apply() applies outside it (the recall engine's write lock serialises applying anyway; a
+// writer held between store() and apply() keeps its own records in order). The syncer syncs
+// outside it.
 #pragma once
 
 #include <chrono>
@@ -64,7 +67,23 @@ class MirrorSet {
   // the writer when it answers the session's claimed fetch. Errors: IoError when
   // the copy cannot be written (the node should stop replicating that writer and say so).
   // mid_write: read from a file its writer may be appending to (WriterMirror::accept).
+  // The same as store() and then apply().
   Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
+
+  // deliver() in two steps, so that a session can ask for its next chunk while this one is
+  // applied (a catch-up's fetch round trip overlaps applying). store() verifies and writes the
+  // chunk and releases the claim like deliver(); when it kept records (stored->records non-empty)
+  // the writer stays held for session until apply(): other sessions neither claim it nor store
+  // into it (their chunks for it are stale), and the syncer leaves it alone, so heads still move
+  // only past applied ops. The same session may claim it meanwhile: its next fetch. Every stored
+  // chunk with records must be followed by apply() on the same thread before the next store()
+  // for that writer.
+  struct Stored {
+    Delivery delivery;
+    std::vector<MirroredRecord> records;  // to apply
+  };
+  Result<Stored> store(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
+  void apply(uint64_t session, InstanceId writer, const std::vector<MirroredRecord>& records);
   // Gives up session's claims (a lost connection, a fetch that timed out).
   void release(uint64_t session);
   // Waits until everything delivered before the call is synced and its heads moved (or failed).
@@ -77,6 +96,7 @@ class MirrorSet {
     std::chrono::steady_clock::time_point claimed_at;
     PeerFetch claimed;  // what the claim asked for
     std::map<uint64_t, std::chrono::steady_clock::time_point> shunned_until;  // by session
+    uint64_t applying = 0;  // session between store() and apply(); 0: none
     bool dirty = false;   // written since the syncer last looked
     std::string failed;   // why the copy could not be written or synced; never fetched into again
   };

@@ -212,28 +212,30 @@ void PeerSession::run() {
           break;
         }
         case PeerMessage::Kind::chunk: {
-          auto d = i.mirrors->deliver(i.id, m.chunk);
-          if (!d.ok()) {
+          auto stored = i.mirrors->store(i.id, m.chunk);
+          if (!stored.ok()) {
             i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
-                  d.status().to_string());
+                  stored.status().to_string());
             break;
           }
-          if (d->refused) {
+          const MirrorSet::Delivery& d = stored->delivery;
+          if (d.refused) {
             {
               std::lock_guard<std::mutex> g(i.mutex);
               i.chunks_refused++;
             }
-            i.log("peer " + i.peer.address + ": refused bad bytes: " + d->problem +
+            i.log("peer " + i.peer.address + ": refused bad bytes: " + d.problem +
                   "; fetching that writer from other peers");
             break;
           }
-          if (d->bytes > 0) {
-            {
-              std::lock_guard<std::mutex> g(i.mutex);
-              i.chunks_received++;
-            }
+          if (d.bytes > 0) {
+            std::lock_guard<std::mutex> g(i.mutex);
+            i.chunks_received++;
           }
-          fetch_more();  // more of the same writer, if the peer has it
+          // More of the same writer, if the peer has it: asked before this chunk is applied, so
+          // the fetch's round trip overlaps applying (MirrorSet::store).
+          fetch_more();
+          if (!stored->records.empty()) i.mirrors->apply(i.id, m.chunk.writer, stored->records);
           break;
         }
         case PeerMessage::Kind::fetch:

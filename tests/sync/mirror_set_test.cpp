@@ -298,3 +298,50 @@ TEST_CASE("mirror set: a claim whose chunk never came is given up after the clai
   check_records_exactly_once(n.applied_records(a.instance()), a.written);
   check_records_exactly_once(n.applied_records(b.instance()), b.written);
 }
+
+TEST_CASE("mirror set: a stored chunk not yet applied holds its writer, and its head moves only once applied",
+          "[sync][mirror_set]") {
+  Origin origin(8, 500);
+  SetNode n;
+  const std::vector<StreamHead> adv = {origin.head()};
+  auto f1 = n.set.claim(kS1, adv, 4096);
+  REQUIRE(f1.size() == 1);
+  auto stored = n.set.store(kS1, origin.serve(f1.front()));
+  REQUIRE(stored.ok());
+  REQUIRE(stored->delivery.bytes > 0);
+  REQUIRE_FALSE(stored->records.empty());
+  CHECK(stored->delivery.records == stored->records.size());
+  CHECK(n.applied.empty());  // stored, not applied
+
+  // Held for session 1: session 2 claims nothing of it, and a chunk it brings anyway (a push) is
+  // stale: nothing stored, nothing applied. Session 1 may ask for its next chunk meanwhile.
+  CHECK(n.set.claim(kS2, adv, 4096).empty());
+  auto next = n.set.claim(kS1, adv, 4096);
+  REQUIRE(next.size() == 1);
+  CHECK(same_fetch(next.front(), PeerFetch{origin.instance(), SegmentIndex(1), 0, 4096}));
+  auto pushed = n.set.store(kS2, origin.serve(next.front()));
+  REQUIRE(pushed.ok());
+  CHECK(pushed->delivery.bytes == 0);
+  CHECK(pushed->records.empty());
+
+  // The syncer leaves the copy alone until it is applied: no head for it yet.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(n.heads.get(origin.instance()).has_value());
+
+  n.set.apply(kS1, origin.instance(), stored->records);
+  REQUIRE(n.applied.size() == 1);
+  CHECK(n.applied[0].records.size() == stored->records.size());
+  auto head = n.head(origin.instance());  // flush(): synced and moved now
+  REQUIRE(head.has_value());
+  CHECK(head->last_seqno == Seqno(stored->records.size()));
+
+  // Session 1's next chunk goes on from there; then the writer is free for everyone.
+  auto d = n.set.deliver(kS1, origin.serve(next.front()));
+  REQUIRE(d.ok());
+  CHECK(d->records > 0);
+  fetch_all(n, kS2, origin, 1u << 20);
+  const auto all = n.applied_records(origin.instance());
+  REQUIRE(!all.empty());
+  for (size_t i = 0; i < all.size(); ++i) CHECK(all[i].seqno == Seqno(i + 1));  // each once, in order
+  CHECK(n.head(origin.instance())->last_seqno == origin.head().last_seqno);
+}
