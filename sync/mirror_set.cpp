@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace vasana {
 
@@ -25,15 +26,58 @@ MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads
       heads_(heads),
       apply_(std::move(apply)),
       log_(log ? std::move(log) : [](const std::string&) {}),
+      applier_([this] { apply_loop(); }),
       syncer_([this] { sync_loop(); }) {}
 
 MirrorSet::~MirrorSet() {
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    applier_stopping_ = true;
+  }
+  apply_wanted_.notify_all();
+  applier_.join();  // after applying what is queued: those chunks are stored already
   {
     std::lock_guard<std::mutex> g(mutex_);
     stopping_ = true;
   }
   sync_wanted_.notify_all();
   syncer_.join();
+}
+
+namespace {
+// The earlier of two heads of one writer's copy.
+const StreamHead& earlier(const StreamHead& a, const StreamHead& b) {
+  return std::make_tuple(a.segment, a.segment_bytes) <= std::make_tuple(b.segment, b.segment_bytes) ? a : b;
+}
+}  // namespace
+
+void MirrorSet::mark_dirty(InstanceId writer, Entry& e) {
+  if (!e.dirty) {
+    e.dirty = true;
+    dirty_.push_back(writer);
+  }
+  sync_wanted_.notify_one();
+}
+
+void MirrorSet::apply_loop() {
+  pthread_setname_np(pthread_self(), "vasana.apply");
+  std::unique_lock<std::mutex> g(mutex_);
+  for (;;) {
+    apply_wanted_.wait(g, [&] { return applier_stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left to apply
+    Queued q = std::move(queue_.front());
+    queue_.pop_front();
+    g.unlock();
+    if (!q.records.empty()) apply_(q.writer, q.records);
+    g.lock();
+    Entry& e = entries_[q.writer];
+    e.applied = q.head_after;
+    if (--e.queued == 0) e.queued_by = 0;
+    ++written_rounds_;
+    mark_dirty(q.writer, e);
+    applied_number_ = q.number;
+    applied_.notify_all();
+  }
 }
 
 void MirrorSet::sync_loop() {
@@ -45,30 +89,16 @@ void MirrorSet::sync_loop() {
   };
   std::unique_lock<std::mutex> g(mutex_);
   for (;;) {
-    // A copy being applied (between store() and apply()) waits: its head would take in ops
-    // not applied yet. apply() marks it dirty again and wakes this thread.
-    auto syncable = [&] {
-      return std::any_of(dirty_.begin(), dirty_.end(), [&](InstanceId w) { return entries_[w].applying == 0; });
-    };
-    sync_wanted_.wait(g, [&] { return stopping_ || syncable(); });
+    sync_wanted_.wait(g, [&] { return stopping_ || !dirty_.empty(); });
     if (dirty_.empty()) return;  // stopping, and nothing left unsynced
-    if (!syncable()) {  // stopping while a copy is being applied: its apply() comes soon
-      sync_wanted_.wait_for(g, std::chrono::milliseconds(10));
-      continue;
-    }
     std::vector<Work> work;
-    const uint64_t round = written_rounds_;  // every delivery so far is in this round
-    std::vector<InstanceId> later;
+    const uint64_t round = written_rounds_;  // every applied chunk so far is in this round
     for (InstanceId w : dirty_) {
       Entry& e = entries_[w];
-      if (e.applying != 0) {
-        later.push_back(w);
-        continue;
-      }
       e.dirty = false;
       work.push_back(Work{w, e.mirror->sync_point()});
     }
-    dirty_ = std::move(later);
+    dirty_.clear();
     // The fdatasyncs, outside the mutex: deliveries (and their applying) go on meanwhile, and
     // whatever they write is synced in the next round.
     g.unlock();
@@ -84,16 +114,18 @@ void MirrorSet::sync_loop() {
         continue;
       }
       if (wk.point) e.mirror->synced(wk.point->head);
-      if (!e.mirror->empty()) heads_->update(e.mirror->durable_head());
+      // Advertised and acknowledged: what is both on disk and applied here.
+      if (!e.mirror->empty()) heads_->update(earlier(e.mirror->durable_head(), e.applied));
     }
-    // Rounds count deliveries: with a copy left for later, this round is not wholly synced.
-    if (dirty_.empty()) synced_rounds_ = round;
+    synced_rounds_ = round;
     synced_.notify_all();
   }
 }
 
 void MirrorSet::flush() {
   std::unique_lock<std::mutex> g(mutex_);
+  const uint64_t last = queued_number_;
+  applied_.wait(g, [&] { return applied_number_ >= last; });
   const uint64_t want = written_rounds_;
   synced_.wait(g, [&] { return synced_rounds_ >= want; });
 }
@@ -102,7 +134,9 @@ void MirrorSet::add(std::unique_ptr<WriterMirror> mirror) {
   std::lock_guard<std::mutex> g(mutex_);
   const InstanceId w = mirror->writer();
   if (!mirror->empty()) heads_->update(mirror->durable_head());
-  entries_[w].mirror = std::move(mirror);
+  Entry& e = entries_[w];
+  e.applied = mirror->head();  // replayed into the state at start-up
+  e.mirror = std::move(mirror);
 }
 
 MirrorSet::Entry& MirrorSet::entry(InstanceId writer) {
@@ -112,6 +146,7 @@ MirrorSet::Entry& MirrorSet::entry(InstanceId writer) {
     none.instance = writer;
     std::vector<std::string> ignored;
     e.mirror = std::move(WriterMirror::open(dir_, writer, space_, none, &ignored).value());  // empty: cannot fail
+    e.applied = e.mirror->head();
   }
   return e;
 }
@@ -127,7 +162,7 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
     if (!e.mirror->behind(h)) continue;
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
     if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
-    if (e.applying != 0 && e.applying != session) continue;  // another session is applying it
+    if (e.queued > 0 && e.queued_by != session) continue;  // another session's chunks wait to be applied
     if (!e.failed.empty()) continue;
     auto shun = e.shunned_until.find(session);
     if (shun != e.shunned_until.end() && now < shun->second) continue;
@@ -140,17 +175,20 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
 }
 
 Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk& chunk, bool mid_write) {
-  auto stored = store(session, chunk, mid_write);
-  if (!stored.ok()) return stored.status();
-  if (!stored->records.empty()) apply(session, chunk.writer, stored->records);
-  return stored->delivery;
+  auto d = accept(session, chunk, mid_write);
+  if (!d.ok()) return d;
+  std::unique_lock<std::mutex> g(mutex_);
+  const uint64_t last = queued_number_;  // this chunk's, or one queued later
+  applied_.wait(g, [&] { return applied_number_ >= last; });
+  return d;
 }
 
-Result<MirrorSet::Stored> MirrorSet::store(uint64_t session, const PeerChunk& chunk, bool mid_write) {
-  std::lock_guard<std::mutex> g(mutex_);
-  Stored out;
-  Delivery& d = out.delivery;
-  if (chunk.writer == own_) return out;
+Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk& chunk, bool mid_write) {
+  std::unique_lock<std::mutex> g(mutex_);
+  Delivery d;
+  if (chunk.writer == own_) return d;
+  // Room in the queue first: a session that stores faster than the applier applies waits here.
+  applied_.wait(g, [&] { return queue_.size() < kMaxQueuedChunks; });
   Entry& e = entry(chunk.writer);
   // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
   // live tail) is taken like any other; it releases the claim only when it is for the very
@@ -159,7 +197,7 @@ Result<MirrorSet::Stored> MirrorSet::store(uint64_t session, const PeerChunk& ch
   // at most one claim per writer, and at most one more answer on the way.
   if (e.claimed_by == session && chunk.segment == e.claimed.segment && chunk.offset == e.claimed.offset)
     e.claimed_by = 0;
-  if (e.applying != 0 && e.applying != session) return out;  // stale: another session applies first
+  if (e.queued > 0 && e.queued_by != session) return d;  // stale: another session's chunks go first
   if (!e.failed.empty()) return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed);
   auto accepted = e.mirror->accept(chunk, mid_write);
   if (!accepted.ok()) {
@@ -170,37 +208,22 @@ Result<MirrorSet::Stored> MirrorSet::store(uint64_t session, const PeerChunk& ch
     d.refused = true;
     d.problem = accepted.status().message();
     e.shunned_until[session] = Clock::now() + kShunAfterRefusal;
-    return out;
+    return d;
   }
   d.bytes = accepted->bytes;
   d.records = accepted->records.size();
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
     e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
   if (d.bytes > 0) {
-    ++written_rounds_;
-    if (!e.dirty) {
-      e.dirty = true;
-      dirty_.push_back(chunk.writer);
-    }
+    // Queued even without records (a segment's header or trailer alone): heads move in order.
+    ++e.queued;
+    e.queued_by = session;
+    queue_.push_back(Queued{chunk.writer, std::move(accepted->records), e.mirror->head(), ++queued_number_});
+    apply_wanted_.notify_one();
   }
-  if (!accepted->records.empty()) {
-    e.applying = session;  // held until apply(); the syncer waits for it
-    out.records = std::move(accepted->records);
-  } else if (d.bytes > 0) {
-    sync_wanted_.notify_one();
-  }
-  return out;
+  return d;
 }
 
-void MirrorSet::apply(uint64_t session, InstanceId writer, const std::vector<MirroredRecord>& records) {
-  // Outside the mutex: other writers' chunks are stored meanwhile. This writer's are not (it is
-  // held for session), so its records are applied in its order.
-  apply_(writer, records);
-  std::lock_guard<std::mutex> g(mutex_);
-  Entry& e = entry(writer);
-  if (e.applying == session) e.applying = 0;
-  sync_wanted_.notify_one();
-}
 
 void MirrorSet::release(uint64_t session) {
   std::lock_guard<std::mutex> g(mutex_);

@@ -5,11 +5,13 @@
 // (one fetch in flight per writer, so two peers never send the same bytes twice over) or this
 // peer sent bad bytes for it recently. deliver() verifies and writes a chunk, then applies its
 // records (the apply function given at construction) in the writer's order, and returns. A peer
-// session does the same in two steps (store(), then apply()) and sends its next fetch for the
-// writer in between, so the next chunk travels while this one is applied. A syncer thread of this set then fdatasyncs every copy written
-// since its last round (one sync for however many chunks came meanwhile: group commit) and only
-// then moves the writer's head in StreamHeads. So what this node advertises or acknowledges is
-// always durable here and already visible to recall, while a peer's fdatasync (0.3 ms typically,
+// session calls accept() instead: the chunk is verified and written, its records go to this
+// set's applier thread (a bounded queue, in order), and the session sends its next fetch at once,
+// so fetching, verifying and storing the next chunk overlap applying this one. A syncer thread of
+// this set fdatasyncs every copy written since its last round (one sync for however many chunks
+// came meanwhile: group commit) and then moves the writer's head in StreamHeads to what is both
+// synced and applied. So what this node advertises or acknowledges is always durable here and
+// already visible to recall, while a peer's fdatasync (0.3 ms typically,
 // tens of ms when the disk stalls) is not on the path from the origin's acknowledgement to
 // recall here. Applying before the local sync loses nothing: the origin acknowledged those ops
 // only once they were durable there, and a node that dies before its sync fetches them again.
@@ -17,15 +19,14 @@
 // fetched from another peer for a while. A copy that cannot be written or synced (IoError) is
 // no longer fetched into until the node restarts; it is logged.
 //
-// Threading: every method may be called from any thread; one mutex serialises them, except that
-// apply() applies outside it (the recall engine's write lock serialises applying anyway; a
-// writer held between store() and apply() keeps its own records in order). The syncer syncs
-// outside it.
+// Threading: every method may be called from any thread; one mutex serialises them. The applier
+// applies and the syncer syncs outside it.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,9 +44,9 @@ class MirrorSet {
  public:
   using ApplyFn = std::function<void(InstanceId writer, const std::vector<MirroredRecord>& records)>;
   using LogFn = std::function<void(const std::string&)>;
-  // own: this node's writer, never fetched from a peer. Starts the syncer thread.
+  // own: this node's writer, never fetched from a peer. Starts the applier and syncer threads.
   MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log = nullptr);
-  // Syncs what is still unsynced, then stops the syncer.
+  // Applies what is queued and syncs what is still unsynced, then stops both threads.
   ~MirrorSet();
   MirrorSet(const MirrorSet&) = delete;
   MirrorSet& operator=(const MirrorSet&) = delete;
@@ -67,26 +68,20 @@ class MirrorSet {
   // the writer when it answers the session's claimed fetch. Errors: IoError when
   // the copy cannot be written (the node should stop replicating that writer and say so).
   // mid_write: read from a file its writer may be appending to (WriterMirror::accept).
-  // The same as store() and then apply().
+  // accept(), then waits until the chunk is applied.
   Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
-
-  // deliver() in two steps, so that a session can ask for its next chunk while this one is
-  // applied (a catch-up's fetch round trip overlaps applying). store() verifies and writes the
-  // chunk and releases the claim like deliver(); when it kept records (stored->records non-empty)
-  // the writer stays held for session until apply(): other sessions neither claim it nor store
-  // into it (their chunks for it are stale), and the syncer leaves it alone, so heads still move
-  // only past applied ops. The same session may claim it meanwhile: its next fetch. Every stored
-  // chunk with records must be followed by apply() on the same thread before the next store()
-  // for that writer.
-  struct Stored {
-    Delivery delivery;
-    std::vector<MirroredRecord> records;  // to apply
-  };
-  Result<Stored> store(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
-  void apply(uint64_t session, InstanceId writer, const std::vector<MirroredRecord>& records);
+  // The same, except that it returns once the chunk is stored and queued for the applier
+  // (Delivery::records: queued, applied soon after, in order). While the queue holds
+  // kMaxQueuedChunks it first waits for room (memory bound, backpressure on the session). Until
+  // the writer's queued chunks are applied it stays held for session: other sessions neither
+  // claim it nor store into it (their chunks for it are stale), so a writer's records are
+  // applied in order; session itself may claim its next fetch at once.
+  Result<Delivery> accept(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
+  static constexpr size_t kMaxQueuedChunks = 4;
   // Gives up session's claims (a lost connection, a fetch that timed out).
   void release(uint64_t session);
-  // Waits until everything delivered before the call is synced and its heads moved (or failed).
+  // Waits until everything delivered before the call is applied and synced and its heads moved
+  // (or failed).
   void flush();
 
  private:
@@ -96,11 +91,21 @@ class MirrorSet {
     std::chrono::steady_clock::time_point claimed_at;
     PeerFetch claimed;  // what the claim asked for
     std::map<uint64_t, std::chrono::steady_clock::time_point> shunned_until;  // by session
-    uint64_t applying = 0;  // session between store() and apply(); 0: none
-    bool dirty = false;   // written since the syncer last looked
+    size_t queued = 0;        // chunks stored and not applied yet
+    uint64_t queued_by = 0;   // the session that stored them (while queued > 0)
+    StreamHead applied;       // the copy's head after the last applied chunk
+    bool dirty = false;   // written or applied since the syncer last looked
     std::string failed;   // why the copy could not be written or synced; never fetched into again
   };
+  struct Queued {
+    InstanceId writer;
+    std::vector<MirroredRecord> records;
+    StreamHead head_after;  // the copy's head once these are applied
+    uint64_t number;        // in queue order, from 1
+  };
   Entry& entry(InstanceId writer);  // creates an empty copy when new
+  void mark_dirty(InstanceId writer, Entry& e);
+  void apply_loop();
   void sync_loop();
 
   std::mutex mutex_;
@@ -112,12 +117,19 @@ class MirrorSet {
   LogFn log_;
   std::map<InstanceId, Entry> entries_;
   std::vector<InstanceId> dirty_;       // entries with dirty set
-  uint64_t written_rounds_ = 0;         // deliveries that wrote bytes
+  std::deque<Queued> queue_;            // stored chunks waiting for the applier
+  uint64_t queued_number_ = 0;          // the last chunk queued
+  uint64_t applied_number_ = 0;         // the last chunk applied
+  uint64_t written_rounds_ = 0;         // chunks that wrote bytes, counted once applied
   uint64_t synced_rounds_ = 0;          // of which synced (or failed) with their heads moved
-  bool stopping_ = false;
+  bool stopping_ = false;                // for the syncer
+  bool applier_stopping_ = false;
+  std::condition_variable apply_wanted_;  // queue_ non-empty or applier_stopping_
+  std::condition_variable applied_;       // a chunk applied: queue room, applied_number_ moved
   std::condition_variable sync_wanted_;  // dirty_ non-empty or stopping_
   std::condition_variable synced_;       // synced_rounds_ moved
-  std::thread syncer_;                   // last: started once everything above exists
+  std::thread applier_;                  // last two: started once everything above exists
+  std::thread syncer_;
 };
 
 }  // namespace vasana

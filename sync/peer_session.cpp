@@ -212,13 +212,13 @@ void PeerSession::run() {
           break;
         }
         case PeerMessage::Kind::chunk: {
-          auto stored = i.mirrors->store(i.id, m.chunk);
-          if (!stored.ok()) {
+          auto accepted = i.mirrors->accept(i.id, m.chunk);
+          if (!accepted.ok()) {
             i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
-                  stored.status().to_string());
+                  accepted.status().to_string());
             break;
           }
-          const MirrorSet::Delivery& d = stored->delivery;
+          const MirrorSet::Delivery& d = *accepted;
           if (d.refused) {
             {
               std::lock_guard<std::mutex> g(i.mutex);
@@ -232,10 +232,9 @@ void PeerSession::run() {
             std::lock_guard<std::mutex> g(i.mutex);
             i.chunks_received++;
           }
-          // More of the same writer, if the peer has it: asked before this chunk is applied, so
-          // the fetch's round trip overlaps applying (MirrorSet::store).
+          // More of the same writer, if the peer has it, while the set's applier applies this
+          // chunk: fetching, verifying and storing the next overlap applying this one.
           fetch_more();
-          if (!stored->records.empty()) i.mirrors->apply(i.id, m.chunk.writer, stored->records);
           break;
         }
         case PeerMessage::Kind::fetch:

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -299,49 +300,67 @@ TEST_CASE("mirror set: a claim whose chunk never came is given up after the clai
   check_records_exactly_once(n.applied_records(b.instance()), b.written);
 }
 
-TEST_CASE("mirror set: a stored chunk not yet applied holds its writer, and its head moves only once applied",
+TEST_CASE("mirror set: a chunk accepted and not yet applied holds its writer, and its head moves only once applied",
           "[sync][mirror_set]") {
   Origin origin(8, 500);
-  SetNode n;
+  // The apply function blocks until the test lets it go: the chunk stays queued meanwhile.
+  std::mutex gate;
+  gate.lock();
+  std::vector<Applied> applied;
+  MirrorNode node;
+  StreamHeads heads;
+  MirrorSet set(node.dir(), node.fx.id.vector_space, node.fx.id.instance, &heads,
+                [&](InstanceId w, const std::vector<MirroredRecord>& r) {
+                  std::lock_guard<std::mutex> g(gate);
+                  applied.push_back(Applied{w, r});
+                });
+  // Opens the gate when the test ends early too, before the set (declared earlier) waits for its
+  // applier.
+  struct Opener {
+    std::mutex& gate;
+    bool open = false;
+    void release() {
+      if (!open) gate.unlock();
+      open = true;
+    }
+    ~Opener() { release(); }
+  } opener{gate};
   const std::vector<StreamHead> adv = {origin.head()};
-  auto f1 = n.set.claim(kS1, adv, 4096);
+  auto f1 = set.claim(kS1, adv, 4096);
   REQUIRE(f1.size() == 1);
-  auto stored = n.set.store(kS1, origin.serve(f1.front()));
-  REQUIRE(stored.ok());
-  REQUIRE(stored->delivery.bytes > 0);
-  REQUIRE_FALSE(stored->records.empty());
-  CHECK(stored->delivery.records == stored->records.size());
-  CHECK(n.applied.empty());  // stored, not applied
+  auto d1 = set.accept(kS1, origin.serve(f1.front()));
+  REQUIRE(d1.ok());
+  REQUIRE(d1->bytes > 0);
+  REQUIRE(d1->records > 0);
 
   // Held for session 1: session 2 claims nothing of it, and a chunk it brings anyway (a push) is
-  // stale: nothing stored, nothing applied. Session 1 may ask for its next chunk meanwhile.
-  CHECK(n.set.claim(kS2, adv, 4096).empty());
-  auto next = n.set.claim(kS1, adv, 4096);
+  // stale: nothing stored. Session 1 may ask for its next chunk meanwhile, and store it.
+  CHECK(set.claim(kS2, adv, 4096).empty());
+  auto next = set.claim(kS1, adv, 4096);
   REQUIRE(next.size() == 1);
   CHECK(same_fetch(next.front(), PeerFetch{origin.instance(), SegmentIndex(1), 0, 4096}));
-  auto pushed = n.set.store(kS2, origin.serve(next.front()));
+  auto pushed = set.accept(kS2, origin.serve(next.front()));
   REQUIRE(pushed.ok());
-  CHECK(pushed->delivery.bytes == 0);
-  CHECK(pushed->records.empty());
+  CHECK(pushed->bytes == 0);
+  auto d2 = set.accept(kS1, origin.serve(next.front()));
+  REQUIRE(d2.ok());
+  CHECK(d2->records > 0);
 
-  // The syncer leaves the copy alone until it is applied: no head for it yet.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK_FALSE(n.heads.get(origin.instance()).has_value());
+  // Stored on disk, not applied: the syncer advertises nothing of it yet.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(heads.get(origin.instance()).has_value());
 
-  n.set.apply(kS1, origin.instance(), stored->records);
-  REQUIRE(n.applied.size() == 1);
-  CHECK(n.applied[0].records.size() == stored->records.size());
-  auto head = n.head(origin.instance());  // flush(): synced and moved now
+  opener.release();
+  set.flush();  // applied, synced, head moved
+  REQUIRE(applied.size() == 2);
+  auto head = heads.get(origin.instance());
   REQUIRE(head.has_value());
-  CHECK(head->last_seqno == Seqno(stored->records.size()));
+  CHECK(head->last_seqno == Seqno(d1->records + d2->records));
+  size_t n = 0;
+  for (const Applied& a : applied)
+    for (const MirroredRecord& r : a.records) CHECK(r.seqno == Seqno(++n));  // each once, in order
 
-  // Session 1's next chunk goes on from there; then the writer is free for everyone.
-  auto d = n.set.deliver(kS1, origin.serve(next.front()));
-  REQUIRE(d.ok());
-  CHECK(d->records > 0);
-  fetch_all(n, kS2, origin, 1u << 20);
-  const auto all = n.applied_records(origin.instance());
-  REQUIRE(!all.empty());
-  for (size_t i = 0; i < all.size(); ++i) CHECK(all[i].seqno == Seqno(i + 1));  // each once, in order
-  CHECK(n.head(origin.instance())->last_seqno == origin.head().last_seqno);
+  // Free again: session 2 may fetch the rest.
+  auto f3 = set.claim(kS2, adv, 4096);
+  CHECK(f3.size() == 1);
 }
