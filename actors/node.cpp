@@ -317,11 +317,13 @@ void Node::stop() {
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
   i.metrics.reset();
-  // Peers stop before the actors: nothing is applied to the engine after this. The writer's
-  // state holds the replica actor's handle (its subscriber): let go of it before the actor
-  // system waits for every actor.
+  // Peers stop before the actors, and the mirrors' applier empties its queue: nothing is applied
+  // to the engine after this (the apply function uses the writer's state). The writer's state
+  // holds the replica actor's handle (its subscriber): let go of it before the actor system
+  // waits for every actor.
   i.replicator.reset();
   i.tailer.reset();
+  if (i.mirrors) i.mirrors->flush();
   i.writer_state.reset();
   i.indexer_stop.store(true);
   i.indexer_wake.notify_one();
