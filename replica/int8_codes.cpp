@@ -1,5 +1,6 @@
 #include "replica/int8_codes.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #if defined(__x86_64__) && defined(__GNUC__)
