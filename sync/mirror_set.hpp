@@ -59,7 +59,7 @@ class MirrorSet {
   std::vector<PeerFetch> claim(uint64_t session, const std::vector<StreamHead>& advertised, uint32_t max_bytes);
 
   struct Delivery {
-    size_t records = 0;   // applied
+    size_t records = 0;   // applied (deliver) or queued for the applier (accept)
     uint64_t bytes = 0;   // written (synced soon after, by the syncer)
     bool refused = false; // failed verification: nothing stored or applied
     std::string problem;  // why, when refused or failed
