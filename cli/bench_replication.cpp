@@ -483,7 +483,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, LogBuffer& l
   double batched_s = 0, drained_s = 0;
   {
     // What node b does now: batches of a chunk's size (4 MiB of records) to the state only,
-    // then the lane backlog worked off in steps of 64 memories, each one write-lock hold.
+    // then the lane backlog worked off in steps of kBackgroundStepIds memories, each one write-lock hold.
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
     const double bytes_per_op = mib * 1048576.0 / double(std::max<size_t>(1, m));
     const size_t chunk = std::max<size_t>(1, size_t(double(4u << 20) / std::max(1.0, bytes_per_op)));
