@@ -323,6 +323,36 @@ TEST_CASE("a large buffer, ranked by its int8 codes first, answers exactly as th
     if (h.slot == 5999u) CHECK(h.similarity < 0.999f);  // only as the new vector, no longer itself
 }
 
+TEST_CASE("codes start past 4096 buffered rows, follow removals and stop once the buffer is empty",
+          "[semantic]") {
+  const auto vs = embedded_texts(6000, 5);
+  const auto queries = embedded_texts(20, 77);
+  VectorIndex index(kHashDim);
+  auto same_as_exact = [&](size_t k) {
+    for (const auto& q : queries) {
+      const auto got = index.search(q.data(), k);
+      const auto want = index.search_exact(q.data(), k);
+      REQUIRE(got.size() == want.size());
+      for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].slot == want[i].slot);
+    }
+  };
+  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+  same_as_exact(50);
+  // Removals move the last row (and its code) into the gap; puts over buffered rows recode them.
+  // 5000 rows stay: still past the limit, so the codes are what ranks them.
+  for (uint32_t slot = 0; slot < 6000; slot += 6) REQUIRE(index.remove(slot));
+  for (uint32_t slot = 1; slot < 600; slot += 6) REQUIRE(index.put(slot, vs[5999 - slot]).ok());
+  REQUIRE(index.pending() == 5000);
+  same_as_exact(50);
+  // Emptied, then filled again past the limit with other vectors: coded afresh.
+  for (uint32_t slot = 0; slot < 6000; ++slot) (void)index.remove(slot);
+  REQUIRE(index.pending() == 0);
+  const auto others = embedded_texts(4500, 6);
+  for (size_t i = 0; i < others.size(); ++i) REQUIRE(index.put(uint32_t(i), others[i]).ok());
+  same_as_exact(50);
+  CHECK(top(index, others[4499]) == 4499);
+}
+
 TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
   VectorIndex index(kDim);
   auto s = index.put(0, {1.0f, 0.0f, 0.0f});
