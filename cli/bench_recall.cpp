@@ -135,6 +135,8 @@ int cmd_bench_recall(const Words& words) {
   std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories\n",
               queries);
   for (size_t n : sizes) {
+    std::printf("\n%zu memories:\n", n);
+    buffered_search_figures(n, std::min<size_t>(queries, 200));
     SyntheticCorpus corpus;
     const double rss0 = rss_mib();
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
@@ -152,11 +154,10 @@ int cmd_bench_recall(const Words& words) {
     while (engine->background_pending() > 0) engine->background_step(1024);
     const double graph_s = std::chrono::duration<double>(Clock::now() - g0).count();
     const double rss = rss_mib() - rss0;
-    std::printf("\n%zu memories: applied in %.2f s (%.0f/s); semantic graph built behind in %.1f s (%.0f/s); "
+    std::printf("%zu memories: applied in %.2f s (%.0f/s); semantic graph built behind in %.1f s (%.0f/s); "
                 "resident %.0f MiB (%.0f bytes per memory)\n",
                 n, build_s, double(n) / build_s, graph_s, double(n) / std::max(graph_s, 1e-9), rss,
                 rss * 1024 * 1024 / double(n));
-    buffered_search_figures(n, std::min<size_t>(queries, 200));
     std::printf("  %-12s %10s %10s %14s %14s\n", "lanes", "p50 us", "p99 us", "p50 2 clients", "p99 2 clients");
     std::vector<std::vector<std::string>> rows;
     for (const auto& l : engine->lane_names()) rows.push_back({l});
