@@ -325,7 +325,7 @@ TEST_CASE("small realms beside a large graph-searched realm find their nearest m
   }
 }
 
-TEST_CASE("realms at or below exact_limit never get a graph; one that grows past it does, and still finds its nearest memory",
+TEST_CASE("realms at or below exact_limit never get a graph, and one that grows past it does, and still finds its nearest memory",
           "[semantic]") {
   SemanticLaneOptions options;
   options.exact_limit = 50;

@@ -40,7 +40,7 @@ bool wait_for(Recorder& r, size_t n, std::chrono::seconds timeout) {
 
 }  // namespace
 
-TEST_CASE("live tail: a level peer is pushed every new append and fetches nothing more; its copy stays "
+TEST_CASE("live tail: a level peer is pushed every new append and fetches nothing more, and its copy stays "
           "byte-identical",
           "[sync][live_tail]") {
   Origin origin(3, 1u << 20);  // one open segment holding 3 records

@@ -50,7 +50,7 @@ PeerStatus sibling_status(const SharedDirTailer& t, const StreamHeads& heads, In
 
 }  // namespace
 
-TEST_CASE("shared directory status: a sibling is a peer; a follower that took everything shows no lag, one that "
+TEST_CASE("shared directory status: a sibling is a peer, a follower that took everything shows no lag, one that "
           "refuses the bytes shows every op as lag",
           "[sync][shared_dir]") {
   TempDir parent;

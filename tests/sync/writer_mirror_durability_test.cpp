@@ -8,7 +8,7 @@
 using namespace vasana;
 using namespace vasana::test;
 
-TEST_CASE("writer mirror: appends to an open segment are durable only after sync_point() is synced; a segment's "
+TEST_CASE("writer mirror: appends to an open segment are durable only after sync_point() is synced, and a segment's "
           "first bytes and its seal are synced at once",
           "[sync][mirror]") {
   Origin origin(1, 1u << 20);  // one open segment, one record
