@@ -199,6 +199,20 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
     });
   }
 
+  // Peer messages the three serving sides send per write (and acks they receive).
+  auto traffic = [&] {
+    PeerTraffic t = origin.peer_traffic();
+    for (const Node* p : peers) {
+      const PeerTraffic q = p->peer_traffic();
+      t.fetches += q.fetches;
+      t.pushes += q.pushes;
+      t.adverts += q.adverts;
+      t.acks += q.acks;
+    }
+    return t;
+  };
+  const PeerTraffic traffic0 = traffic();
+
   ClientRequest req;
   req.kind = ClientRequest::Kind::remember;
   req.memory.realm = "bench-lag";
@@ -259,6 +273,14 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
   *last_seqno = base + f.acked;
   fill_lags(&f, ack, visible, ack_latency);
   f.detail = lag_detail(ack, visible, {"n1", "n2"});
+  const PeerTraffic traffic1 = traffic();
+  const double w = double(std::max<size_t>(1, f.acked));
+  char per_write[200];
+  std::snprintf(per_write, sizeof per_write,
+                "; peer messages per write, all nodes: %.2f pushes, %.2f adverts, %.2f fetches, %.2f acks",
+                double(traffic1.pushes - traffic0.pushes) / w, double(traffic1.adverts - traffic0.adverts) / w,
+                double(traffic1.fetches - traffic0.fetches) / w, double(traffic1.acks - traffic0.acks) / w);
+  f.detail += per_write;
   if (f.missing && f.problem.empty())
     f.problem = std::to_string(f.missing) + " (write, peer) pairs not visible within 30 s of the last ack";
   return f;
@@ -718,9 +740,10 @@ int cmd_bench_replication(const Words& words) {
     std::printf("\nfair durability: vasana acknowledges a write after its fdatasync on the origin; the first Redis\n"
                 "primary acknowledges from memory (appendonly no: an acknowledged write can be lost with the\n"
                 "primary), the second after its AOF fsync (appendfsync always). Both Redis rows push the command\n"
-                "to the replica as it executes; vasana peers pull it after the origin's fdatasync (advert, fetch,\n"
-                "verify, write and fdatasync the copy, then apply it to the state and every lane). The vasana\n"
-                "watchers run in-process; the Redis keyspace event crosses one more loopback socket.\n");
+                "to the replica as it executes; the vasana origin pushes it to its peers after its fdatasync\n"
+                "(CurveZMQ); each peer verifies it, writes it and applies it to the state and every lane (its\n"
+                "fdatasync of the copy runs beside that). The vasana watchers run in-process; the Redis\n"
+                "keyspace event crosses one more loopback socket.\n");
     std::printf("\nratio of lag p99, vasana / Redis, per rate\n");
     for (size_t i = 0; i < rates.size(); ++i) {
       auto ratio = [](const LagFigures& v, const LagFigures& r) {

@@ -5,12 +5,17 @@
 #
 # Conversation (the DEALER side starts it):
 #   DEALER -> ROUTER  hello          who I am; the ROUTER answers hello (accepted) or refused
-#   ROUTER -> DEALER  advert         the server's version vector: at once after hello, whenever
-#                                    it changes (the live tail), and every second (anti-entropy)
+#   ROUTER -> DEALER  advert         the server's version vector: at once after hello, when it
+#                                    changed in a way the DEALER has not been told (a chunk
+#                                    that reached the head tells it too), and every second
+#                                    (anti-entropy)
 #   DEALER -> ROUTER  fetch          bytes of one writer's segment from an offset
 #   ROUTER -> DEALER  chunk          those bytes: whole records (and the header at offset 0, the
-#                                    trailer when sealed), never more than the server verified
-#   DEALER -> ROUTER  ack            what the DEALER's node has made durable (replicated:N acks)
+#                                    trailer when sealed), never more than the server verified;
+#                                    also unasked, the new bytes of the server's own writer to a
+#                                    DEALER level with it (the live tail)
+#   DEALER -> ROUTER  ack            what the DEALER's node has made durable of the ROUTER node's
+#                                    own writer, only when the ROUTER's hello asked for acks
 # Segments are byte-identical on every node, so any node can serve any writer's segments and an
 # offset means the same thing everywhere. The receiver verifies every byte before it stores or
 # applies anything.
@@ -29,6 +34,8 @@ struct PeerHello {
   instance @1 :UInt64;          # the sender's own writer instance
   protocolVersion @2 :UInt16;
   vectorSpace @3 :Text;         # VectorSpace::id(); both nodes must use the same
+  acksWanted @4 :Bool = true;   # in the ROUTER's answer: whether its node counts acks (it
+                                # acknowledges writes replicated:N); false: send it none
 }
 
 # One writer's stream as the sender holds it, verified.

@@ -51,6 +51,7 @@ std::string encode_peer_message(const PeerMessage& m) {
       h.setInstance(m.hello.instance.value);
       h.setProtocolVersion(m.hello.protocol_version);
       h.setVectorSpace(m.hello.vector_space);
+      h.setAcksWanted(m.hello.acks_wanted);
       break;
     }
     case PeerMessage::Kind::refused: {
@@ -101,6 +102,7 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes) {
         m.hello.instance = InstanceId(h.getInstance());
         m.hello.protocol_version = h.getProtocolVersion();
         m.hello.vector_space = h.getVectorSpace().cStr();
+        m.hello.acks_wanted = h.getAcksWanted();
         return Status::Ok();
       }
       case schema::PeerMessage::REFUSED: {

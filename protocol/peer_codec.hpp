@@ -20,6 +20,7 @@ struct PeerHello {
   InstanceId instance;
   uint16_t protocol_version = kPeerProtocolVersion;
   std::string vector_space;
+  bool acks_wanted = true;  // the answering server's node counts acks (replicated:N)
 };
 
 // One writer's verified stream as a node holds it.

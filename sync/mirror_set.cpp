@@ -211,6 +211,7 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
   }
   d.bytes = accepted->bytes;
   d.records = accepted->records.size();
+  d.head = e.mirror->head();
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
     e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
   if (d.bytes > 0) {

@@ -63,6 +63,8 @@ class MirrorSet {
     uint64_t bytes = 0;   // written (synced soon after, by the syncer)
     bool refused = false; // failed verification: nothing stored or applied
     std::string problem;  // why, when refused or failed
+    StreamHead head;      // the copy's head after the chunk (its last record's seqno and time),
+                          // when records > 0
   };
   // Stores and applies a chunk session fetched (or its peer pushed: the live tail), and releases
   // the writer when it answers the session's claimed fetch. Errors: IoError when

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -20,6 +21,8 @@ constexpr uint32_t kMaxChunkBytes = 32u << 20;  // a fetch never gets more, what
 // Live tail: new bytes pushed to a peer that is level with a writer's head, at most this much
 // per head move (more is left to its fetches).
 constexpr uint32_t kMaxPushBytes = 256u << 10;
+// Other writers' copies moving here are advertised to a peer at most this often (sync/peer_server.hpp).
+constexpr auto kRelayAdvertGap = std::chrono::milliseconds(5);
 }  // namespace
 
 PeerChunk read_chunk(const DataDir& dir, const std::optional<StreamHead>& head, const PeerFetch& f,
@@ -88,12 +91,18 @@ struct PeerServer::Impl {
   struct Peer {
     InstanceId instance;
     Clock::time_point last_heard;
-    // Writers this peer is level with: where the last chunk it fetched (or was pushed) ended,
-    // which was this node's head then. When the head moves on in the same segment, the new
-    // bytes are pushed to it before the advert, so a peer on the live tail needs no fetch
-    // round trip. Anything else (behind, a new segment, a push that did not reach the head)
-    // goes back to fetching.
-    std::map<InstanceId, PeerFetch> level;
+    // This node's own writer, when this peer is level with it: where the last chunk it fetched
+    // (or was pushed) ended, which was this node's head then. When the head moves on in the same
+    // segment, the new bytes are pushed to it at once, so a peer on the live tail needs no fetch
+    // round trip. Anything else (behind, a new segment, a push that did not reach the head) goes
+    // back to fetching. Other writers' copies are not pushed: in a mesh every peer gets them
+    // from their origin, and a second push would only arrive stale; a peer that cannot reach
+    // the origin fetches them after the advert.
+    std::optional<PeerFetch> level;
+    // What this peer knows of each writer's head here: the last advert sent to it, and pushes
+    // that reached the head. An advert goes to it only with news it has not had.
+    std::map<InstanceId, std::pair<SegmentIndex, uint64_t>> told;
+    Clock::time_point last_advert{};
   };
   std::map<std::string, Peer> peers;  // by routing id: those whose hello was accepted
 };
@@ -140,72 +149,114 @@ void PeerServer::run() {
   pthread_setname_np(pthread_self(), "vasana.peersrv");
   Impl& i = *impl_;
   zmq::socket_t& sock = *i.socket;
-  uint64_t advertised = ~0ull;  // heads version last sent
-  Clock::time_point last_advert = Clock::now();
+  const InstanceId own = i.ours.instance;
+  uint64_t seen = ~0ull;                   // heads version the last advertise() looked at
+  auto next_check = Clock::now();           // when advertise() must look again without a move
   // Wakes the poll below when a head moves: the live tail. Without one (-1, the kernel refused
   // an eventfd), zmq_poll ignores the item and adverts go out at the poll timeout instead.
   const int head_moved = i.heads->subscribe();
 
-  auto advert_to = [&](const std::string& rid) {
+  auto position = [](const StreamHead& h) { return std::make_pair(h.segment, h.segment_bytes); };
+  auto send_advert = [&](const std::string& rid, Impl::Peer& peer, const std::vector<StreamHead>& heads) {
     PeerAdvert a;
-    a.heads = i.heads->all();
+    a.heads = heads;
     a.sent_ms = system_wall_ms();
-    return send_peer(sock, peer_advert(std::move(a)), &rid);
+    peer.last_advert = Clock::now();
+    peer.told.clear();
+    if (!send_peer(sock, peer_advert(std::move(a)), &rid)) return false;
+    adverts_++;
+    for (const StreamHead& h : heads) peer.told[h.writer] = position(h);
+    return true;
   };
-  // After sending c to peer: level with head when c reached it in the open segment.
-  auto note_level = [](Impl::Peer& peer, const std::optional<StreamHead>& head, const PeerChunk& c) {
+  // Sends c to peer. A chunk that reached the head in the open segment tells the peer that
+  // head, and makes it level with this node's own writer. One that could not be sent (the
+  // peer's queue is full, or it is gone) leaves it knowing nothing of that writer: the next
+  // advert tells it, and it fetches.
+  auto send_chunk = [&](const std::string& rid, Impl::Peer& peer, const std::optional<StreamHead>& head,
+                        PeerChunk c) {
+    const InstanceId writer = c.writer;
     const uint64_t end = c.offset + c.bytes.size();
-    if (head && !c.missing && !c.sealed && c.segment == head->segment && end == head->segment_bytes)
-      peer.level[c.writer] = PeerFetch{c.writer, c.segment, end, 0};
-    else
-      peer.level.erase(c.writer);
-  };
-  // The live tail: each level peer gets the bytes its writers' heads moved by.
-  auto push_tails = [&] {
-    for (auto& [rid, peer] : i.peers) {
-      for (auto it = peer.level.begin(); it != peer.level.end();) {
-        const PeerFetch at = it->second;
-        ++it;  // note_level may erase the entry
-        const auto head = i.heads->get(at.writer);
-        if (!head || (head->segment == at.segment && head->segment_bytes == at.offset)) continue;  // not moved
-        if (head->segment != at.segment) {
-          peer.level.erase(at.writer);  // sealed and moved on: the advert tells, the peer fetches
-          continue;
-        }
-        PeerChunk c = read_chunk(i.dir, head, PeerFetch{at.writer, at.segment, at.offset, kMaxPushBytes}, kMaxPushBytes);
-        if (c.missing || c.bytes.empty()) {
-          peer.level.erase(at.writer);
-          continue;
-        }
-        bytes_ += c.bytes.size();
-        pushes_++;
-        note_level(peer, head, c);
-        send_peer(sock, peer_chunk(std::move(c)), &rid);
-      }
+    const bool at_head =
+        head && !c.missing && !c.sealed && c.segment == head->segment && end == head->segment_bytes;
+    const SegmentIndex segment = c.segment;
+    if (!send_peer(sock, peer_chunk(std::move(c)), &rid)) {
+      peer.told.erase(writer);
+      if (writer == own) peer.level.reset();
+      return;
     }
+    if (at_head) peer.told[writer] = position(*head);
+    if (writer != own) return;
+    if (at_head)
+      peer.level = PeerFetch{writer, segment, end, 0};
+    else
+      peer.level.reset();
   };
-  auto advert_all = [&] {
-    push_tails();
-    advertised = i.heads->version();
-    PeerAdvert a;
-    a.heads = i.heads->all();
-    a.sent_ms = system_wall_ms();
-    const PeerMessage m = peer_advert(std::move(a));
+  // The live tail: a peer level with this node's own writer gets the bytes its head moved by.
+  // Peers level at the same offset share one read.
+  std::optional<PeerChunk> last_read;
+  auto push_tail = [&](const std::string& rid, Impl::Peer& peer, const std::optional<StreamHead>& head) {
+    if (!peer.level) return;
+    const PeerFetch at = *peer.level;
+    if (!head || (head->segment == at.segment && head->segment_bytes == at.offset)) return;  // not moved
+    if (head->segment != at.segment) {
+      peer.level.reset();  // sealed and moved on: the advert tells, the peer fetches
+      return;
+    }
+    if (!last_read || last_read->segment != at.segment || last_read->offset != at.offset)
+      last_read = read_chunk(i.dir, head, PeerFetch{own, at.segment, at.offset, kMaxPushBytes}, kMaxPushBytes);
+    PeerChunk c = *last_read;
+    if (c.missing || c.bytes.empty()) {
+      peer.level.reset();
+      return;
+    }
+    bytes_ += c.bytes.size();
+    pushes_++;
+    send_chunk(rid, peer, head, std::move(c));
+  };
+  // Pushes, then adverts to the peers that have news: at once when this node's own writer moved
+  // past what a peer was told (it is behind, or in a new segment), at most every
+  // kRelayAdvertGap for other writers' copies (a peer that reaches their origin has them
+  // already; one that does not fetches them from here), and every advert_interval to every
+  // peer (anti-entropy). A peer's own writer is never news to it.
+  auto advertise = [&] {
+    seen = i.heads->version();
+    const std::vector<StreamHead> heads = i.heads->all();
+    const auto own_head = i.heads->get(own);
+    last_read.reset();
+    const auto now = Clock::now();
+    next_check = now + i.options.advert_interval;
     for (auto it = i.peers.begin(); it != i.peers.end();) {
+      Impl::Peer& peer = it->second;
+      push_tail(it->first, peer, own_head);
+      bool own_news = false, relay_news = false;
+      for (const StreamHead& h : heads) {
+        if (h.writer == peer.instance) continue;
+        auto t = peer.told.find(h.writer);
+        if (t != peer.told.end() && t->second == position(h)) continue;
+        (h.writer == own ? own_news : relay_news) = true;
+      }
+      const bool due = own_news || now - peer.last_advert >= i.options.advert_interval ||
+                       (relay_news && now - peer.last_advert >= kRelayAdvertGap);
+      if (!due) {
+        next_check = std::min(next_check, peer.last_advert + i.options.advert_interval);
+        if (relay_news) next_check = std::min(next_check, peer.last_advert + kRelayAdvertGap);
+        ++it;
+        continue;
+      }
       // A peer that cannot take it (gone: router_mandatory) is forgotten; it says hello again.
-      if (!send_peer(sock, m, &it->first) && Clock::now() - it->second.last_heard > i.options.peer_timeout)
+      if (!send_advert(it->first, peer, heads) && now - peer.last_heard > i.options.peer_timeout)
         it = i.peers.erase(it);
       else
         ++it;
     }
-    last_advert = Clock::now();
   };
 
   while (!stop_.load(std::memory_order_relaxed)) {
     zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
                                {nullptr, head_moved, ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, 2, std::chrono::milliseconds(100));
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_check - Clock::now());
+      zmq::poll(items, 2, std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
     } catch (const zmq::error_t&) {
       continue;  // EINTR
     }
@@ -229,10 +280,13 @@ void PeerServer::run() {
           continue;
         }
         const bool fresh = known == i.peers.end();
-        i.peers[got->routing_id] = Impl::Peer{m.hello.instance, Clock::now(), {}};
+        Impl::Peer& peer = i.peers[got->routing_id];
+        peer = Impl::Peer{};
+        peer.instance = m.hello.instance;
+        peer.last_heard = Clock::now();
         if (fresh) i.log("peer: " + to_hex(m.hello.instance) + " connected");
         send_peer(sock, peer_hello(i.ours), &got->routing_id);
-        advert_to(got->routing_id);
+        send_advert(got->routing_id, peer, i.heads->all());
         continue;
       }
       if (known == i.peers.end()) {
@@ -246,13 +300,13 @@ void PeerServer::run() {
         PeerChunk c = read_chunk(i.dir, head, m.fetch, m.fetch.max_bytes);
         fetches_++;
         bytes_ += c.bytes.size();
-        note_level(known->second, head, c);
-        send_peer(sock, peer_chunk(std::move(c)), &got->routing_id);
+        send_chunk(got->routing_id, known->second, head, std::move(c));
       } else if (m.kind == PeerMessage::Kind::ack) {
+        acks_++;
         for (const StreamHead& h : m.ack.heads) i.ack(known->second.instance, h.writer, h.last_seqno);
       }
     }
-    if (i.heads->version() != advertised || Clock::now() - last_advert >= i.options.advert_interval) advert_all();
+    if (i.heads->version() != seen || Clock::now() >= next_check) advertise();
   }
 }
 

@@ -1,16 +1,23 @@
 // The serving side of replication: one ROUTER socket (CurveZMQ server; the ZAP allowlist has
 // already refused unknown keys before a message gets here) and the thread that owns it.
 //
-// For each peer that said an acceptable hello it sends this node's version vector (StreamHeads)
-// at once, whenever a head moves (the live tail: the writer's flush or a mirror's store wakes
-// the thread through StreamHeads' eventfd), and every advert_interval (anti-entropy: a lost
-// message is repaired by the next one). It answers fetches with bytes of any writer's segment
-// it holds, never past that writer's head, so only verified, durable bytes leave the node;
-// sealed segments below the head are served whole. A peer whose last chunk of a writer ended at
-// the head then (it is level: the live tail) is sent the new bytes of that writer's open segment
-// unasked, just before the advert, so it needs no fetch round trip (at most 256 KiB per move;
-// a new segment, or a peer behind, is left to its fetches). Acks from peers go to the ack
-// callback.
+// It answers fetches with bytes of any writer's segment it holds, never past that writer's head,
+// so only verified, durable bytes leave the node; sealed segments below the head are served
+// whole. When a head moves (the writer's flush or a mirror's sync wakes the thread through
+// StreamHeads' eventfd):
+// - the live tail: a peer whose last chunk of this node's own writer ended at the head then
+//   (it is level) is sent the new bytes of the open segment unasked, so it needs no fetch round
+//   trip (at most 256 KiB per move; a new segment, or a peer behind, is left to its fetches).
+//   Other writers' copies are never pushed: in a mesh each peer has them from their origin
+//   already, and a second copy would arrive stale.
+// - adverts (this node's version vector) go to each peer that was accepted at hello only with
+//   news it has not had (neither in its last advert nor in a chunk that reached the head): at
+//   once for this node's own writer, at most every 5 ms for other writers' copies (for a peer
+//   that cannot reach their origin: it fetches them from here), never for the peer's own
+//   writer; and to every peer every advert_interval (anti-entropy: a lost message is repaired
+//   by the next one). A peer level with the live tail thus gets no advert per write.
+// Acks from peers go to the ack callback; the hello this server answers with (ours) says
+// whether it wants any (PeerHello::acks_wanted).
 //
 // Threading: start() spawns the thread; the destructor stops and joins it (within ~100 ms).
 // Counters may be read from any thread.
@@ -56,6 +63,8 @@ class PeerServer {
   uint64_t fetches_served() const { return fetches_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
   uint64_t tails_pushed() const { return pushes_.load(); }
+  uint64_t adverts_sent() const { return adverts_.load(); }
+  uint64_t acks_received() const { return acks_.load(); }
 
  private:
   PeerServer() = default;
@@ -65,7 +74,7 @@ class PeerServer {
   std::unique_ptr<Impl> impl_;
   std::string endpoint_;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> fetches_{0}, bytes_{0}, pushes_{0};
+  std::atomic<uint64_t> fetches_{0}, bytes_{0}, pushes_{0}, adverts_{0}, acks_{0};
   std::thread thread_;
 };
 

@@ -1,5 +1,6 @@
 #include "sync/peer_session.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -115,10 +116,15 @@ void PeerSession::run() {
   // fdatasync), not deliveries: an ack promises the peer that the op is synced here.
   const int head_moved = i.heads->subscribe();
   std::map<InstanceId, Seqno> acked;  // what this session last acknowledged, per writer
+  // Acks go only to a server that asked for them (its node acknowledges writes replicated:N),
+  // and only for its own writer: a node counts acks for no other (sync/ack_gate.hpp).
+  bool acks_wanted = false;
+  InstanceId server_writer;
   auto send_acks = [&] {
+    if (!acks_wanted) return;
     PeerAck ack;
     for (const StreamHead& theirs : advertised) {
-      if (theirs.writer == i.ours.instance) continue;
+      if (theirs.writer != server_writer) continue;
       auto mine = i.heads->get(theirs.writer);
       if (!mine || mine->last_seqno.value == 0) continue;
       auto it = acked.find(theirs.writer);
@@ -132,6 +138,28 @@ void PeerSession::run() {
   auto set_up = [&](bool up) {
     std::lock_guard<std::mutex> g(i.mutex);
     i.up = up;
+  };
+  auto raise_advertised = [&](const PeerChunk& c) {
+    const auto end = std::make_pair(c.segment, c.offset + c.bytes.size());
+    auto h = std::find_if(advertised.begin(), advertised.end(), [&](const StreamHead& x) { return x.writer == c.writer; });
+    if (h == advertised.end()) {
+      advertised.push_back(StreamHead{});
+      h = advertised.end() - 1;
+      h->writer = c.writer;
+    } else if (!(std::make_pair(h->segment, h->segment_bytes) < end)) {
+      return;
+    }
+    h->segment = end.first;
+    h->segment_bytes = end.second;
+  };
+  // (i.mutex held)
+  auto raise_status_head = [&](const StreamHead& got) {
+    auto h = std::find_if(i.advertised.begin(), i.advertised.end(),
+                          [&](const StreamHead& x) { return x.writer == got.writer; });
+    if (h == i.advertised.end())
+      i.advertised.push_back(got);
+    else if (h->last_seqno < got.last_seqno)
+      *h = got;
   };
   auto fetch_more = [&] {
     for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
@@ -187,6 +215,8 @@ void PeerSession::run() {
             acked.clear();  // a restarted peer forgot what it was told
           }
           established = true;
+          acks_wanted = m.hello.acks_wanted;
+          server_writer = m.hello.instance;
           std::lock_guard<std::mutex> g(i.mutex);
           i.up = true;
           i.peer_instance = to_hex(m.hello.instance);
@@ -212,6 +242,10 @@ void PeerSession::run() {
           break;
         }
         case PeerMessage::Kind::chunk: {
+          // Bytes the server sent show its head is at least where they end, advert or not: a
+          // push this node cannot take (it is elsewhere in that writer's stream) then makes it
+          // fetch from where it is, at once.
+          if (established && !m.chunk.missing && !m.chunk.bytes.empty()) raise_advertised(m.chunk);
           auto accepted = i.mirrors->accept(i.id, m.chunk);
           if (!accepted.ok()) {
             i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
@@ -231,6 +265,10 @@ void PeerSession::run() {
           if (d.bytes > 0) {
             std::lock_guard<std::mutex> g(i.mutex);
             i.chunks_received++;
+            // A pushed chunk comes without an advert: what the peer has of that writer is at
+            // least what the chunk held, for the lag this node shows (lag_ops counts what is
+            // received and not yet applied too).
+            if (d.records > 0) raise_status_head(d.head);
           }
           // More of the same writer, if the peer has it, while the set's applier applies this
           // chunk: fetching, verifying and storing the next overlap applying this one.

@@ -14,9 +14,18 @@
 
 namespace vasana {
 
+// What a node's serving side sent and received since it started: chunks answering fetches,
+// live-tail chunks pushed unasked, adverts, and ack messages received.
+struct PeerTraffic {
+  uint64_t fetches = 0;
+  uint64_t pushes = 0;
+  uint64_t adverts = 0;
+  uint64_t acks = 0;
+};
+
 struct WriterLag {
   std::string writer;          // instance id, 16 hex digits
-  uint64_t peer_seqno = 0;     // highest seqno the peer advertised
+  uint64_t peer_seqno = 0;     // highest seqno the peer advertised (or sent: a pushed chunk)
   uint64_t applied_seqno = 0;  // highest seqno of this writer applied here
   uint64_t lag_ops = 0;
   double lag_seconds = 0;

@@ -55,8 +55,10 @@ Result<std::unique_ptr<Replicator>> Replicator::start(const SyncOptions& options
   auto refuse = [raw](const std::string& reason) { raw->refuse(reason); };
   if (!options.listen.empty()) {
     AckGate* gate = i.gate.get();
+    PeerHello served = ours;
+    served.acks_wanted = gate != nullptr;  // peers send acks only to a node that counts them
     auto server = PeerServer::start(
-        i.ctx, options, ours, dir, heads, i.log,
+        i.ctx, options, served, dir, heads, i.log,
         [gate](InstanceId peer, InstanceId writer, Seqno seqno) {
           if (gate) gate->on_ack(peer, writer, seqno);
         },
@@ -96,6 +98,8 @@ Replicator::Served Replicator::served() const {
   if (impl_->server) {
     s.fetches = impl_->server->fetches_served();
     s.pushes = impl_->server->tails_pushed();
+    s.adverts = impl_->server->adverts_sent();
+    s.acks = impl_->server->acks_received();
   }
   return s;
 }

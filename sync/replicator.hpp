@@ -39,11 +39,7 @@ class Replicator {
   std::string endpoint() const;
   // Non-null in replicated:N mode.
   AckGate* ack_gate() const;
-  // What the serving side sent: chunks answering fetches, and live-tail chunks pushed unasked.
-  struct Served {
-    uint64_t fetches = 0;
-    uint64_t pushes = 0;
-  };
+  using Served = PeerTraffic;
   Served served() const;
 
   struct Impl;

@@ -4,6 +4,7 @@
 // origin's writer appends with the real LogWriter, the peer's MirrorSet verifies and applies.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -23,6 +24,7 @@ namespace {
 struct Recorder {
   std::mutex mutex;
   std::vector<MirroredRecord> records;
+  std::atomic<bool> hold{false};  // while true, applying waits (a slow applier)
   size_t count() {
     std::lock_guard<std::mutex> g(mutex);
     return records.size();
@@ -38,80 +40,200 @@ bool wait_for(Recorder& r, size_t n, std::chrono::seconds timeout) {
   return true;
 }
 
+// An origin serving one peer over a real link; the peer fetches the origin's three records.
+struct LiveLink {
+  Origin origin{3, 1u << 20};  // one open segment holding 3 records
+  MirrorNode peer;
+  StreamHeads origin_heads;
+  std::unique_ptr<MirrorSet> origin_mirrors;
+  std::unique_ptr<Replicator> served;
+  StreamHeads peer_heads;
+  Recorder applied;
+  std::unique_ptr<MirrorSet> peer_mirrors;
+  std::unique_ptr<Replicator> fetching;
+
+  explicit LiveLink(uint32_t ack_replicas) {
+    auto origin_keys = generate_curve_keys();
+    auto peer_keys = generate_curve_keys();
+    REQUIRE(origin_keys.ok());
+    REQUIRE(peer_keys.ok());
+    auto quiet = [](const std::string&) {};
+    origin_heads.update(origin.head());
+    origin_mirrors = std::make_unique<MirrorSet>(origin.dir(), origin.space(), origin.instance(), &origin_heads,
+                                                 [](InstanceId, const std::vector<MirroredRecord>&) {});
+    SyncOptions oo;
+    oo.cluster = "live-tail";
+    oo.listen = "tcp://127.0.0.1:0";
+    oo.secret_key = origin_keys->secret_z85;
+    oo.allowed_keys = {peer_keys->public_z85};
+    oo.advert_interval = std::chrono::seconds(60);  // no anti-entropy advert during a test
+    oo.ack_replicas = ack_replicas;
+    PeerHello oh;
+    oh.cluster = oo.cluster;
+    oh.instance = origin.instance();
+    oh.vector_space = origin.space().id();
+    auto s = Replicator::start(oo, origin.dir(), oh, &origin_heads, origin_mirrors.get(), quiet);
+    REQUIRE(s.ok());
+    served = std::move(s.value());
+
+    peer_mirrors = std::make_unique<MirrorSet>(peer.dir(), origin.space(), peer.fx.id.instance, &peer_heads,
+                                               [this](InstanceId, const std::vector<MirroredRecord>& r) {
+                                                 while (applied.hold.load())
+                                                   std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                                 std::lock_guard<std::mutex> g(applied.mutex);
+                                                 applied.records.insert(applied.records.end(), r.begin(), r.end());
+                                               });
+    SyncOptions po;
+    po.cluster = oo.cluster;
+    po.secret_key = peer_keys->secret_z85;
+    po.peers = {PeerConfig{served->endpoint(), origin_keys->public_z85}};
+    po.advert_interval = oo.advert_interval;
+    PeerHello ph;
+    ph.cluster = po.cluster;
+    ph.instance = peer.fx.id.instance;
+    ph.vector_space = origin.space().id();
+    auto f = Replicator::start(po, peer.dir(), ph, &peer_heads, peer_mirrors.get(), quiet);
+    REQUIRE(f.ok());
+    fetching = std::move(f.value());
+  }
+
+  ~LiveLink() {
+    fetching.reset();  // the sessions stop before the mirror sets they use
+    served.reset();
+  }
+
+  // Appends one record at the origin and waits until the peer has applied it.
+  void append_and_wait() {
+    origin.append(/*seal=*/false);
+    origin_heads.update(origin.head());
+    REQUIRE(wait_for(applied, origin.written.size(), std::chrono::seconds(10)));
+  }
+};
+
 }  // namespace
 
 TEST_CASE("live tail: a level peer is pushed every new append and fetches nothing more, and its copy stays "
           "byte-identical",
           "[sync][live_tail]") {
-  Origin origin(3, 1u << 20);  // one open segment holding 3 records
-  MirrorNode peer;
-  auto origin_keys = generate_curve_keys();
-  auto peer_keys = generate_curve_keys();
-  REQUIRE(origin_keys.ok());
-  REQUIRE(peer_keys.ok());
-  auto quiet = [](const std::string&) {};
+  LiveLink link(/*ack_replicas=*/0);
+  Origin& origin = link.origin;
 
-  StreamHeads origin_heads;
-  origin_heads.update(origin.head());
-  MirrorSet origin_mirrors(origin.dir(), origin.space(), origin.instance(), &origin_heads,
-                           [](InstanceId, const std::vector<MirroredRecord>&) {});
-  SyncOptions oo;
-  oo.cluster = "live-tail";
-  oo.listen = "tcp://127.0.0.1:0";
-  oo.secret_key = origin_keys->secret_z85;
-  oo.allowed_keys = {peer_keys->public_z85};
-  PeerHello oh;
-  oh.cluster = oo.cluster;
-  oh.instance = origin.instance();
-  oh.vector_space = origin.space().id();
-  auto served = Replicator::start(oo, origin.dir(), oh, &origin_heads, &origin_mirrors, quiet);
-  REQUIRE(served.ok());
-
-  StreamHeads peer_heads;
-  Recorder applied;
-  MirrorSet peer_mirrors(peer.dir(), origin.space(), peer.fx.id.instance, &peer_heads,
-                         [&](InstanceId, const std::vector<MirroredRecord>& r) {
-                           std::lock_guard<std::mutex> g(applied.mutex);
-                           applied.records.insert(applied.records.end(), r.begin(), r.end());
-                         });
-  SyncOptions po;
-  po.cluster = oo.cluster;
-  po.secret_key = peer_keys->secret_z85;
-  po.peers = {PeerConfig{served.value()->endpoint(), origin_keys->public_z85}};
-  PeerHello ph;
-  ph.cluster = po.cluster;
-  ph.instance = peer.fx.id.instance;
-  ph.vector_space = origin.space().id();
-  auto fetching = Replicator::start(po, peer.dir(), ph, &peer_heads, &peer_mirrors, quiet);
-  REQUIRE(fetching.ok());
-
-  // Catching up is fetched.
-  REQUIRE(wait_for(applied, 3, std::chrono::seconds(20)));
-  const Replicator::Served before = served.value()->served();
+  // Catching up is fetched, after the advert that followed hello.
+  REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
+  const Replicator::Served before = link.served->served();
   CHECK(before.fetches >= 1);
+  CHECK(before.adverts >= 1);
 
   // Live appends, one at a time: each arrives pushed.
   const size_t appends = 20;
-  for (size_t k = 0; k < appends; ++k) {
-    origin.append(/*seal=*/false);
-    origin_heads.update(origin.head());
-    REQUIRE(wait_for(applied, 4 + k, std::chrono::seconds(10)));
-  }
-  const Replicator::Served after = served.value()->served();
+  for (size_t k = 0; k < appends; ++k) link.append_and_wait();
+  const Replicator::Served after = link.served->served();
   INFO("fetches " << before.fetches << " -> " << after.fetches << ", pushes " << before.pushes << " -> "
-                  << after.pushes);
+                  << after.pushes << ", adverts " << before.adverts << " -> " << after.adverts);
   CHECK(after.pushes - before.pushes >= appends - 2);
   // Negative control: without the push each append costs the peer a fetch.
   CHECK(after.fetches - before.fetches <= 2);
+  // The pushes told the peer every head: no advert per append.
+  CHECK(after.adverts - before.adverts <= 2);
 
   std::vector<MirroredRecord> got;
   {
-    std::lock_guard<std::mutex> g(applied.mutex);
-    got = applied.records;
+    std::lock_guard<std::mutex> g(link.applied.mutex);
+    got = link.applied.records;
   }
   check_records_exactly_once(got, origin.written);
-  peer_mirrors.flush();
-  check_byte_identical(origin, peer.wdir(origin.instance()));
-  REQUIRE(peer_heads.get(origin.instance()).has_value());
-  CHECK(same_head(*peer_heads.get(origin.instance()), origin.head()));
+  link.peer_mirrors->flush();
+  check_byte_identical(origin, link.peer.wdir(origin.instance()));
+  REQUIRE(link.peer_heads.get(origin.instance()).has_value());
+  CHECK(same_head(*link.peer_heads.get(origin.instance()), origin.head()));
+}
+
+TEST_CASE("live tail: a peer acknowledges its syncs only to a server whose node counts acks (replicated:N)",
+          "[sync][live_tail]") {
+  for (const uint32_t replicas : {0u, 1u}) {
+    INFO("ack_replicas " << replicas);
+    LiveLink link(replicas);
+    REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
+    for (size_t k = 0; k < 5; ++k) link.append_and_wait();
+    link.peer_mirrors->flush();  // synced: the peer's head moved, which is when it acks
+    const Seqno last = link.origin.written.back().seqno;
+    if (replicas == 0) {
+      // The peer's acks would have arrived within this wait (positive control below).
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      CHECK(link.served->served().acks == 0);
+    } else {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (link.served->ack_gate()->holders(last) < 1 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      CHECK(link.served->ack_gate()->holders(last) == 1);
+      CHECK(link.served->served().acks >= 1);
+    }
+  }
+}
+
+TEST_CASE("live tail: a push the peer cannot take (it got those bytes elsewhere) makes it fetch at once, "
+          "without waiting for an advert",
+          "[sync][live_tail]") {
+  LiveLink link(/*ack_replicas=*/0);  // advert_interval 60 s: no advert comes during the test
+  Origin& origin = link.origin;
+  REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
+  link.append_and_wait();  // pushed: the server now takes the peer for level at its head
+  const StreamHead level = origin.head();
+
+  // Record 5 reaches the peer from elsewhere (as from a third node): the server does not know.
+  origin.append(/*seal=*/false);
+  const PeerChunk elsewhere =
+      origin.serve(PeerFetch{origin.instance(), level.segment, level.segment_bytes, 1u << 20});
+  auto d = link.peer_mirrors->deliver(/*session=*/99, elsewhere);
+  REQUIRE(d.ok());
+  REQUIRE(d->records == 1);
+  // Record 6 moves the server's head: it pushes records 5 and 6 from where it thinks the peer
+  // stands, which the peer cannot take. It must fetch record 6 by itself.
+  origin.append(/*seal=*/false);
+  link.origin_heads.update(origin.head());
+  CHECK(wait_for(link.applied, 6, std::chrono::seconds(5)));
+  CHECK(link.served->served().adverts <= 1);  // only the one after hello: no advert helped
+
+  std::vector<MirroredRecord> got;
+  {
+    std::lock_guard<std::mutex> g(link.applied.mutex);
+    got = link.applied.records;
+  }
+  check_records_exactly_once(got, origin.written);
+}
+
+TEST_CASE("live tail: ops pushed and not yet applied show as lag, though no advert announced them",
+          "[sync][live_tail]") {
+  LiveLink link(/*ack_replicas=*/0);
+  REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
+  link.append_and_wait();
+  auto lag_of_origin = [&] {
+    NodeStatus st;
+    link.fetching->fill_status(&st);
+    REQUIRE(st.peers.size() == 1);
+    for (const WriterLag& w : st.peers[0].writers)
+      if (w.writer == to_hex(link.origin.instance())) return w;
+    FAIL("no lag line for the origin's writer");
+    return WriterLag{};
+  };
+  CHECK(lag_of_origin().lag_ops == 0);  // level
+
+  link.applied.hold.store(true);
+  for (int k = 0; k < 2; ++k) {
+    link.origin.append(/*seal=*/false);
+    link.origin_heads.update(link.origin.head());
+  }
+  // Both pushed (no fetch, no advert), stored, and waiting for the applier.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (lag_of_origin().lag_ops < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const WriterLag behind = lag_of_origin();
+  CHECK(behind.lag_ops == 2);
+  CHECK(behind.peer_seqno == link.origin.written.back().seqno.value);
+  CHECK(link.served->served().adverts <= 1);  // only the one after hello
+
+  link.applied.hold.store(false);
+  REQUIRE(wait_for(link.applied, link.origin.written.size(), std::chrono::seconds(10)));
+  link.peer_mirrors->flush();
+  CHECK(lag_of_origin().lag_ops == 0);
 }

@@ -63,7 +63,7 @@ std::vector<PeerMessage> samples() {
   std::string bytes;
   for (int i = 0; i < 300; ++i) bytes.push_back(char(i * 37));  // NULs and high bytes included
   return {
-      peer_hello(PeerHello{"prod-eu", InstanceId(0xfedcba9876543210ull), 7, "vasana-hash-v1/384/1"}),
+      peer_hello(PeerHello{"prod-eu", InstanceId(0xfedcba9876543210ull), 7, "vasana-hash-v1/384/1", false}),
       peer_refused("cluster id", "this node is in cluster a, the peer in cluster b"),
       peer_advert(PeerAdvert{{head_of(1), head_of(2), head_of(3)}, 1'700'000'123'456ull}),
       peer_fetch(PeerFetch{InstanceId(42), SegmentIndex(9), 0x1'0000'0001ull, 4u << 20}),
@@ -97,6 +97,7 @@ TEST_CASE("peer codec: every message kind round-trips with every field", "[sync]
         CHECK(d.hello.instance == m.hello.instance);
         CHECK(d.hello.protocol_version == m.hello.protocol_version);
         CHECK(d.hello.vector_space == m.hello.vector_space);
+        CHECK(d.hello.acks_wanted == m.hello.acks_wanted);
         break;
       case PeerMessage::Kind::refused:
         CHECK(d.refused.reason == m.refused.reason);
@@ -223,4 +224,21 @@ TEST_CASE("peer codec: a message kind from a newer protocol is a Corruption stat
   REQUIRE_FALSE(d.ok());
   CHECK(d.status().code() == Code::corruption);
   CHECK(d.status().message().find("unknown kind") != std::string::npos);
+}
+
+TEST_CASE("peer codec: a hello from a node that predates acksWanted reads as wanting acks", "[sync][codec]") {
+  // Such a node never counts on an answer without acks: it is sent them, as before the field.
+  capnp::MallocMessageBuilder mb;
+  auto hello = mb.initRoot<schema::PeerMessage>().initHello();
+  hello.setCluster("old");
+  hello.setProtocolVersion(kPeerProtocolVersion);
+  auto d = decode_peer_message(message_bytes(mb));
+  REQUIRE(d.ok());
+  CHECK(d->hello.cluster == "old");
+  CHECK(d->hello.acks_wanted);
+  // Negative control: a node that says it wants none is read so.
+  hello.setAcksWanted(false);
+  auto n = decode_peer_message(message_bytes(mb));
+  REQUIRE(n.ok());
+  CHECK_FALSE(n->hello.acks_wanted);
 }
