@@ -3,7 +3,7 @@
 namespace vasana {
 
 void LaneBacklog::add(const StateChange& change) {
-  if (change.memory && waiting_.insert(*change.memory).second) ids_.push_back(*change.memory);
+  if (change.memory && waiting_.insert(*change.memory)) ids_.push_back(*change.memory);
   triplets_ = triplets_ || change.triplets;
   corrections_ = corrections_ || change.corrections;
 }

@@ -10,9 +10,9 @@
 
 #include <cstddef>
 #include <deque>
-#include <unordered_set>
 #include <vector>
 
+#include "replica/id_table.hpp"
 #include "replica/lane.hpp"
 
 namespace vasana {
@@ -30,13 +30,8 @@ class LaneBacklog {
   bool empty() const { return size() == 0; }
 
  private:
-  struct Hash {
-    size_t operator()(const MemoryId& id) const {
-      return std::hash<uint64_t>()(id.instance.value * 0x9e3779b97f4a7c15ull ^ id.seqno.value);
-    }
-  };
-  std::deque<MemoryId> ids_;                     // first touched first
-  std::unordered_set<MemoryId, Hash> waiting_;   // the same ids, for deduplication
+  std::deque<MemoryId> ids_;  // first touched first
+  IdSet waiting_;             // the same ids, for deduplication (flat: no node per id)
   bool triplets_ = false;
   bool corrections_ = false;
 };
