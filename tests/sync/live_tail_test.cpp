@@ -216,6 +216,7 @@ TEST_CASE("live tail: ops pushed and not yet applied show as lag, though no adve
     FAIL("no lag line for the origin's writer");
     return WriterLag{};
   };
+  link.peer_mirrors->flush();  // synced: the peer's head (what lag compares with) has moved
   CHECK(lag_of_origin().lag_ops == 0);  // level
 
   link.applied.hold.store(true);
