@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <tuple>
 
 #include "store/hybrid_clock.hpp"
 #include "sync/peer_wire.hpp"
@@ -139,27 +140,23 @@ void PeerSession::run() {
     std::lock_guard<std::mutex> g(i.mutex);
     i.up = up;
   };
+  // The entry of writer in heads, added (only the writer set) when missing.
+  auto head_in = [](std::vector<StreamHead>& heads, InstanceId writer) -> StreamHead& {
+    auto h = std::find_if(heads.begin(), heads.end(), [&](const StreamHead& x) { return x.writer == writer; });
+    if (h != heads.end()) return *h;
+    heads.push_back(StreamHead{});
+    heads.back().writer = writer;
+    return heads.back();
+  };
   auto raise_advertised = [&](const PeerChunk& c) {
+    StreamHead& h = head_in(advertised, c.writer);
     const auto end = std::make_pair(c.segment, c.offset + c.bytes.size());
-    auto h = std::find_if(advertised.begin(), advertised.end(), [&](const StreamHead& x) { return x.writer == c.writer; });
-    if (h == advertised.end()) {
-      advertised.push_back(StreamHead{});
-      h = advertised.end() - 1;
-      h->writer = c.writer;
-    } else if (!(std::make_pair(h->segment, h->segment_bytes) < end)) {
-      return;
-    }
-    h->segment = end.first;
-    h->segment_bytes = end.second;
+    if (std::make_pair(h.segment, h.segment_bytes) < end) std::tie(h.segment, h.segment_bytes) = end;
   };
   // (i.mutex held)
   auto raise_status_head = [&](const StreamHead& got) {
-    auto h = std::find_if(i.advertised.begin(), i.advertised.end(),
-                          [&](const StreamHead& x) { return x.writer == got.writer; });
-    if (h == i.advertised.end())
-      i.advertised.push_back(got);
-    else if (h->last_seqno < got.last_seqno)
-      *h = got;
+    StreamHead& h = head_in(i.advertised, got.writer);
+    if (h.last_seqno < got.last_seqno) h = got;
   };
   auto fetch_more = [&] {
     for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {

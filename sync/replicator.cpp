@@ -93,8 +93,8 @@ void Replicator::fill_status(NodeStatus* st) const {
 
 std::string Replicator::endpoint() const { return impl_->server ? impl_->server->endpoint() : ""; }
 
-Replicator::Served Replicator::served() const {
-  Served s;
+PeerTraffic Replicator::served() const {
+  PeerTraffic s;
   if (impl_->server) {
     s.fetches = impl_->server->fetches_served();
     s.pushes = impl_->server->tails_pushed();

@@ -39,8 +39,8 @@ class Replicator {
   std::string endpoint() const;
   // Non-null in replicated:N mode.
   AckGate* ack_gate() const;
-  using Served = PeerTraffic;
-  Served served() const;
+  // What the serving side sent (fetch answers, pushes, adverts) and the acks it received.
+  PeerTraffic served() const;
 
   struct Impl;
 

@@ -120,14 +120,14 @@ TEST_CASE("live tail: a level peer is pushed every new append and fetches nothin
 
   // Catching up is fetched, after the advert that followed hello.
   REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
-  const Replicator::Served before = link.served->served();
+  const PeerTraffic before = link.served->served();
   CHECK(before.fetches >= 1);
   CHECK(before.adverts >= 1);
 
   // Live appends, one at a time: each arrives pushed.
   const size_t appends = 20;
   for (size_t k = 0; k < appends; ++k) link.append_and_wait();
-  const Replicator::Served after = link.served->served();
+  const PeerTraffic after = link.served->served();
   INFO("fetches " << before.fetches << " -> " << after.fetches << ", pushes " << before.pushes << " -> "
                   << after.pushes << ", adverts " << before.adverts << " -> " << after.adverts);
   CHECK(after.pushes - before.pushes >= appends - 2);
