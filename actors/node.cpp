@@ -107,6 +107,7 @@ bool Node::wait_applied(InstanceId writer, Seqno seqno, std::chrono::millisecond
   return impl_->engine->wait_applied(writer, seqno, timeout);
 }
 size_t Node::lanes_backlog() const { return impl_->engine->lanes_backlog(); }
+size_t Node::background_pending() const { return impl_->engine->background_pending(); }
 PeerTraffic Node::peer_traffic() const { return impl_->replicator ? impl_->replicator->served() : PeerTraffic{}; }
 std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->replicator->endpoint() : ""; }
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }

@@ -62,6 +62,9 @@ class Node {
   // Memories applied in catch-up batches that the recall lanes have not indexed yet (the
   // indexer thread works them off); 0 when recall sees every applied op. Cheap: no lock.
   size_t lanes_backlog() const;
+  // Background index work still waiting: the lane backlog and the semantic lane's buffered
+  // vectors not yet in their HNSW graphs (0: the node has no index work left).
+  size_t background_pending() const;
   // What this node's serving side sent and received (zeros when it serves no peers).
   PeerTraffic peer_traffic() const;
   uint16_t metrics_port() const;

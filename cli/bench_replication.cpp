@@ -298,7 +298,10 @@ uint64_t dir_bytes(const std::string& path) {
 }
 
 // probe_ms: the pause between two recall queries on the catching-up node; 0: no queries.
-int run_catchup(const std::string& root, size_t m, size_t probe_ms, LogBuffer& logs) {
+// settle: before b starts, wait until a has no index work left (its HNSW graphs built), as a
+// serving node that has run a while has; otherwise a builds them during the catch-up, on the
+// same cores.
+int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle, LogBuffer& logs) {
   std::printf("\ncatch-up: a node holding %zu ops of its own starts; an empty peer starts and fetches and applies "
               "them all\n",
               m);
@@ -340,6 +343,29 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, LogBuffer& l
   const double a_ready = seconds_since(t0);
   std::printf("  node a start to ready (replay into the state, then the lanes built side by side): %.1f s\n", a_ready);
   std::fflush(stdout);
+  if (settle) {
+    t0 = now_ns();
+    size_t pending = na.value()->background_pending(), last_pending = pending;
+    int64_t last_progress = now_ns(), last_print = now_ns();
+    while (pending > 0 && now_ns() - last_progress < int64_t(120e9)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      pending = na.value()->background_pending();
+      if (pending != last_pending) last_progress = now_ns();
+      last_pending = pending;
+      if (now_ns() - last_print >= int64_t(10e9)) {
+        std::fprintf(stderr, "  settling: node a has %zu vectors to put in its graphs after %.0f s\n", pending,
+                     seconds_since(t0));
+        last_print = now_ns();
+      }
+    }
+    if (pending > 0)
+      std::printf("  node a's index work stalled (no progress for 120 s, %zu left); the catch-up starts anyway\n",
+                  pending);
+    else
+      std::printf("  node a settled (every vector in its HNSW graphs, no index work left) %.1f s after ready\n",
+                  seconds_since(t0));
+    std::fflush(stdout);
+  }
 
   t0 = now_ns();
   auto nb = Node::start(member_options(*members, 1), logs.sink("b"));
@@ -621,7 +647,7 @@ std::vector<double> parse_rates(const std::string& text, bool* ok) {
 
 int cmd_bench_replication(const Words& words) {
   auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms"},
-                         {"skip-redis", "skip-catchup", "keep"});
+                         {"skip-redis", "skip-catchup", "settle-source", "keep"});
   if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
   double seconds = 4;
   if (auto s = args->get("seconds")) {
@@ -761,7 +787,7 @@ int cmd_bench_replication(const Words& words) {
   std::fflush(stdout);
 
   int rc = kExitOk;
-  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, logs);
+  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, args->has("settle-source"), logs);
   cleanup();
   return rc;
 }

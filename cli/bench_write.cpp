@@ -227,7 +227,7 @@ int cmd_bench(const Words& words) {
                 "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64]\n"
                 "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]\n"
                 "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
-                "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup]\n"
+                "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
                 "                                       [--keep]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
