@@ -17,6 +17,9 @@
 // Hash: both halves mixed (instance + seqno * golden ratio, then the splitmix64 finalizer),
 // since linear probing needs well-spread low bits and one writer's seqnos are sequential.
 //
+// An array of 4 MiB or more (from about 100k ids) is put on transparent huge pages
+// (replica/huge_pages.hpp): its lookups hit random pages.
+//
 // Limits: V must be trivially copyable and default-constructible (values are moved by copy).
 // Pointers and references into the table are invalidated by any insert (growth) and by any
 // erase (backward shift moves slots); copy values out. The array never shrinks: clear() and
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "protocol/ids.hpp"
+#include "replica/huge_pages.hpp"
 
 namespace vasana {
 
@@ -224,7 +228,7 @@ class IdTable {
 
   // Moves every array entry into a fresh array of cap slots (a power of two, > in_array_).
   void rehash(size_t cap) {
-    std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(cap, empty_slot()));
+    Slots old = std::exchange(slots_, Slots(cap, empty_slot()));
     mask_ = cap - 1;
     grow_at_ = max_load(cap);
     for (const Slot& s : old) {
@@ -235,7 +239,9 @@ class IdTable {
     }
   }
 
-  std::vector<Slot> slots_;
+  // 48 MiB of 24-byte slots for 1M ids.
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+  Slots slots_;
   size_t mask_ = 0;
   size_t in_array_ = 0;  // entries in slots_ (size_ minus the reserved key's)
   size_t grow_at_ = 0;   // grow before an insert when in_array_ reaches this

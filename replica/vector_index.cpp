@@ -1,6 +1,7 @@
 #include "replica/vector_index.hpp"
 
 #include "replica/fair_rw_lock.hpp"
+#include "replica/huge_pages.hpp"
 #include "replica/int8_codes.hpp"
 
 // The one translation unit that includes hnswlib: its header defines non-inline functions.
@@ -58,7 +59,16 @@ struct VectorIndex::Impl {
     auto g = std::make_unique<Graph>(&space, std::max<size_t>(options.initial_capacity, 1), options.m,
                                      options.ef_construction, options.seed);
     g->setEf(options.ef_search);
+    advise_graph(*g);
     return g;
+  }
+  // The graph's element array (vector and level-0 links of every point) is read at random by
+  // every insertion and search: huge pages for it (replica/huge_pages.hpp). hnswlib allocates
+  // it with malloc and grows it with realloc, so it is marked after each, before the new
+  // points are written.
+  static void advise_graph(Graph& g) {
+    const size_t bytes = g.max_elements_ * g.size_data_per_element_;
+    if (bytes >= kHugePageFrom) advise_huge_pages(g.data_level0_memory_, bytes);
   }
 
   float similarity(const float* q, const void* v) const { return 1.0f - distance(q, v, distance_param); }
@@ -340,8 +350,10 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
     // buffer_lock; searches cannot run meanwhile (graph_lock is held), so none sees it twice.
     s.grow_graph_slots(slot);
     try {
-      if (s.copy[slot] == GraphCopy::none && graph.cur_element_count >= graph.max_elements_)
+      if (s.copy[slot] == GraphCopy::none && graph.cur_element_count >= graph.max_elements_) {
         graph.resizeIndex(graph.max_elements_ * 2);
+        Impl::advise_graph(graph);
+      }
       // A label already in the graph (marked deleted) is updated in place and undeleted.
       s.internal[slot] = graph.addPoint(v.data(), slot, -1);
     } catch (const std::exception& e) {

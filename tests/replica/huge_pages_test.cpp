@@ -1,0 +1,101 @@
+// HugePageAllocator and advise_huge_pages (replica/huge_pages.hpp): large arrays are 2 MiB
+// aligned and marked for transparent huge pages (the "hg" flag of their mapping in
+// /proc/self/smaps), small ones are left to the ordinary allocator, and a vector keeps its
+// elements while growing across the threshold.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "replica/huge_pages.hpp"
+#include "replica/id_table.hpp"
+
+namespace vasana {
+namespace {
+
+// The VmFlags of the mapping that holds p, from /proc/self/smaps ("" when none holds it).
+std::string vm_flags_of(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= a && a < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+bool marked_for_huge_pages(const void* p) { return (" " + vm_flags_of(p) + " ").find(" hg ") != std::string::npos; }
+
+bool kernel_has_thp() {
+  struct stat st;
+  return ::stat("/sys/kernel/mm/transparent_hugepage/enabled", &st) == 0;
+}
+
+TEST_CASE("a large array is 2 MiB aligned and marked for huge pages and a small one is not") {
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> large(kHugePageFrom / sizeof(uint64_t), 7);
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> small(1000, 7);
+  CHECK(reinterpret_cast<uintptr_t>(large.data()) % kHugePageSize == 0);
+  CHECK(reinterpret_cast<uintptr_t>(small.data()) % 16 == 0);
+  if (!kernel_has_thp()) {
+    WARN("this kernel has no transparent huge pages: the marking is not checked");
+    return;
+  }
+  CHECK(marked_for_huge_pages(large.data()));
+  CHECK(marked_for_huge_pages(large.data() + large.size() - 1));
+  CHECK_FALSE(marked_for_huge_pages(small.data()));  // the heap: never marked by this code
+}
+
+TEST_CASE("a vector keeps its elements while it grows past the huge page threshold and back") {
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> v;
+  const size_t n = 2 * kHugePageFrom / sizeof(uint32_t);
+  for (uint32_t i = 0; i < n; ++i) v.push_back(i * 3u);  // reallocates across the threshold
+  REQUIRE(v.size() == n);
+  CHECK(reinterpret_cast<uintptr_t>(v.data()) % kHugePageSize == 0);
+  bool same = true;
+  for (uint32_t i = 0; i < n; ++i) same = same && v[i] == i * 3u;
+  CHECK(same);
+  v.resize(10);
+  v.shrink_to_fit();  // back to an ordinary allocation, freed through the matching path
+  REQUIRE(v.size() == 10);
+  CHECK(v[9] == 27u);
+}
+
+TEST_CASE("advise_huge_pages marks only whole pages inside the range and tolerates odd bounds") {
+  std::vector<char> buf(8 << 20);
+  // An unaligned start and length: rounded inward, no error, the buffer untouched.
+  advise_huge_pages(buf.data() + 1, buf.size() - 3);
+  advise_huge_pages(buf.data(), 0);
+  advise_huge_pages(buf.data() + 5, 100);  // less than a page inside: nothing to mark
+  CHECK(buf[0] == 0);
+  if (kernel_has_thp()) CHECK(marked_for_huge_pages(buf.data() + buf.size() / 2));
+}
+
+TEST_CASE("an id table growing onto huge pages finds every id it holds and no other") {
+  IdTable<uint64_t> t;
+  const uint64_t n = 300000;  // grows through 2^19 slots of 24 bytes (12 MiB): the huge page path
+  for (uint64_t s = 1; s <= n; ++s) t.insert(MemoryId{InstanceId(3), Seqno(s)}, s * 2);
+  REQUIRE(t.capacity() * sizeof(id_table_detail::Slot<uint64_t>) >= kHugePageFrom);
+  size_t found = 0;
+  for (uint64_t s = 1; s <= n; ++s) {
+    const uint64_t* v = t.find(MemoryId{InstanceId(3), Seqno(s)});
+    found += v != nullptr && *v == s * 2;
+  }
+  CHECK(found == n);
+  CHECK(t.find(MemoryId{InstanceId(3), Seqno(n + 1)}) == nullptr);
+  CHECK(t.find(MemoryId{InstanceId(4), Seqno(1)}) == nullptr);
+}
+
+}  // namespace
+}  // namespace vasana
