@@ -43,6 +43,7 @@ Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>
     }
     return first;
   }
+  BatchActivity::Scope batch(batches_);
   std::vector<std::pair<size_t, Status>> failures;
   for (size_t begin = 0; begin < ops.size(); begin += kBatchOpsPerHold) {
     const size_t end = std::min(ops.size(), begin + kBatchOpsPerHold);
@@ -68,6 +69,7 @@ Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>
 
 size_t RecallEngine::index_lane_backlog(size_t max_ids) {
   if (lanes_backlog() == 0) return 0;
+  batches_.wait_idle(kBacklogYieldAtMost);
   auto lock = lock_.write();
   std::vector<MemoryId> ids;
   bool triplets = false, corrections = false;

@@ -37,6 +37,7 @@
 #include "replica/fair_rw_lock.hpp"
 #include "replica/fusion.hpp"
 #include "replica/lane.hpp"
+#include "replica/batch_activity.hpp"
 #include "replica/lane_backlog.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/scoring.hpp"
@@ -63,6 +64,10 @@ inline constexpr size_t kBatchOpsPerHold = 1024;
 // write-lock hold (about 28 us a memory with every lane on one thread: 0.8 ms a hold at the
 // median, 1.5 ms at p99, `vasana bench replication` on this 2-core machine).
 inline constexpr size_t kBackgroundStepIds = 32;
+// index_lane_backlog: how long it waits for a large batch being applied to end before it takes
+// the write lock anyway (replica/batch_activity.hpp). While chunks come back to back the backlog
+// still advances, a step per wait; between chunks it runs freely.
+inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{50};
 
 struct RecallRequest {
   std::string text;
@@ -130,7 +135,8 @@ class RecallEngine {
   // thread, which is meant to be a low-priority one: the engine's helper threads run at normal
   // priority and would compete with applying and queries) and for the triplets and corrections
   // if they changed. Returns the ids done, plus one per flag. Hold times for
-  // kBackgroundStepIds: replica/README.md.
+  // kBackgroundStepIds: replica/README.md. While a large batch is being applied it first waits
+  // for it to end, at most kBacklogYieldAtMost: the state goes first.
   size_t index_lane_backlog(size_t max_ids);
   // Memory ids (plus triplet and correction flags) the lanes have not indexed yet: 0 when every
   // lane is level with the state. Lock-free.
@@ -155,6 +161,7 @@ class RecallEngine {
   ReplicaState state_;                        // guarded by lock_
   std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by lock_ (background work by their own)
   LaneBacklog backlog_;                       // guarded by lock_
+  BatchActivity batches_;                     // large apply_batch calls in progress
   std::atomic<size_t> backlog_size_{0};       // backlog_.size(), written under lock_
   ScoringWeights weights_;
   std::unique_ptr<TaskSpread> spread_;
