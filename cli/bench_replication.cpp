@@ -13,8 +13,9 @@
 //     subscriber on the replica receiving each key's keyspace event (lag = event received -
 //     ack). Once with the primary acknowledging from memory (appendonly no), once with
 //     appendonly yes + appendfsync always.
-//  3. Catch-up: a node holding M ops of its own (written with LogWriter directly) starts; an
-//     empty peer starts and the time until it has applied all M to its state, then until its
+//  3. Catch-up: a node holding M ops of its own (written with LogWriter directly) starts (with
+//     --settle-source, the bench then waits until it has built its HNSW graphs); an empty peer
+//     starts and the time until it has applied all M to its state, then until its
 //     recall lanes are level too, is measured, while a client queries it every 20 ms (the
 //     recall latency an agent on that node sees meanwhile). Then, with the nodes stopped, the
 //     same ops are verified, decoded and applied on this thread (state only, then state and
@@ -787,7 +788,8 @@ int cmd_bench_replication(const Words& words) {
   std::fflush(stdout);
 
   int rc = kExitOk;
-  if (!args->has("skip-catchup")) rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, args->has("settle-source"), logs);
+  if (!args->has("skip-catchup"))
+    rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, args->has("settle-source"), logs);
   cleanup();
   return rc;
 }

@@ -34,10 +34,10 @@
 #include <vector>
 
 #include "protocol/status.hpp"
+#include "replica/batch_activity.hpp"
 #include "replica/fair_rw_lock.hpp"
 #include "replica/fusion.hpp"
 #include "replica/lane.hpp"
-#include "replica/batch_activity.hpp"
 #include "replica/lane_backlog.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/scoring.hpp"
