@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -298,6 +299,27 @@ uint64_t dir_bytes(const std::string& path) {
   return total;
 }
 
+// Polls left() every poll until it is 0 (true) or has not changed for 120 s (false), printing
+// "  <label> N after S s" (S from t0) to stderr every print_every_s seconds.
+bool poll_until_zero(const std::function<size_t()>& left, const char* label, int64_t t0,
+                     std::chrono::milliseconds poll, double print_every_s) {
+  size_t last = left();
+  int64_t last_progress = now_ns(), last_print = now_ns();
+  for (;;) {
+    const size_t n = left();
+    const int64_t now = now_ns();
+    if (n == 0) return true;
+    if (n != last) last_progress = now;
+    last = n;
+    if (now - last_print >= int64_t(print_every_s * 1e9)) {
+      std::fprintf(stderr, "  %s %zu after %.0f s\n", label, n, seconds_since(t0));
+      last_print = now;
+    }
+    if (now - last_progress > int64_t(120e9)) return false;
+    std::this_thread::sleep_for(poll);
+  }
+}
+
 // probe_ms: the pause between two recall queries on the catching-up node; 0: no queries.
 // settle: before b starts, wait until a has no index work left (its HNSW graphs built), as a
 // serving node that has run a while has; otherwise a builds them during the catch-up, on the
@@ -346,22 +368,12 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   std::fflush(stdout);
   if (settle) {
     t0 = now_ns();
-    size_t pending = na.value()->background_pending(), last_pending = pending;
-    int64_t last_progress = now_ns(), last_print = now_ns();
-    while (pending > 0 && now_ns() - last_progress < int64_t(120e9)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      pending = na.value()->background_pending();
-      if (pending != last_pending) last_progress = now_ns();
-      last_pending = pending;
-      if (now_ns() - last_print >= int64_t(10e9)) {
-        std::fprintf(stderr, "  settling: node a has %zu vectors to put in its graphs after %.0f s\n", pending,
-                     seconds_since(t0));
-        last_print = now_ns();
-      }
-    }
-    if (pending > 0)
+    const bool settled = poll_until_zero([&] { return na.value()->background_pending(); },
+                                         "settling: vectors node a has still to put in its graphs:", t0,
+                                         std::chrono::milliseconds(100), 10);
+    if (!settled)
       std::printf("  node a's index work stalled (no progress for 120 s, %zu left); the catch-up starts anyway\n",
-                  pending);
+                  na.value()->background_pending());
     else
       std::printf("  node a settled (every vector in its HNSW graphs, no index work left) %.1f s after ready\n",
                   seconds_since(t0));
@@ -425,24 +437,9 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   size_t backlog_at_state = 0;
   if (finished) {
     backlog_at_state = nb.value()->lanes_backlog();
-    size_t last_backlog = backlog_at_state;
-    last_progress = last_print = now_ns();
-    for (;;) {
-      const size_t backlog = nb.value()->lanes_backlog();
-      const int64_t now = now_ns();
-      if (backlog == 0) {
-        lanes_level_s = seconds_since(t0);
-        break;
-      }
-      if (backlog != last_backlog) last_progress = now;
-      last_backlog = backlog;
-      if (now - last_print >= int64_t(3e9)) {
-        std::fprintf(stderr, "  catch-up: lane backlog on b %zu after %.0f s\n", backlog, seconds_since(t0));
-        last_print = now;
-      }
-      if (now - last_progress > int64_t(120e9)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    if (poll_until_zero([&] { return nb.value()->lanes_backlog(); }, "catch-up: lane backlog on b", t0,
+                        std::chrono::milliseconds(20), 3))
+      lanes_level_s = seconds_since(t0);
   }
   probe_stop.store(true);
   probe.join();
