@@ -25,6 +25,7 @@
 #include "replica/id_table.hpp"
 #include "replica/lane.hpp"
 #include "replica/memory_record.hpp"
+#include "replica/node_arena.hpp"
 #include "replica/order_key.hpp"
 
 namespace vasana {
@@ -66,14 +67,18 @@ class ReplicaState {
   // with perf). Records are never erased (deletion is a field), so the index only grows; map
   // nodes never move, so it may point into them. Copies rebuild it. The index is a flat
   // IdTable, not a node-based unordered_map, whose rehashing and node allocation took ~21% of
-  // a catch-up's apply time (replica/id_table.hpp).
+  // a catch-up's apply time (replica/id_table.hpp). The map's nodes come from an arena on huge
+  // pages (replica/node_arena.hpp): malloc's page faults were 43% of a catch-up's apply time.
   class MemoryTable {
    public:
     MemoryTable() = default;
+    // A copy's nodes go to an arena of its own (the allocator's copy-construction rule).
     MemoryTable(const MemoryTable& o) : ordered_(o.ordered_) { reindex(); }
     MemoryTable& operator=(const MemoryTable& o) {
-      ordered_ = o.ordered_;
-      reindex();
+      if (this != &o) {
+        ordered_ = Map(o.ordered_);  // a new arena; the old one goes with the old nodes
+        reindex();
+      }
       return *this;
     }
     // Map nodes move with the map and the index's array moves whole: the index stays valid.
@@ -106,7 +111,9 @@ class ReplicaState {
       index_.reserve(ordered_.size());
       for (auto& [id, m] : ordered_) index_.insert(id, &m);
     }
-    std::map<MemoryId, MemoryRecord> ordered_;
+    using Map = std::map<MemoryId, MemoryRecord, std::less<MemoryId>,
+                         NodeArenaAllocator<std::pair<const MemoryId, MemoryRecord>>>;
+    Map ordered_;
     IdTable<MemoryRecord*> index_;
   };
   MemoryTable memories_;  // also records of updates whose put has not arrived

@@ -5,43 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "replica/huge_pages.hpp"
 #include "replica/id_table.hpp"
+#include "tests/replica/smaps_flags.hpp"
 
 namespace vasana {
 namespace {
-
-// The VmFlags of the mapping that holds p, from /proc/self/smaps ("" when none holds it).
-std::string vm_flags_of(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = lo <= a && a < hi;
-      continue;
-    }
-    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
-  }
-  return "";
-}
-
-bool marked_for_huge_pages(const void* p) { return (" " + vm_flags_of(p) + " ").find(" hg ") != std::string::npos; }
-
-bool kernel_has_thp() {
-  struct stat st;
-  return ::stat("/sys/kernel/mm/transparent_hugepage/enabled", &st) == 0;
-}
 
 TEST_CASE("a large array is 2 MiB aligned and marked for huge pages and a small one is not") {
   std::vector<uint64_t, HugePageAllocator<uint64_t>> large(kHugePageFrom / sizeof(uint64_t), 7);
