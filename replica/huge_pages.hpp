@@ -1,5 +1,5 @@
-// Transparent huge pages for large arrays read at random: the id index, the lane backlog's set
-// and the HNSW graph's element array.
+// Transparent huge pages for large arrays read at random: the id index and the HNSW graph's
+// element array (and, through replica/node_arena.hpp, the blocks the state's records are cut from).
 //
 // Why: a lookup in such an array touches a random 4 KiB page, and most of those touches miss
 // the TLB and cost a page walk (more so in a virtual machine, and where the kernel's page-table

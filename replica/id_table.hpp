@@ -1,11 +1,12 @@
-// A flat hash table keyed by MemoryId: IdTable<V> maps an id to a small value, IdSet holds ids.
+// A flat hash table keyed by MemoryId: IdTable<V> maps an id to a small value.
 // Open addressing with linear probing in one array of (key, value) slots, power-of-two
 // capacity, at most 7/10 full, doubled when that is reached (a linear scan of the old array),
 // erase by backward-shift deletion (no tombstones, so probe lengths do not decay with churn).
 //
 // Why: a replication catch-up (1M memories applied in batches) spent ~21% of the applier's
 // CPU rehashing the node-based std::unordered_map/set behind ReplicaState's id index and
-// LaneBacklog's dedup set, plus malloc/free of their nodes. Here an insert is a hash and a few
+// LaneBacklog's dedup set (since replaced by a mark in the record), plus malloc/free of their
+// nodes. Here an insert is a hash and a few
 // adjacent slot reads, growth is one allocation, and a lookup costs about one cache miss.
 //
 // Empty slots hold a reserved key (all bits set in both halves). No MemoryId value is
@@ -55,16 +56,10 @@ inline bool is_reserved(const MemoryId& id) {
   return id.instance.value == kReserved && id.seqno.value == kReserved;
 }
 
-struct NoValue {};
-
 template <class V>
 struct Slot {
   MemoryId key;
   V value;
-};
-template <>
-struct Slot<NoValue> {  // a set's slot: the key alone (16 bytes)
-  MemoryId key;
 };
 
 }  // namespace id_table_detail
@@ -173,7 +168,6 @@ class IdTable {
   }
 
  private:
-  friend class IdSet;  // uses slot_for to insert a key without a value
   using Slot = id_table_detail::Slot<V>;
   static constexpr size_t kMinCapacity = 16;
 
@@ -248,27 +242,6 @@ class IdTable {
   size_t size_ = 0;
   bool has_reserved_ = false;  // the reserved key is present, in reserved_
   Slot reserved_{};
-};
-
-// A set of MemoryIds: IdTable with 16-byte slots holding only the key.
-class IdSet {
- public:
-  size_t size() const { return t_.size(); }
-  bool empty() const { return t_.empty(); }
-  size_t capacity() const { return t_.capacity(); }
-  bool contains(const MemoryId& id) const { return t_.contains(id); }
-  // True when id was not yet in the set.
-  bool insert(const MemoryId& id) {
-    bool inserted = false;
-    t_.slot_for(id, &inserted);
-    return inserted;
-  }
-  bool erase(const MemoryId& id) { return t_.erase(id); }
-  void clear() { t_.clear(); }  // keeps the capacity
-  void reserve(size_t n) { t_.reserve(n); }
-
- private:
-  IdTable<id_table_detail::NoValue> t_;
 };
 
 }  // namespace vasana

@@ -2,17 +2,18 @@
 
 namespace vasana {
 
-void LaneBacklog::add(const StateChange& change) {
-  if (change.memory && waiting_.insert(*change.memory)) ids_.push_back(*change.memory);
+void LaneBacklog::add(const StateChange& change, ReplicaState& state) {
+  if (change.memory && state.mark_lanes_behind(*change.memory)) ids_.push_back(*change.memory);
   triplets_ = triplets_ || change.triplets;
   corrections_ = corrections_ || change.corrections;
 }
 
-void LaneBacklog::take(size_t max, std::vector<MemoryId>* ids, bool* triplets, bool* corrections) {
+void LaneBacklog::take(size_t max, ReplicaState& state, std::vector<MemoryId>* ids, bool* triplets,
+                       bool* corrections) {
   ids->clear();
   while (ids->size() < max && !ids_.empty()) {
     ids->push_back(ids_.front());
-    waiting_.erase(ids_.front());
+    state.clear_lanes_behind(ids_.front());
     ids_.pop_front();
   }
   *triplets = triplets_;
@@ -20,9 +21,9 @@ void LaneBacklog::take(size_t max, std::vector<MemoryId>* ids, bool* triplets, b
   triplets_ = corrections_ = false;
 }
 
-void LaneBacklog::clear() {
+void LaneBacklog::clear(ReplicaState& state) {
+  for (const MemoryId& id : ids_) state.clear_lanes_behind(id);
   ids_.clear();
-  waiting_.clear();
   triplets_ = corrections_ = false;
 }
 

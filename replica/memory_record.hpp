@@ -56,6 +56,10 @@ struct MemoryRecord {
   uint64_t recalls = 0;
   uint64_t reinforcements = 0;
   int64_t reinforcement_micros = 0;
+
+  // Bookkeeping of the recall engine, not replicated state (not in the digest, cleared in a
+  // copy of the state): the memory waits in the lane backlog (replica/lane_backlog.hpp).
+  bool lanes_behind = false;
 };
 
 struct TripletRecord {

@@ -53,7 +53,7 @@ Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>
         StateChange change;
         Status s = state_.apply(ops[i].first, ops[i].second, &change);
         if (s.ok())
-          backlog_.add(change);
+          backlog_.add(change, state_);
         else
           failures.emplace_back(i, std::move(s));
       }
@@ -73,7 +73,7 @@ size_t RecallEngine::index_lane_backlog(size_t max_ids) {
   auto lock = lock_.write();
   std::vector<MemoryId> ids;
   bool triplets = false, corrections = false;
-  backlog_.take(max_ids, &ids, &triplets, &corrections);
+  backlog_.take(max_ids, state_, &ids, &triplets, &corrections);
   // The lanes one after another on the calling thread (the node's niced indexer), not spread
   // over the helpers: they run at normal priority and would take the cores from catch-up
   // applying, fetching and queries (measured: a catch-up's state rate fell from 94k to 62k ops/s
@@ -136,7 +136,7 @@ void RecallEngine::rebuild_lanes(size_t threads) {
   for (size_t t = 1; t < std::max<size_t>(1, threads); ++t) helpers.emplace_back(work);
   work();
   for (auto& h : helpers) h.join();
-  backlog_.clear();
+  backlog_.clear(state_);
   backlog_size_.store(0, std::memory_order_relaxed);
   { std::lock_guard<std::mutex> g(applied_mutex_); }
   applied_cv_.notify_all();

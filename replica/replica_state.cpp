@@ -172,6 +172,18 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
   return Status::Ok();
 }
 
+bool ReplicaState::mark_lanes_behind(const MemoryId& id) {
+  MemoryRecord* m = memories_.find(id);
+  if (!m) return true;
+  const bool was = m->lanes_behind;
+  m->lanes_behind = true;
+  return !was;
+}
+
+void ReplicaState::clear_lanes_behind(const MemoryId& id) {
+  if (MemoryRecord* m = memories_.find(id)) m->lanes_behind = false;
+}
+
 const MemoryRecord* ReplicaState::memory(const MemoryId& id) const {
   const MemoryRecord* m = memories_.find(id);
   return m && m->created ? m : nullptr;

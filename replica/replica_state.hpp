@@ -57,6 +57,12 @@ class ReplicaState {
   // live triplets, retractions, corrections, refs). Equal digests = equal states.
   Hash256 digest() const;
 
+  // The lane backlog's mark on a memory's record (MemoryRecord::lanes_behind), kept in the
+  // record the op has just touched instead of a set of its own. mark: true when the record
+  // was not marked (or has no record, which apply() never leaves), so the caller queues it.
+  bool mark_lanes_behind(const MemoryId& id);
+  void clear_lanes_behind(const MemoryId& id);
+
  private:
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
@@ -101,15 +107,23 @@ class ReplicaState {
       MemoryRecord* const* p = index_.find(id);
       return p ? *p : nullptr;
     }
+    MemoryRecord* find(const MemoryId& id) {
+      MemoryRecord* const* p = index_.find(id);
+      return p ? *p : nullptr;
+    }
     size_t size() const { return ordered_.size(); }
     auto begin() const { return ordered_.begin(); }
     auto end() const { return ordered_.end(); }
 
    private:
+    // Also clears the lane backlog's marks: a copy has no backlog of its own.
     void reindex() {
       index_ = IdTable<MemoryRecord*>();
       index_.reserve(ordered_.size());
-      for (auto& [id, m] : ordered_) index_.insert(id, &m);
+      for (auto& [id, m] : ordered_) {
+        m.lanes_behind = false;
+        index_.insert(id, &m);
+      }
     }
     using Map = std::map<MemoryId, MemoryRecord, std::less<MemoryId>,
                          NodeArenaAllocator<std::pair<const MemoryId, MemoryRecord>>>;

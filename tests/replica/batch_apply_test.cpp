@@ -119,6 +119,41 @@ TEST_CASE("a memory of a large batch is in the state at once and found by the ke
   CHECK_FALSE(contains(found(e, "walrus inventory", {}), walrus));
 }
 
+TEST_CASE("a memory touched by several ops of large batches waits in the backlog once, and again after it was taken") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  const MemoryId first = key_of(1).op_id();
+  Batch large;
+  uint64_t s = 1;
+  large.emplace_back(key_of(s++), put("the original heron survey"));
+  // Five updates of the first memory among the puts: it waits once, not six times.
+  while (large.size() < kBatchDeferLanesFrom + 20) {
+    if (s % 50 == 0) large.emplace_back(key_of(s), UpdateContentOp{first, "heron survey revision " + std::to_string(s), false, {}});
+    else large.emplace_back(key_of(s), put("filler note number " + std::to_string(s)));
+    ++s;
+  }
+  REQUIRE(e.apply_batch(large).ok());
+  const size_t updates = (s - 1) / 50;
+  REQUIRE(updates >= 5);
+  CHECK(e.lanes_backlog() == large.size() - updates);
+  drain(e, 64);
+  REQUIRE(e.lanes_backlog() == 0);
+  CHECK(contains(found(e, "heron survey revision", {"keyword"}), first));
+
+  // Taken and indexed: a later large batch that touches it again queues it again.
+  large.clear();
+  large.emplace_back(key_of(s++), UpdateContentOp{first, "the kingfisher census", false, {}});
+  while (large.size() < kBatchDeferLanesFrom) {
+    large.emplace_back(key_of(s), put("more filler " + std::to_string(s)));
+    ++s;
+  }
+  REQUIRE(e.apply_batch(large).ok());
+  CHECK(e.lanes_backlog() == large.size());
+  CHECK_FALSE(contains(found(e, "kingfisher census", {"keyword"}), first));  // the lanes are behind
+  drain(e, 64);
+  CHECK(contains(found(e, "kingfisher census", {"keyword"}), first));
+  CHECK_FALSE(contains(found(e, "heron survey revision", {"keyword"}), first));
+}
+
 TEST_CASE("an op of a batch that fails is reported by index and the rest of the batch is applied") {
   for (size_t size : {size_t(8), kBatchDeferLanesFrom + kBatchOpsPerHold}) {
     CAPTURE(size);

@@ -1,4 +1,4 @@
-// IdTable and IdSet (replica/id_table.hpp): a randomized differential test against
+// IdTable (replica/id_table.hpp): a randomized differential test against
 // std::unordered_map, and the corners of open addressing: absent keys, backward-shift erase
 // inside a probe cluster, clear, reserve, the reserved empty key. Replay the randomized test
 // with VASANA_TEST_SEED=<seed> (the seed is fixed unless that is set).
@@ -290,28 +290,6 @@ TEST_CASE("sequential seqnos of one writer spread over the whole table") {
       CHECK(c < n / 16 * 11 / 10);
     }
   }
-}
-
-TEST_CASE("an id set inserts each id once and forgets erased ids") {
-  IdSet s;
-  CHECK(s.insert(id(7, 1)));
-  CHECK_FALSE(s.insert(id(7, 1)));
-  CHECK(s.insert(kAllOnes));
-  CHECK(s.size() == 2);
-  CHECK(s.contains(id(7, 1)));
-  CHECK_FALSE(s.contains(id(7, 2)));
-  CHECK(s.erase(id(7, 1)));
-  CHECK_FALSE(s.erase(id(7, 1)));
-  CHECK_FALSE(s.contains(id(7, 1)));
-  CHECK(s.insert(id(7, 1)));
-  for (uint64_t q = 2; q <= 5000; ++q) REQUIRE(s.insert(id(7, q)));
-  CHECK(s.size() == 5001);
-  for (uint64_t q = 1; q <= 5000; q += 2) REQUIRE(s.erase(id(7, q)));
-  for (uint64_t q = 1; q <= 5000; ++q) REQUIRE(s.contains(id(7, q)) == (q % 2 == 0));
-  s.clear();
-  CHECK(s.empty());
-  CHECK_FALSE(s.contains(id(7, 2)));
-  CHECK_FALSE(s.contains(kAllOnes));
 }
 
 }  // namespace
