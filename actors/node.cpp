@@ -188,16 +188,13 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     Impl* raw = impl.get();
     impl->mirrors = std::make_unique<MirrorSet>(
         dir, impl->identity.vector_space, impl->identity.instance, impl->heads.get(),
-        // ops: the decoded chunk, its array kept from chunk to chunk (only the mirror set's
-        // applier thread calls this): a new array per 4 MiB chunk was fresh pages to fault in.
-        [raw, ops = std::vector<std::pair<OrderKey, OpValue>>()](
-            InstanceId writer, const std::vector<MirroredRecord>& records) mutable {
+        [raw](InstanceId writer, const std::vector<MirroredRecord>& records) {
           auto failed = [&](Seqno seqno, const Status& s) {
             raw->log("replica: writer " + to_hex(writer) + " seqno " + std::to_string(seqno.value) + ": " + s.to_string());
           };
           // One batch: a catch-up chunk goes to the state at the state's speed and to the lanes
           // through the engine's backlog; a live chunk of a few ops is applied op by op.
-          ops.clear();
+          std::vector<std::pair<OrderKey, OpValue>> ops;
           ops.reserve(records.size());
           for (const MirroredRecord& r : records) {
             auto op = decode_op(r.op_type, r.payload);
@@ -208,7 +205,6 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
             raw->writer_state->observe_remote(r.ts);  // later local ops order after it
           }
           (void)raw->engine->apply_batch(ops, [&](size_t i, const Status& s) { failed(ops[i].first.seqno, s); });
-          ops.clear();  // the ops' own strings go now; the array stays
           raw->remote_applied += records.size();
           if (raw->engine->lanes_backlog() > 0) raw->indexer_wake.notify_one();
         });
