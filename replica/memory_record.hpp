@@ -42,6 +42,10 @@ struct MemoryRecord {
   // Another memory of the same realm holds this memory's ref (it was created with the same ref
   // and orders first): this one is a duplicate of an import and is never shown.
   bool ref_shadowed = false;
+  // Bookkeeping of the recall engine, not replicated state (not in the digest, cleared in a
+  // copy of the state): the memory waits in the lane backlog (replica/lane_backlog.hpp).
+  // Beside the other flags, where the record has padding to spare.
+  bool lanes_behind = false;
 
   Lww<ContentValue> content;
   Lww<std::vector<std::string>> tags;
@@ -56,10 +60,6 @@ struct MemoryRecord {
   uint64_t recalls = 0;
   uint64_t reinforcements = 0;
   int64_t reinforcement_micros = 0;
-
-  // Bookkeeping of the recall engine, not replicated state (not in the digest, cleared in a
-  // copy of the state): the memory waits in the lane backlog (replica/lane_backlog.hpp).
-  bool lanes_behind = false;
 };
 
 struct TripletRecord {
