@@ -6,8 +6,8 @@
 // Why: a replication catch-up (1M memories applied in batches) spent ~21% of the applier's
 // CPU rehashing the node-based std::unordered_map/set behind ReplicaState's id index and
 // LaneBacklog's dedup set (since replaced by a mark in the record), plus malloc/free of their
-// nodes. Here an insert is a hash and a few
-// adjacent slot reads, growth is one allocation, and a lookup costs about one cache miss.
+// nodes. Here an insert is a hash and a few adjacent slot reads, growth is one allocation, and
+// a lookup costs about one cache miss.
 //
 // Empty slots hold a reserved key (all bits set in both halves). No MemoryId value is
 // forbidden: ids do not come only from this node (an op may name any id, and instance ids

@@ -79,7 +79,6 @@ class NodeArenaAllocator {
   void deallocate(T*, size_t) noexcept {}
 
   NodeArenaAllocator select_on_container_copy_construction() const { return NodeArenaAllocator(); }
-  const NodeArena& arena() const { return *arena_; }
 
   template <class U>
   bool operator==(const NodeArenaAllocator<U>& o) const noexcept { return arena_ == o.arena_; }

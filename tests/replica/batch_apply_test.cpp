@@ -127,8 +127,10 @@ TEST_CASE("a memory touched by several ops of large batches waits in the backlog
   large.emplace_back(key_of(s++), put("the original heron survey"));
   // Five updates of the first memory among the puts: it waits once, not six times.
   while (large.size() < kBatchDeferLanesFrom + 20) {
-    if (s % 50 == 0) large.emplace_back(key_of(s), UpdateContentOp{first, "heron survey revision " + std::to_string(s), false, {}});
-    else large.emplace_back(key_of(s), put("filler note number " + std::to_string(s)));
+    if (s % 50 == 0)
+      large.emplace_back(key_of(s), UpdateContentOp{first, "heron survey revision " + std::to_string(s), false, {}});
+    else
+      large.emplace_back(key_of(s), put("filler note number " + std::to_string(s)));
     ++s;
   }
   REQUIRE(e.apply_batch(large).ok());
