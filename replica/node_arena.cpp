@@ -8,26 +8,16 @@
 
 namespace vasana {
 
+// Blocks come from HugePageAllocator: those of 4 MiB and more 2 MiB aligned and marked.
 NodeArena::~NodeArena() {
-  for (const Block& b : blocks_) {
-    if (b.bytes >= kHugePageFrom)
-      ::operator delete(b.base, std::align_val_t(kHugePageSize));
-    else
-      ::operator delete(b.base);
-  }
+  for (const Block& b : blocks_) HugePageAllocator<char>().deallocate(b.base, b.bytes);
 }
 
 void NodeArena::add_block(size_t at_least) {
   size_t bytes = blocks_.empty() ? kFirstBlock : std::min(kLargestBlock, blocks_.back().bytes * 2);
   bytes = std::max(bytes, at_least);
   blocks_.reserve(blocks_.size() + 1);  // so that push_back below cannot throw after the allocation
-  char* base;
-  if (bytes >= kHugePageFrom) {
-    base = static_cast<char*>(::operator new(bytes, std::align_val_t(kHugePageSize)));
-    advise_huge_pages(base, bytes);
-  } else {
-    base = static_cast<char*>(::operator new(bytes));
-  }
+  char* base = HugePageAllocator<char>().allocate(bytes);
   blocks_.push_back(Block{base, bytes});
   reserved_ += bytes;
   next_ = base;
