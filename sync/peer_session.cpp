@@ -12,7 +12,11 @@ namespace vasana {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr auto kHelloRetry = std::chrono::milliseconds(200);  // until the connection is up, hello cannot be queued
+// Until the connection (and its CurveZMQ handshake) is up, hello cannot be queued (the socket is
+// "immediate"): it is tried again after 5 ms, then twice as long each time up to kHelloRetry, so
+// a session starts within a few ms of its link and a peer that is down costs few wake-ups.
+constexpr auto kHelloConnectPoll = std::chrono::milliseconds(5);
+constexpr auto kHelloRetry = std::chrono::milliseconds(200);  // also: a hello sent and not answered
 constexpr auto kRefusedRetry = std::chrono::seconds(5);
 }  // namespace
 
@@ -111,6 +115,7 @@ void PeerSession::run() {
   Impl& i = *impl_;
   zmq::socket_t& sock = *i.socket;
   Clock::time_point next_hello = Clock::now();
+  auto connect_poll = kHelloConnectPoll;
   bool established = false;
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
   // Acknowledgements follow this node's durable heads (MirrorSet's syncer moves them after its
@@ -170,13 +175,22 @@ void PeerSession::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     const auto now = Clock::now();
     if (!established && now >= next_hello) {
-      send_peer(sock, peer_hello(i.ours));
-      next_hello = now + kHelloRetry;
+      if (send_peer(sock, peer_hello(i.ours))) {
+        next_hello = now + kHelloRetry;
+        connect_poll = kHelloConnectPoll;  // for the next time the link is down
+      } else {
+        next_hello = now + connect_poll;
+        connect_poll = std::min<std::chrono::milliseconds>(connect_poll * 2, kHelloRetry);
+      }
     }
     zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
                                {nullptr, head_moved, ZMQ_POLLIN, 0}};
+    auto wait = std::chrono::milliseconds(100);
+    if (!established)
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_hello - Clock::now()),
+                        std::chrono::milliseconds(0), wait);
     try {
-      zmq::poll(items, 2, std::chrono::milliseconds(100));
+      zmq::poll(items, 2, wait);
     } catch (const zmq::error_t&) {
       continue;
     }
