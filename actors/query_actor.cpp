@@ -28,7 +28,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       RecallHit h;
       h.id = f.id;
       h.score = f.score;
-      h.realm = m->realm;
+      h.realm = m->realm.str();
       h.kind = kind_name(m->kind);
       h.status = status_name(m->status.value.status);
       h.text = m->content.value.text;

@@ -5,14 +5,16 @@
 namespace vasana {
 
 bool ever_admissible(const MemoryRecord& m) {
-  if (!m.created || m.deleted.value || m.ref_shadowed || m.review.value == ReviewVerdict::reject) return false;
+  if (!m.created || m.ref_shadowed) return false;
+  const MemoryVerdicts& v = *m.verdicts;
+  if (v.deleted.value || v.review.value == ReviewVerdict::reject) return false;
   const MemoryStatus s = m.status.value.status;
   return s != MemoryStatus::superseded && s != MemoryStatus::contradicted && s != MemoryStatus::archived;
 }
 
 std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, const StatusWeights& weights) {
   if (!ever_admissible(m)) return std::nullopt;
-  if (std::find(scope.realms.begin(), scope.realms.end(), m.realm) == scope.realms.end()) return std::nullopt;
+  if (std::find(scope.realms.begin(), scope.realms.end(), m.realm.str()) == scope.realms.end()) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
   if (scope.as_of_ms < m.valid_from_ms || scope.as_of_ms >= m.valid_to_ms) return std::nullopt;
   Admission a;
@@ -32,7 +34,7 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, c
       a.status_weight = weights.observed;
       break;
     case MemoryStatus::proposed:
-      if (m.review.value == ReviewVerdict::approve) {
+      if (m.verdicts->review.value == ReviewVerdict::approve) {
         a.status_weight = weights.active;
       } else {
         if (!scope.include_staged) return std::nullopt;

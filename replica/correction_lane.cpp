@@ -122,7 +122,7 @@ std::vector<LaneHit> CorrectionLane::search(const LaneQuery& q, const ReplicaSta
     const CorrectionRecord* c = &e->record;
     if (c->source_memory.seqno.value == 0) continue;
     const MemoryRecord* m = state.memory(c->source_memory);
-    if (!m || !in_realms(m->realm, q.scope.realms)) continue;  // never lead out of the query's realms
+    if (!m || !in_realms(m->realm.str(), q.scope.realms)) continue;  // never lead out of the query's realms
     const double score = double(e->words);
     auto same = std::find_if(out.begin(), out.end(), [&](const LaneHit& h) { return h.id == c->source_memory; });
     if (same != out.end()) continue;  // already there from a longer (or equal) phrase

@@ -229,7 +229,7 @@ std::vector<LaneHit> GraphLane::search(const LaneQuery& q, const ReplicaState& s
     if (out.size() >= q.pool) break;
     const MemoryRecord* m = state.memory(id);
     // A triplet may name a source in another realm: it must not lead there.
-    if (!m || std::find(realms.begin(), realms.end(), m->realm) == realms.end()) continue;
+    if (!m || std::find(realms.begin(), realms.end(), m->realm.str()) == realms.end()) continue;
     out.push_back(LaneHit{id, double(a) / double(kUnit)});
   }
   return out;

@@ -188,10 +188,10 @@ void HdcLane::update(const StateChange& change, const ReplicaState& state) {
   if (!m || !indexable(*m)) return;
   const auto code = encode(m->content.value.text);
   if (!code) return;
-  auto realm = realms_.find(m->realm);
-  if (realm == realms_.end()) realm = realms_.emplace(m->realm, RealmCodes{}).first;
+  auto realm = realms_.find(m->realm.str());
+  if (realm == realms_.end()) realm = realms_.emplace(m->realm.str(), RealmCodes{}).first;
   RealmCodes& r = realm->second;
-  slots_[m->id] = Slot{m->realm, r.ids.size(), m->content.version};
+  slots_[m->id] = Slot{m->realm.str(), r.ids.size(), m->content.version};
   r.ids.push_back(m->id);
   r.bits.insert(r.bits.end(), code->begin(), code->end());
   r.valid_from_ms.push_back(m->valid_from_ms);

@@ -9,7 +9,7 @@ void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
   const MemoryRecord* m = state.memory(*change.memory);
   if (!m) return;  // an update waiting for its put: nothing to index yet
   auto it = indexed_.find(m->id);
-  if (m->deleted.value) {
+  if (m->verdicts->deleted.value) {
     if (it != indexed_.end()) {
       index_.remove(m->id);
       indexed_.erase(it);
@@ -17,7 +17,7 @@ void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
     return;
   }
   if (it != indexed_.end() && it->second == m->content.version) return;  // text unchanged
-  index_.add(m->id, m->realm, m->content.value.text);
+  index_.add(m->id, m->realm.str(), m->content.value.text);
   indexed_[m->id] = m->content.version;
 }
 

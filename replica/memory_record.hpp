@@ -1,6 +1,7 @@
 // What the replica holds about one memory, one triplet and one correction, built from ops.
 // Fields that later ops can change are last-writer-wins registers (replica/order_key.hpp);
-// fields only the creating op sets are plain values.
+// fields only the creating op sets are plain values. Strings many memories repeat are interned
+// (replica/interned_string.hpp); what few memories have is out of line (replica/out_of_line.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,50 +10,67 @@
 #include <vector>
 
 #include "protocol/op_values.hpp"
+#include "replica/interned_string.hpp"
 #include "replica/order_key.hpp"
+#include "replica/out_of_line.hpp"
 
 namespace vasana {
 
-struct StatusValue {
-  MemoryStatus status = MemoryStatus::active;
+// Why a memory has its status, and what replaced it: given by few set_status ops.
+struct StatusNote {
   std::string reason;
   MemoryId replaced_by;  // seqno 0 = none
+  friend bool operator==(const StatusNote& a, const StatusNote& b) {
+    return a.reason == b.reason && a.replaced_by == b.replaced_by;
+  }
+};
+
+struct StatusValue {
+  MemoryStatus status = MemoryStatus::active;
+  OutOfLine<StatusNote> note;
 };
 
 struct ContentValue {
   std::string text;
 };
 
+// The registers that only a later op sets, and few memories ever get: a tombstone and a review.
+struct MemoryVerdicts {
+  Lww<bool> deleted;                         // a versioned tombstone
+  Lww<std::optional<ReviewVerdict>> review;  // the latest review decision, if any
+};
+
+// Ordered so that no field leaves padding before the next: 352 bytes on x86-64 with libstdc++
+// (tests/replica/memory_record_test.cpp). A replica holds one per memory, and the records are
+// most of its RAM.
 struct MemoryRecord {
   MemoryId id;
-  // Set by put_memory. Until it is applied, the record only holds updates that arrived first
-  // (from another writer's stream) and is not a memory anyone can see.
-  bool created = false;
   OrderKey created_key;  // recorded_at = created_key.ts.physical_ms()
-  std::string realm;
-  MemoryKind kind = MemoryKind::insight;
+  InternedString realm;
   std::string ref;
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
-  std::string source_session;
-  std::string source_tool;
-  Epistemic epistemic = Epistemic::user_stated;
+  InternedString source_session;
+  InternedString source_tool;
   float confidence = 1.0f;
+  MemoryKind kind = MemoryKind::insight;
+  Epistemic epistemic = Epistemic::user_stated;
+  // Set by put_memory. Until it is applied, the record only holds updates that arrived first
+  // (from another writer's stream) and is not a memory anyone can see.
+  bool created = false;
   bool pinned = false;
   // Another memory of the same realm holds this memory's ref (it was created with the same ref
   // and orders first): this one is a duplicate of an import and is never shown.
   bool ref_shadowed = false;
   // Bookkeeping of the recall engine, not replicated state (not in the digest, cleared in a
   // copy of the state): the memory waits in the lane backlog (replica/lane_backlog.hpp).
-  // Beside the other flags, where the record has padding to spare.
   bool lanes_behind = false;
 
   Lww<ContentValue> content;
   Lww<std::vector<std::string>> tags;
   Lww<std::vector<float>> vector;
   Lww<StatusValue> status;
-  Lww<bool> deleted;                          // a versioned tombstone
-  Lww<std::optional<ReviewVerdict>> review;   // the latest review decision, if any
+  OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
 
   // Access ops are counted, not merged by version: each op is applied exactly once.
   // The weight sum is kept in millionths as an integer: integer sums do not depend on the

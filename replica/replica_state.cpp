@@ -74,13 +74,13 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   MemoryRecord& m = record(key.op_id());
   m.created = true;
   m.created_key = key;
-  m.realm = op.realm;
+  m.realm = InternedString::of(op.realm);
   m.kind = op.kind;
   m.ref = op.ref;
   m.valid_from_ms = op.valid_from_ms;
   m.valid_to_ms = op.valid_to_ms;
-  m.source_session = op.source_session;
-  m.source_tool = op.source_tool;
+  m.source_session = InternedString::of(op.source_session);
+  m.source_tool = InternedString::of(op.source_tool);
   m.epistemic = op.epistemic;
   m.confidence = op.confidence;
   m.pinned = op.pinned;
@@ -88,7 +88,9 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
   if (!op.vector.empty()) m.vector.assign(op.vector, key);
-  m.status.assign(StatusValue{op.status, "", MemoryId{}}, key);
+  StatusValue status;
+  status.status = op.status;
+  m.status.assign(std::move(status), key);
   ++created_count_;
   if (!op.ref.empty()) {
     auto& holders = refs_[{op.realm, op.ref}];
@@ -127,7 +129,10 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const SetStatusOp& o) {
                    ch.memory = o.memory;
-                   record(o.memory).status.assign(StatusValue{o.status, o.reason, o.replaced_by}, key);
+                   StatusValue status;
+                   status.status = o.status;
+                   status.note.set(StatusNote{o.reason, o.replaced_by});
+                   record(o.memory).status.assign(std::move(status), key);
                  },
                  [&](const SetVectorOp& o) {
                    ch.memory = o.memory;
@@ -135,7 +140,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
-                   record(o.memory).deleted.assign(true, key);
+                   record(o.memory).verdicts.mut().deleted.assign(true, key);
                  },
                  [&](const AddTripletOp& o) {
                    ch.triplets = true;
@@ -155,7 +160,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const ReviewDecisionOp& o) {
                    ch.memory = o.memory;
-                   record(o.memory).review.assign(std::optional<ReviewVerdict>(o.decision), key);
+                   record(o.memory).verdicts.mut().review.assign(std::optional<ReviewVerdict>(o.decision), key);
                  },
                  [&](const AccessOp& o) {
                    ch.memory = o.memory;
@@ -217,13 +222,13 @@ Hash256 ReplicaState::digest() const {
     d.id(id);
     d.u64(m.created);
     d.key(m.created_key);
-    d.str(m.realm);
+    d.str(m.realm.str());
     d.u64(static_cast<uint64_t>(m.kind));
     d.str(m.ref);
     d.i64(m.valid_from_ms);
     d.i64(m.valid_to_ms);
-    d.str(m.source_session);
-    d.str(m.source_tool);
+    d.str(m.source_session.str());
+    d.str(m.source_tool.str());
     d.u64(static_cast<uint64_t>(m.epistemic));
     d.f32(m.confidence);
     d.u64(m.pinned);
@@ -236,12 +241,13 @@ Hash256 ReplicaState::digest() const {
     d.floats(m.vector.value);
     d.key(m.status.version);
     d.u64(static_cast<uint64_t>(m.status.value.status));
-    d.str(m.status.value.reason);
-    d.id(m.status.value.replaced_by);
-    d.key(m.deleted.version);
-    d.u64(m.deleted.value);
-    d.key(m.review.version);
-    d.u64(m.review.value ? 1 + static_cast<uint64_t>(*m.review.value) : 0);
+    d.str(m.status.value.note->reason);
+    d.id(m.status.value.note->replaced_by);
+    const MemoryVerdicts& v = *m.verdicts;
+    d.key(v.deleted.version);
+    d.u64(v.deleted.value);
+    d.key(v.review.version);
+    d.u64(v.review.value ? 1 + static_cast<uint64_t>(*v.review.value) : 0);
     d.u64(m.recalls);
     d.u64(m.reinforcements);
     d.i64(m.reinforcement_micros);

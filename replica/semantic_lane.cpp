@@ -88,7 +88,7 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   const MemoryRecord* m = state.memory(*change.memory);
   if (!m) return;  // an update waiting for its put: nothing to index yet
   auto it = entries_.find(m->id);
-  if (m->deleted.value) {
+  if (m->verdicts->deleted.value) {
     if (it != entries_.end()) drop(it);
     return;
   }
@@ -106,7 +106,7 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   }
 
   if (it == entries_.end()) {
-    const uint32_t realm = realm_id(m->realm);  // a memory's realm never changes
+    const uint32_t realm = realm_id(m->realm.str());  // a memory's realm never changes
     it = entries_.emplace(m->id, Entry{realm, take_slot(*realms_[realm], m->id), source}).first;
   }
   it->second.source = source;

@@ -49,12 +49,12 @@ void TemporalLane::update(const StateChange& change, const ReplicaState& state) 
   }
   const auto recorded = static_cast<int64_t>(m->created_key.ts.physical_ms());
   Entry e{recorded, m->id, recorded, m->valid_from_ms, m->valid_to_ms};
-  auto realm = realms_.find(m->realm);
-  if (realm == realms_.end()) realm = realms_.emplace(m->realm, RealmIndex{}).first;
+  auto realm = realms_.find(m->realm.str());
+  if (realm == realms_.end()) realm = realms_.emplace(m->realm.str(), RealmIndex{}).first;
   realm->second.by_recorded.insert(e);
   if (m->valid_from_ms != kOpenPast || m->valid_to_ms != kOpenFuture)
     realm->second.by_valid_to.insert(Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms});
-  indexed_.emplace(m->id, std::make_pair(m->realm, e));
+  indexed_.emplace(m->id, std::make_pair(m->realm.str(), e));
 }
 
 std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState&) const {

@@ -83,7 +83,7 @@ TEST_CASE("an update that arrives before its put is not a memory until the put a
   REQUIRE(s.apply(put, p).ok());
   const MemoryRecord* m = s.memory(put.op_id());
   REQUIRE(m != nullptr);
-  CHECK(m->deleted.value);  // the earlier-arrived, later-ordered tombstone holds
+  CHECK(m->verdicts->deleted.value);  // the earlier-arrived, later-ordered tombstone holds
   CHECK(s.memory_count() == 1);
 }
 
