@@ -69,7 +69,7 @@ Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>
 
 size_t RecallEngine::index_lane_backlog(size_t max_ids) {
   if (lanes_backlog() == 0) return 0;
-  batches_.wait_idle(kBacklogYieldAtMost);
+  batches_.wait_quiet(kBatchQuietGap, kBacklogYieldAtMost);
   auto lock = lock_.write();
   std::vector<MemoryId> ids;
   bool triplets = false, corrections = false;

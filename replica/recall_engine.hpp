@@ -64,10 +64,13 @@ inline constexpr size_t kBatchOpsPerHold = 1024;
 // write-lock hold (about 28 us a memory with every lane on one thread: 0.8 ms a hold at the
 // median, 1.5 ms at p99, `vasana bench replication` on this 2-core machine).
 inline constexpr size_t kBackgroundStepIds = 32;
-// index_lane_backlog: how long it waits for a large batch being applied to end before it takes
-// the write lock anyway (replica/batch_activity.hpp). While chunks come back to back the backlog
-// still advances, a step per wait; between chunks it runs freely.
-inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{50};
+// index_lane_backlog: it waits until no large batch has been applied for kBatchQuietGap (a
+// catch-up's chunks come a decode apart, 10-30 ms for a 4 MiB chunk: such a gap is no pause),
+// at most kBacklogYieldAtMost, before it takes the write lock anyway (replica/batch_activity.hpp).
+// While chunks come back to back the backlog still advances, a step per wait; when they stop,
+// it runs freely.
+inline constexpr std::chrono::milliseconds kBatchQuietGap{50};
+inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{250};
 
 struct RecallRequest {
   std::string text;
@@ -135,8 +138,8 @@ class RecallEngine {
   // thread, which is meant to be a low-priority one: the engine's helper threads run at normal
   // priority and would compete with applying and queries) and for the triplets and corrections
   // if they changed. Returns the ids done, plus one per flag. Hold times for
-  // kBackgroundStepIds: replica/README.md. While a large batch is being applied it first waits
-  // for it to end, at most kBacklogYieldAtMost: the state goes first.
+  // kBackgroundStepIds: replica/README.md. While large batches are being applied it first waits
+  // for them to pause (kBatchQuietGap), at most kBacklogYieldAtMost: the state goes first.
   size_t index_lane_backlog(size_t max_ids);
   // Memory ids (plus triplet and correction flags) the lanes have not indexed yet: 0 when every
   // lane is level with the state. Lock-free.

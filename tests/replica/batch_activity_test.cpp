@@ -1,5 +1,7 @@
 // BatchActivity (replica/batch_activity.hpp): a waiter passes at once when no batch is in
-// progress, waits for the last batch to end, and gives up after its bound while one goes on.
+// progress, waits for the last batch to end (and, asked to, for a quiet gap after it), and gives
+// up after its bound while batches go on. Times are checked as lower bounds (a wait cannot end
+// early) with generous upper ones, so a loaded machine does not fail them.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -48,6 +50,55 @@ TEST_CASE("a backlog waiter is released when the last of two batches ends") {
   CHECK(released.load());
   CHECK(Clock::now() - t0 < milliseconds(10000));  // woken by the end, not by the bound
   CHECK_FALSE(a.active());
+}
+
+TEST_CASE("a backlog waiter asking for a quiet gap waits it out after the last batch, anew after each") {
+  BatchActivity a;
+  // Never a batch: quiet already.
+  auto t0 = Clock::now();
+  CHECK(a.wait_quiet(milliseconds(100), milliseconds(10000)));
+  CHECK(Clock::now() - t0 < milliseconds(5000));
+
+  // A batch that just ended: the waiter passes only once the gap has lasted 100 ms.
+  { BatchActivity::Scope batch(a); }
+  t0 = Clock::now();
+  CHECK(a.wait_quiet(milliseconds(100), milliseconds(10000)));
+  CHECK(Clock::now() - t0 >= milliseconds(90));  // the gap is timed from the batch's end, a little before t0
+  CHECK(Clock::now() - t0 < milliseconds(5000));
+
+  // A batch starting within the gap starts the gap again when it ends.
+  { BatchActivity::Scope batch(a); }
+  std::atomic<bool> passed{false};
+  Clock::time_point passed_at;
+  std::thread waiter([&] {
+    passed.store(a.wait_quiet(milliseconds(150), milliseconds(20000)));
+    passed_at = Clock::now();
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  Clock::time_point second_end;
+  {
+    BatchActivity::Scope batch(a);
+    std::this_thread::sleep_for(milliseconds(50));
+    second_end = Clock::now();
+  }
+  waiter.join();
+  CHECK(passed.load());
+  CHECK(passed_at - second_end >= milliseconds(140));  // not 150 ms after the first batch
+}
+
+TEST_CASE("a backlog waiter asking for a quiet gap gives up at its bound while batches go on") {
+  BatchActivity a;
+  {
+    BatchActivity::Scope batch(a);
+    auto t0 = Clock::now();
+    CHECK_FALSE(a.wait_quiet(milliseconds(10), milliseconds(30)));
+    CHECK(Clock::now() - t0 >= milliseconds(30));
+  }
+  // Ended a moment ago, with a gap of 10 s asked for and a bound of 30 ms: not quiet in time.
+  auto t0 = Clock::now();
+  CHECK_FALSE(a.wait_quiet(milliseconds(10000), milliseconds(30)));
+  CHECK(Clock::now() - t0 >= milliseconds(30));
+  CHECK(Clock::now() - t0 < milliseconds(5000));
 }
 
 }  // namespace
