@@ -40,9 +40,9 @@ struct MemoryVerdicts {
   Lww<std::optional<ReviewVerdict>> review;  // the latest review decision, if any
 };
 
-// Ordered so that no field leaves padding before the next: 352 bytes on x86-64 with libstdc++
-// (tests/replica/memory_record_test.cpp). A replica holds one per memory, and the records are
-// most of its RAM.
+// A replica holds one per memory: 352 bytes on x86-64 with libstdc++, checked by
+// tests/replica/memory_record_test.cpp (536 with every string inline and the rare registers in
+// the record). The small fields sit together, so only 6 bytes after them are padding.
 struct MemoryRecord {
   MemoryId id;
   OrderKey created_key;  // recorded_at = created_key.ts.physical_ms()

@@ -2,12 +2,12 @@
 // the default it costs one null pointer (8 bytes); once set to anything else it is one heap
 // allocation. Reads of an unset value see a shared T{}; copies are deep.
 //
-// Why: MemoryRecord (replica/memory_record.hpp) is most of a replica's RAM, and a catch-up's
-// cost on a VM is mostly first touches of fresh memory. A status reason, a successor, a
-// tombstone and a review verdict are set on few memories; inline they cost every memory 96
-// bytes.
+// Why: a replica holds one MemoryRecord (replica/memory_record.hpp) per memory, and on this VM
+// most of a catch-up's applying time is the first touch of fresh memory. A status reason, a
+// successor, a tombstone and a review verdict are set on few memories; inline they cost every
+// memory 96 bytes.
 //
-// Limits: T must be default-constructible, copyable and equality-comparable (set() compares
+// Limits: T must be default-constructible and copyable; set() also needs T == T (it compares
 // with T{} to drop a value that went back to the default). References from get() are valid
 // until the next set(), mut() or assignment.
 #pragma once
