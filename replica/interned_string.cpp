@@ -31,17 +31,27 @@ InternTable& table() {
 InternedString::InternedString() : s_(table().empty) {}
 
 InternedString InternedString::of(std::string_view text) {
-  thread_local const std::string* last = nullptr;
-  if (last && *last == text) return InternedString(last);
+  // The thread's last few texts, checked before the mutex: a put interns its realm, its source
+  // session and its source tool in turn, and the next put mostly repeats all three.
+  constexpr size_t kRecent = 4;
+  thread_local const std::string* recent[kRecent] = {};
+  thread_local size_t next_slot = 0;
+  for (const std::string* r : recent)
+    if (r && *r == text) return InternedString(r);
   InternTable& t = table();
-  std::lock_guard<std::mutex> g(t.mutex);
-  auto it = t.by_text.find(text);
-  if (it == t.by_text.end()) {
-    t.texts.emplace_back(text);
-    it = t.by_text.emplace(std::string_view(t.texts.back()), &t.texts.back()).first;
+  const std::string* found = nullptr;
+  {
+    std::lock_guard<std::mutex> g(t.mutex);
+    auto it = t.by_text.find(text);
+    if (it == t.by_text.end()) {
+      t.texts.emplace_back(text);
+      it = t.by_text.emplace(std::string_view(t.texts.back()), &t.texts.back()).first;
+    }
+    found = it->second;
   }
-  last = it->second;
-  return InternedString(last);
+  recent[next_slot] = found;
+  next_slot = (next_slot + 1) % kRecent;
+  return InternedString(found);
 }
 
 }  // namespace vasana

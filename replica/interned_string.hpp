@@ -8,7 +8,7 @@
 // Limits: interned texts are never freed; the table grows with the number of distinct texts
 // ever interned in the process (each costs its length plus about 80 bytes). Realms, tools and
 // sessions are few beside the memories that name them. Interning takes a process-wide mutex,
-// skipped when a thread interns the same text as its previous call.
+// skipped when the text is one of the last four the thread interned.
 //
 // Threading: of() may be called from any thread; an InternedString is an immutable value.
 #pragma once
