@@ -222,13 +222,15 @@ int cmd_bench(const Words& words) {
   if (!words.empty() && words[0] == "recall") return cmd_bench_recall(Words(words.begin() + 1, words.end()));
   if (!words.empty() && words[0] == "replication")
     return cmd_bench_replication(Words(words.begin() + 1, words.end()));
+  if (!words.empty() && words[0] == "memory") return cmd_bench_memory(Words(words.begin() + 1, words.end()));
   if (words.empty() || words[0] != "write")
     return fail(kExitUsage,
                 "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64]\n"
                 "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]\n"
                 "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
                 "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
-                "                                       [--keep]");
+                "                                       [--keep]\n"
+                "              vasana bench memory [--mib N] [--strings N]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
   double seconds = 5;

@@ -21,6 +21,7 @@ int cmd_status(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_bench_recall(const Words& words);
 int cmd_bench_replication(const Words& words);
+int cmd_bench_memory(const Words& words);
 
 // Prints "vasana: <message>" to stderr and returns code.
 int fail(int code, const std::string& message);
