@@ -18,13 +18,15 @@ constexpr auto kShunAfterRefusal = std::chrono::seconds(10);
 constexpr auto kPauseAfterEmpty = std::chrono::seconds(1);
 }  // namespace
 
-MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log)
+MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log,
+                     size_t apply_inline_at_most)
     : dir_(std::move(dir)),
       space_(std::move(space)),
       own_(own),
       heads_(heads),
       apply_(std::move(apply)),
       log_(log ? std::move(log) : [](const std::string&) {}),
+      apply_inline_at_most_(apply_inline_at_most),
       applier_([this] { apply_loop(); }),
       syncer_([this] { sync_loop(); }) {}
 
@@ -58,24 +60,31 @@ void MirrorSet::mark_dirty(InstanceId writer, Entry& e) {
   sync_wanted_.notify_one();
 }
 
+void MirrorSet::apply_one(std::unique_lock<std::mutex>& g, const Queued& q) {
+  applying_ = true;
+  g.unlock();
+  if (!q.records.empty()) apply_(q.writer, q.records);
+  g.lock();
+  applying_ = false;
+  Entry& e = entries_[q.writer];
+  e.applied = q.head_after;
+  if (--e.queued == 0) e.queued_by = 0;
+  ++written_rounds_;
+  mark_dirty(q.writer, e);
+  applied_number_ = q.number;
+  applied_.notify_all();
+  apply_wanted_.notify_one();  // chunks queued meanwhile wait for applying_ to clear
+}
+
 void MirrorSet::apply_loop() {
   pthread_setname_np(pthread_self(), "vasana.apply");
   std::unique_lock<std::mutex> g(mutex_);
   for (;;) {
-    apply_wanted_.wait(g, [&] { return applier_stopping_ || !queue_.empty(); });
+    apply_wanted_.wait(g, [&] { return !applying_ && (applier_stopping_ || !queue_.empty()); });
     if (queue_.empty()) return;  // stopping, and nothing left to apply
     Queued q = std::move(queue_.front());
     queue_.pop_front();
-    g.unlock();
-    if (!q.records.empty()) apply_(q.writer, q.records);
-    g.lock();
-    Entry& e = entries_[q.writer];
-    e.applied = q.head_after;
-    if (--e.queued == 0) e.queued_by = 0;
-    ++written_rounds_;
-    mark_dirty(q.writer, e);
-    applied_number_ = q.number;
-    applied_.notify_all();
+    apply_one(g, q);
   }
 }
 
@@ -218,8 +227,14 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
     // Queued even without records (a segment's header or trailer alone): heads move in order.
     ++e.queued;
     e.queued_by = session;
-    queue_.push_back(Queued{chunk.writer, std::move(accepted->records), e.mirror->head(), ++queued_number_});
-    apply_wanted_.notify_one();
+    Queued q{chunk.writer, std::move(accepted->records), e.mirror->head(), ++queued_number_};
+    if (queue_.empty() && !applying_ && !applier_stopping_ && q.records.size() <= apply_inline_at_most_) {
+      apply_one(g, q);  // e (a map node) stays valid meanwhile: entries are never erased
+      d.applied = true;
+    } else {
+      queue_.push_back(std::move(q));
+      apply_wanted_.notify_one();
+    }
   }
   return d;
 }

@@ -7,7 +7,11 @@
 // records (the apply function given at construction) in the writer's order, and returns. A peer
 // session calls accept() instead: the chunk is verified and written, its records go to this
 // set's applier thread (a bounded queue, in order), and the session sends its next fetch at once,
-// so fetching, verifying and storing the next chunk overlap applying this one. A syncer thread of
+// so fetching, verifying and storing the next chunk overlap applying this one. A small chunk (at
+// most apply_inline_at_most records: the live tail's pushes) that finds the queue empty and the
+// applier idle is applied by accept() itself, on the session's thread: one thread hand-off less
+// on the path from the origin's push to recall here, and nothing to overlap with anyway. Either
+// way one chunk is applied at a time, in queue order. A syncer thread of
 // this set fdatasyncs every copy written since its last round (one sync for however many chunks
 // came meanwhile: group commit) and then moves the writer's head in StreamHeads to what is both
 // synced and applied. So what this node advertises or acknowledges is always durable here and
@@ -20,7 +24,7 @@
 // no longer fetched into until the node restarts; it is logged.
 //
 // Threading: every method may be called from any thread; one mutex serialises them. The applier
-// applies and the syncer syncs outside it.
+// (or accept(), for a small chunk) applies and the syncer syncs outside it.
 #pragma once
 
 #include <chrono>
@@ -44,8 +48,13 @@ class MirrorSet {
  public:
   using ApplyFn = std::function<void(InstanceId writer, const std::vector<MirroredRecord>& records)>;
   using LogFn = std::function<void(const std::string&)>;
+  // A chunk of at most this many records is applied by accept() itself when nothing waits
+  // before it (above). A live push at 1k writes/s holds one or two; a catch-up chunk thousands.
+  static constexpr size_t kApplyInlineAtMost = 64;
   // own: this node's writer, never fetched from a peer. Starts the applier and syncer threads.
-  MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log = nullptr);
+  // apply_inline_at_most: 0 sends every chunk to the applier thread.
+  MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log = nullptr,
+            size_t apply_inline_at_most = kApplyInlineAtMost);
   // Applies what is queued and syncs what is still unsynced, then stops both threads.
   ~MirrorSet();
   MirrorSet(const MirrorSet&) = delete;
@@ -60,6 +69,7 @@ class MirrorSet {
 
   struct Delivery {
     size_t records = 0;   // applied (deliver) or queued for the applier (accept)
+    bool applied = false; // accept(): applied already, on the caller's thread
     uint64_t bytes = 0;   // written (synced soon after, by the syncer)
     bool refused = false; // failed verification: nothing stored or applied
     std::string problem;  // why, when refused or failed
@@ -73,7 +83,8 @@ class MirrorSet {
   // accept(), then waits until the chunk is applied.
   Result<Delivery> deliver(uint64_t session, const PeerChunk& chunk, bool mid_write = false);
   // The same, except that it returns once the chunk is stored and queued for the applier
-  // (Delivery::records: queued, applied soon after, in order). While the queue holds
+  // (Delivery::records: queued, applied soon after, in order), or applied here when small and
+  // nothing waits before it (Delivery::applied). While the queue holds
   // kMaxQueuedChunks it first waits for room (memory bound, backpressure on the session). Until
   // the writer's queued chunks are applied it stays held for session: other sessions neither
   // claim it nor store into it (their chunks for it are stale), so a writer's records are
@@ -107,6 +118,8 @@ class MirrorSet {
   };
   Entry& entry(InstanceId writer);  // creates an empty copy when new
   void mark_dirty(InstanceId writer, Entry& e);
+  // Applies q (the mutex held by g on entry and on return, released meanwhile) and books it.
+  void apply_one(std::unique_lock<std::mutex>& g, const Queued& q);
   void apply_loop();
   void sync_loop();
 
@@ -117,6 +130,7 @@ class MirrorSet {
   StreamHeads* heads_;
   ApplyFn apply_;
   LogFn log_;
+  size_t apply_inline_at_most_;
   std::map<InstanceId, Entry> entries_;
   std::vector<InstanceId> dirty_;       // entries with dirty set
   std::deque<Queued> queue_;            // stored chunks waiting for the applier
@@ -126,7 +140,8 @@ class MirrorSet {
   uint64_t synced_rounds_ = 0;          // of which synced (or failed) with their heads moved
   bool stopping_ = false;                // for the syncer
   bool applier_stopping_ = false;
-  std::condition_variable apply_wanted_;  // queue_ non-empty or applier_stopping_
+  bool applying_ = false;                // a chunk is being applied (by the applier or inline)
+  std::condition_variable apply_wanted_;  // queue_ non-empty, applying_ cleared, or applier_stopping_
   std::condition_variable applied_;       // a chunk applied: queue room, applied_number_ moved
   std::condition_variable sync_wanted_;  // dirty_ non-empty or stopping_
   std::condition_variable synced_;       // synced_rounds_ moved

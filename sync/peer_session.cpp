@@ -282,7 +282,8 @@ void PeerSession::run() {
             if (d.records > 0) raise_status_head(d.head);
           }
           // More of the same writer, if the peer has it, while the set's applier applies this
-          // chunk: fetching, verifying and storing the next overlap applying this one.
+          // chunk: fetching, verifying and storing the next overlap applying this one. (A small
+          // chunk with nothing queued before it, a live push, is applied already: d.applied.)
           fetch_more();
           break;
         }

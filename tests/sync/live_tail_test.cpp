@@ -52,7 +52,8 @@ struct LiveLink {
   std::unique_ptr<MirrorSet> peer_mirrors;
   std::unique_ptr<Replicator> fetching;
 
-  explicit LiveLink(uint32_t ack_replicas) {
+  // apply_inline_at_most: the peer's MirrorSet's (0: every chunk goes to its applier thread).
+  explicit LiveLink(uint32_t ack_replicas, size_t apply_inline_at_most = MirrorSet::kApplyInlineAtMost) {
     auto origin_keys = generate_curve_keys();
     auto peer_keys = generate_curve_keys();
     REQUIRE(origin_keys.ok());
@@ -82,7 +83,8 @@ struct LiveLink {
                                                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
                                                  std::lock_guard<std::mutex> g(applied.mutex);
                                                  applied.records.insert(applied.records.end(), r.begin(), r.end());
-                                               });
+                                               },
+                                               nullptr, apply_inline_at_most);
     SyncOptions po;
     po.cluster = oo.cluster;
     po.secret_key = peer_keys->secret_z85;
@@ -204,7 +206,8 @@ TEST_CASE("live tail: a push the peer cannot take (it got those bytes elsewhere)
 
 TEST_CASE("live tail: ops pushed and not yet applied show as lag, though no advert announced them",
           "[sync][live_tail]") {
-  LiveLink link(/*ack_replicas=*/0);
+  // The pushes wait on the applier thread (held below) while the session takes the next.
+  LiveLink link(/*ack_replicas=*/0, /*apply_inline_at_most=*/0);
   REQUIRE(wait_for(link.applied, 3, std::chrono::seconds(20)));
   link.append_and_wait();
   auto lag_of_origin = [&] {

@@ -313,7 +313,8 @@ TEST_CASE("mirror set: a chunk accepted and not yet applied holds its writer, an
                 [&](InstanceId w, const std::vector<MirroredRecord>& r) {
                   std::lock_guard<std::mutex> g(gate);
                   applied.push_back(Applied{w, r});
-                });
+                },
+                nullptr, /*apply_inline_at_most=*/0);  // every chunk waits at the gate, on the applier
   // Opens the gate when the test ends early too, before the set (declared earlier) waits for its
   // applier.
   struct Opener {
@@ -363,4 +364,89 @@ TEST_CASE("mirror set: a chunk accepted and not yet applied holds its writer, an
   // Free again: session 2 may fetch the rest.
   auto f3 = set.claim(kS2, adv, 4096);
   CHECK(f3.size() == 1);
+}
+
+TEST_CASE("mirror set: a small chunk with nothing before it is applied by accept itself, a large one or one behind "
+          "a chunk being applied, goes to the applier thread, in order",
+          "[sync][mirror_set]") {
+  Origin big(100, 1u << 20);  // one open segment of 100 records: one chunk
+  Origin small(2, 1u << 20);
+  struct Call {
+    InstanceId writer;
+    size_t records;
+    std::thread::id thread;
+  };
+  std::mutex mutex;
+  std::vector<Call> calls;
+  // Chunks above the inline limit wait at the gate (on the applier thread) until the test opens it.
+  std::mutex gate;
+  gate.lock();
+  struct Opener {
+    std::mutex& gate;
+    bool open = false;
+    void release() {
+      if (!open) gate.unlock();
+      open = true;
+    }
+    ~Opener() { release(); }
+  } opener{gate};
+  MirrorNode node;
+  StreamHeads heads;
+  MirrorSet set(node.dir(), node.fx.id.vector_space, node.fx.id.instance, &heads,
+                [&](InstanceId w, const std::vector<MirroredRecord>& r) {
+                  if (r.size() > MirrorSet::kApplyInlineAtMost) {
+                    std::lock_guard<std::mutex> wait_for_the_gate(gate);
+                  }
+                  std::lock_guard<std::mutex> g(mutex);
+                  calls.push_back(Call{w, r.size(), std::this_thread::get_id()});
+                });
+  auto count = [&] {
+    std::lock_guard<std::mutex> g(mutex);
+    return calls.size();
+  };
+  const auto me = std::this_thread::get_id();
+
+  // Positive control: two records, nothing queued, the applier idle: applied before accept returns,
+  // on this thread.
+  auto fs = set.claim(kS1, {small.head()}, 1u << 20);
+  REQUIRE(fs.size() == 1);
+  auto ds = set.accept(kS1, small.serve(fs.front()));
+  REQUIRE(ds.ok());
+  CHECK(ds->records == 2);
+  CHECK(ds->applied);
+  REQUIRE(count() == 1);
+  CHECK(calls[0].thread == me);
+
+  // 100 records: queued for the applier, which holds it at the gate.
+  auto fb = set.claim(kS2, {big.head()}, 1u << 20);
+  REQUIRE(fb.size() == 1);
+  auto db = set.accept(kS2, big.serve(fb.front()));
+  REQUIRE(db.ok());
+  CHECK(db->records == 100);
+  CHECK_FALSE(db->applied);
+
+  // A small chunk while the big one is being applied: queued behind it, not applied here.
+  small.append(false);
+  auto fs2 = set.claim(kS1, {small.head()}, 1u << 20);
+  REQUIRE(fs2.size() == 1);
+  auto ds2 = set.accept(kS1, small.serve(fs2.front()));
+  REQUIRE(ds2.ok());
+  CHECK(ds2->records == 1);
+  CHECK_FALSE(ds2->applied);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(count() == 1);  // neither applied yet: the big one waits at the gate, the small one behind it
+
+  opener.release();
+  set.flush();
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[1].writer == big.instance());
+  CHECK(calls[1].records == 100);
+  CHECK(calls[1].thread != me);
+  CHECK(calls[2].writer == small.instance());
+  CHECK(calls[2].thread != me);
+  const auto small_head = heads.get(small.instance()), big_head = heads.get(big.instance());
+  REQUIRE(small_head.has_value());
+  REQUIRE(big_head.has_value());
+  CHECK(small_head->last_seqno == Seqno(3));
+  CHECK(big_head->last_seqno == Seqno(100));
 }
