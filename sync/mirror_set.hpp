@@ -24,7 +24,8 @@
 // no longer fetched into until the node restarts; it is logged.
 //
 // Threading: every method may be called from any thread; one mutex serialises them. The applier
-// (or accept(), for a small chunk) applies and the syncer syncs outside it.
+// (or accept(), for a small chunk) applies, accept() verifies (WriterMirror::check) and the
+// syncer syncs outside it.
 #pragma once
 
 #include <chrono>

@@ -90,36 +90,63 @@ bool WriterMirror::behind(const StreamHead& h) const {
   return h.segment > f.segment || (h.segment == f.segment && h.segment_bytes > f.offset);
 }
 
+WriterMirror::Expectation WriterMirror::expectation() const {
+  return Expectation{writer_, space_, next_fetch(0), next_};
+}
+
 Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool mid_write) {
-  Accepted out;
-  const PeerFetch at = next_fetch(0);
-  if (chunk.writer != writer_ || chunk.segment != at.segment || chunk.offset != at.offset || chunk.missing) {
+  auto checked = check(expectation(), chunk, mid_write);
+  if (!checked.ok()) return checked.status();
+  return store(chunk, std::move(checked.value()));
+}
+
+Result<WriterMirror::Checked> WriterMirror::check(const Expectation& x, const PeerChunk& chunk, bool mid_write) {
+  Checked out;
+  out.at = x.at;
+  if (chunk.writer != x.writer || chunk.segment != x.at.segment || chunk.offset != x.at.offset || chunk.missing) {
     out.stale = true;
     return out;
   }
   if (chunk.bytes.empty()) return out;
 
-  SegmentScan scan;
   const bool fresh = chunk.offset == 0;
   if (fresh) {
     ScanExpect expect;
-    expect.instance = writer_;
+    expect.instance = x.writer;
     expect.index = chunk.segment;
-    expect.first_seqno = next_.next_seqno;
-    expect.chain_head = next_.prev_hash;
-    expect.min_ts = next_.min_ts;
-    expect.vector_space = space_;
+    expect.first_seqno = x.next.next_seqno;
+    expect.chain_head = x.next.prev_hash;
+    expect.min_ts = x.next.min_ts;
+    expect.vector_space = x.space;
     expect.tail_may_be_cut = !mid_write;  // a record cut at the chunk's end: the rest comes next
     expect.tail_may_be_torn = mid_write;
-    scan = scan_segment(chunk.bytes, expect);
+    out.scan = scan_segment(chunk.bytes, expect);
   } else {
-    scan = scan_continuation(chunk.bytes, next_, /*cut=*/!mid_write);
+    out.scan = scan_continuation(chunk.bytes, x.next, /*cut=*/!mid_write);
   }
-  const std::string where = "writer " + to_hex(writer_) + " segment " + std::to_string(chunk.segment.value) +
+  const SegmentScan& scan = out.scan;
+  const std::string where = "writer " + to_hex(x.writer) + " segment " + std::to_string(chunk.segment.value) +
                             " at offset " + std::to_string(chunk.offset + scan.problem_offset);
   if (scan.end == SegmentEnd::incompatible) return Status::Incompatible(where + ": " + scan.problem);
   if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap)
     return Status::Corruption(where + ": " + scan.problem);
+  out.records.reserve(scan.records.size());
+  for (const RecordRef& r : scan.records) {
+    out.records.push_back(MirroredRecord{r.seqno, r.ts, r.op_type, std::string(r.payload)});
+  }
+  return out;
+}
+
+Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Checked checked) {
+  Accepted out;
+  const PeerFetch at = next_fetch(0);
+  if (checked.stale || chunk.writer != writer_ || checked.at.segment != at.segment || checked.at.offset != at.offset) {
+    out.stale = true;  // not for this position, or the copy moved on since check()
+    return out;
+  }
+  const SegmentScan& scan = checked.scan;
+  const bool fresh = chunk.offset == 0;
+  if (chunk.bytes.empty()) return out;
   if (fresh && !scan.header) return out;  // not even the whole header yet
   if (scan.verified_bytes == 0) return out;
 
@@ -160,13 +187,13 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool
   sealed_ = scan.end == SegmentEnd::sealed;
   next_.records_before += scan.records.size();
   out.bytes = scan.verified_bytes;
-  out.records.reserve(scan.records.size());
-  for (const RecordRef& r : scan.records) {
-    out.records.push_back(MirroredRecord{r.seqno, r.ts, r.op_type, std::string(r.payload)});
-    next_.next_seqno = Seqno(r.seqno.value + 1);
-    next_.prev_hash = r.hash;
-    next_.min_ts = r.ts;
+  if (!scan.records.empty()) {
+    const RecordRef& last = scan.records.back();
+    next_.next_seqno = Seqno(last.seqno.value + 1);
+    next_.prev_hash = last.hash;
+    next_.min_ts = last.ts;
   }
+  out.records = std::move(checked.records);
   if (sync_now) durable_ = head();
   if (sealed_) file_.reset();
   return out;

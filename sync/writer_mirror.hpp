@@ -25,6 +25,7 @@
 // syncing it, and what a copy resumes from counts as durable.
 //
 // Threading: not synchronised; one owner at a time (sync/mirror_set.hpp serialises callers).
+// check() is static and reads only its arguments: it may run outside the owner's lock.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +91,28 @@ class WriterMirror {
   // left for the next look; otherwise (a peer's chunk of verified bytes) only an incomplete
   // last piece is, and anything complete that fails a check is refused.
   Result<Accepted> accept(const PeerChunk& chunk, bool mid_write = false);
+
+  // accept() in two steps, for an owner that serialises the copy's users with a lock and would
+  // rather not hold it while a chunk is verified (CRC, chain hash, payload checks: 10-12 ms for
+  // a 4 MiB chunk in a catch-up here). expectation() (under the lock) copies where the copy
+  // stands; check() (outside it) verifies the chunk against that copy of the position, touching
+  // nothing of the copy; store() (under the lock again) writes what check() verified, or
+  // answers stale, writing nothing, when the copy has moved since expectation().
+  struct Expectation {
+    InstanceId writer;
+    VectorSpace space;
+    PeerFetch at;                // the copy's position (next_fetch)
+    SegmentContinuation next;    // what its next record must continue
+  };
+  Expectation expectation() const;
+  struct Checked {
+    PeerFetch at;                          // the position checked for
+    bool stale = false;                    // the chunk is not for it
+    SegmentScan scan;                      // views into the chunk's bytes: the chunk outlives store()
+    std::vector<MirroredRecord> records;   // the verified records
+  };
+  static Result<Checked> check(const Expectation& expect, const PeerChunk& chunk, bool mid_write);
+  Result<Accepted> store(const PeerChunk& chunk, Checked checked);
 
  private:
   WriterMirror(DataDir dir, InstanceId writer, VectorSpace space) : dir_(std::move(dir)), writer_(writer), space_(std::move(space)) {}
