@@ -22,11 +22,11 @@
 #include "protocol/ids.hpp"
 #include "protocol/op_values.hpp"
 #include "protocol/status.hpp"
-#include "replica/id_table.hpp"
 #include "replica/lane.hpp"
 #include "replica/memory_record.hpp"
 #include "replica/node_arena.hpp"
 #include "replica/order_key.hpp"
+#include "replica/record_index.hpp"
 
 namespace vasana {
 
@@ -67,14 +67,16 @@ class ReplicaState {
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
 
-  // Records by id, in id order (for the digest and for_each_memory), with a hash index beside
-  // the ordered map: memory() is called for every candidate of every recall, and a lookup in a
+  // Records by id, in id order (for the digest and for_each_memory), with an index beside the
+  // ordered map: memory() is called for every candidate of every recall, and a lookup in a
   // 100k-node tree costs ~17 cache misses (a fifth of a fused recall's time at 100k, measured
   // with perf). Records are never erased (deletion is a field), so the index only grows; map
-  // nodes never move, so it may point into them. Copies rebuild it. The index is a flat
-  // IdTable, not a node-based unordered_map, whose rehashing and node allocation took ~21% of
-  // a catch-up's apply time (replica/id_table.hpp). The map's nodes come from an arena on huge
-  // pages (replica/node_arena.hpp): malloc's page faults were 43% of a catch-up's apply time.
+  // nodes never move, so it may point into them. Copies rebuild it. The index is an array per
+  // writer by seqno (replica/record_index.hpp), where a catch-up's ids sit side by side; before
+  // it a flat hash table, whose random slot per id was 28% of a catch-up's apply time, and
+  // before that a node-based unordered_map, whose rehashing and node allocation took ~21%. The
+  // map's nodes come from an arena on huge pages (replica/node_arena.hpp): malloc's page faults
+  // were 43% of a catch-up's apply time.
   class MemoryTable {
    public:
     MemoryTable() = default;
@@ -118,8 +120,7 @@ class ReplicaState {
    private:
     // Also clears the lane backlog's marks: a copy has no backlog of its own.
     void reindex() {
-      index_ = IdTable<MemoryRecord*>();
-      index_.reserve(ordered_.size());
+      index_ = RecordIndex<MemoryRecord*>();
       for (auto& [id, m] : ordered_) {
         m.lanes_behind = false;
         index_.insert(id, &m);
@@ -128,7 +129,7 @@ class ReplicaState {
     using Map = std::map<MemoryId, MemoryRecord, std::less<MemoryId>,
                          NodeArenaAllocator<std::pair<const MemoryId, MemoryRecord>>>;
     Map ordered_;
-    IdTable<MemoryRecord*> index_;
+    RecordIndex<MemoryRecord*> index_;
   };
   MemoryTable memories_;  // also records of updates whose put has not arrived
   size_t created_count_ = 0;
