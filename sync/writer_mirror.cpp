@@ -131,8 +131,11 @@ Result<WriterMirror::Checked> WriterMirror::check(const Expectation& x, const Pe
   if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap)
     return Status::Corruption(where + ": " + scan.problem);
   out.records.reserve(scan.records.size());
+  if (scan.records.empty()) return out;
+  auto bytes = std::make_shared<const std::string>(chunk.bytes.data(), scan.verified_bytes);
   for (const RecordRef& r : scan.records) {
-    out.records.push_back(MirroredRecord{r.seqno, r.ts, r.op_type, std::string(r.payload)});
+    const size_t at = size_t(r.payload.data() - chunk.bytes.data());  // the scan's views are into chunk.bytes
+    out.records.push_back(MirroredRecord{r.seqno, r.ts, r.op_type, std::string_view(bytes->data() + at, r.payload.size()), bytes});
   }
   return out;
 }

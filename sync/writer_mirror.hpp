@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/peer_codec.hpp"
@@ -47,7 +48,10 @@ struct MirroredRecord {
   Seqno seqno;
   Hlc ts;
   uint16_t op_type = 0;
-  std::string payload;
+  std::string_view payload;  // within *bytes
+  // The chunk's verified bytes, one copy shared by all its records (not a string per record:
+  // a catch-up chunk holds about 11k, and the applier freed each on another thread's heap).
+  std::shared_ptr<const std::string> bytes;
 };
 
 class WriterMirror {

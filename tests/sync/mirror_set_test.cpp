@@ -56,6 +56,19 @@ struct SetNode {
 
 constexpr uint64_t kS1 = 1, kS2 = 2;
 
+// Unlocks a test's gate (a mutex locked at its start, at which the set's apply function waits)
+// once: by release(), or when the test ends early. Declared after the MirrorSet, so that it
+// opens the gate before the set's destructor waits for its applier.
+struct GateOpener {
+  std::mutex& gate;
+  bool open = false;
+  void release() {
+    if (!open) gate.unlock();
+    open = true;
+  }
+  ~GateOpener() { release(); }
+};
+
 // Delivers what session fetched from origin until the set no longer claims anything for it.
 void fetch_all(SetNode& n, uint64_t session, const Origin& origin, uint32_t max_bytes) {
   for (int round = 0; round < 1000; ++round) {
@@ -315,17 +328,7 @@ TEST_CASE("mirror set: a chunk accepted and not yet applied holds its writer, an
                   applied.push_back(Applied{w, r});
                 },
                 nullptr, /*apply_inline_at_most=*/0);  // every chunk waits at the gate, on the applier
-  // Opens the gate when the test ends early too, before the set (declared earlier) waits for its
-  // applier.
-  struct Opener {
-    std::mutex& gate;
-    bool open = false;
-    void release() {
-      if (!open) gate.unlock();
-      open = true;
-    }
-    ~Opener() { release(); }
-  } opener{gate};
+  GateOpener opener{gate};
   const std::vector<StreamHead> adv = {origin.head()};
   auto f1 = set.claim(kS1, adv, 4096);
   REQUIRE(f1.size() == 1);
@@ -381,15 +384,6 @@ TEST_CASE("mirror set: a small chunk with nothing before it is applied by accept
   // Chunks above the inline limit wait at the gate (on the applier thread) until the test opens it.
   std::mutex gate;
   gate.lock();
-  struct Opener {
-    std::mutex& gate;
-    bool open = false;
-    void release() {
-      if (!open) gate.unlock();
-      open = true;
-    }
-    ~Opener() { release(); }
-  } opener{gate};
   MirrorNode node;
   StreamHeads heads;
   MirrorSet set(node.dir(), node.fx.id.vector_space, node.fx.id.instance, &heads,
@@ -400,6 +394,7 @@ TEST_CASE("mirror set: a small chunk with nothing before it is applied by accept
                   std::lock_guard<std::mutex> g(mutex);
                   calls.push_back(Call{w, r.size(), std::this_thread::get_id()});
                 });
+  GateOpener opener{gate};
   auto count = [&] {
     std::lock_guard<std::mutex> g(mutex);
     return calls.size();
