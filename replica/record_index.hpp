@@ -22,8 +22,8 @@
 // concurrently with each other only.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <unordered_map>
