@@ -198,6 +198,26 @@ inline void check_byte_identical(const Origin& origin, const std::string& mirror
   }
 }
 
+// A mirror of origin in a fresh node, caught up to head (a head the origin had earlier).
+struct Positioned {
+  MirrorNode node;
+  std::unique_ptr<WriterMirror> mirror;
+  std::vector<MirroredRecord> records;
+};
+
+inline std::unique_ptr<Positioned> mirror_up_to(const Origin& origin, const StreamHead& head) {
+  auto p = std::make_unique<Positioned>();
+  p->mirror = open_empty_mirror(p->node.dir(), origin.instance(), origin.space());
+  if (head.segment_bytes > 0) {
+    DriveResult r = drive(*p->mirror, serve_at(origin.dir(), head), head, 1u << 20);
+    REQUIRE_FALSE(r.failed);
+    REQUIRE(r.caught_up);
+    REQUIRE(same_head(p->mirror->head(), head));
+    p->records = std::move(r.records);
+  }
+  return p;
+}
+
 inline std::vector<Written> slice(const std::vector<Written>& all, size_t from, size_t to) {
   return std::vector<Written>(all.begin() + long(from), all.begin() + long(to));
 }

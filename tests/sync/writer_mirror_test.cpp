@@ -36,26 +36,6 @@ uint64_t largest_record(const std::vector<SegmentLayout>& layout) {
   return n;
 }
 
-// A mirror of origin in a fresh node, caught up to head (a head the origin had earlier).
-struct Positioned {
-  MirrorNode node;
-  std::unique_ptr<WriterMirror> mirror;
-  std::vector<MirroredRecord> records;
-};
-
-std::unique_ptr<Positioned> mirror_up_to(const Origin& origin, const StreamHead& head) {
-  auto p = std::make_unique<Positioned>();
-  p->mirror = open_empty_mirror(p->node.dir(), origin.instance(), origin.space());
-  if (head.segment_bytes > 0) {
-    DriveResult r = drive(*p->mirror, serve_at(origin.dir(), head), head, 1u << 20);
-    REQUIRE_FALSE(r.failed);
-    REQUIRE(r.caught_up);
-    REQUIRE(same_head(p->mirror->head(), head));
-    p->records = std::move(r.records);
-  }
-  return p;
-}
-
 // Feeds bad to m and checks it is refused as Corruption with nothing stored, applied or moved.
 void check_refused(WriterMirror& m, const std::string& wdir, const PeerChunk& bad) {
   const auto sizes = file_sizes(wdir);
@@ -526,56 +506,6 @@ TEST_CASE("writer mirror: a chunk for another position (offset, segment, writer)
   CHECK(again->stale);
   CHECK(again->records.empty());
   check_byte_identical(origin, wdir);
-}
-
-TEST_CASE("writer mirror: check() verifies without touching the copy, store() writes it once, and a "
-          "chunk checked before the copy moved is stale",
-          "[sync][mirror]") {
-  Origin origin(12, 500);
-  const StreamHead before = origin.head();
-  for (int i = 0; i < 3; ++i) origin.append(/*seal=*/false);
-  auto p = mirror_up_to(origin, before);
-  const std::string wdir = p->node.wdir(origin.instance());
-  WriterMirror& m = *p->mirror;
-  const PeerChunk good = origin.serve(m.next_fetch(1u << 20));
-  const auto expect = m.expectation();
-  const auto sizes = file_sizes(wdir);
-  const StreamHead head = m.head();
-
-  // Two checks of the same chunk (two sessions with the same bytes): the copy is untouched.
-  auto first = WriterMirror::check(expect, good, /*mid_write=*/false);
-  auto second = WriterMirror::check(expect, good, /*mid_write=*/false);
-  REQUIRE(first.ok());
-  REQUIRE(second.ok());
-  CHECK(file_sizes(wdir) == sizes);
-  CHECK(same_head(m.head(), head));
-  REQUIRE(first->records.size() == 3);
-
-  // The first store writes and hands the records on; the second finds the copy moved: stale.
-  auto stored = m.store(good, std::move(first.value()));
-  REQUIRE(stored.ok());
-  CHECK_FALSE(stored->stale);
-  CHECK(stored->bytes == good.bytes.size());
-  check_records_exactly_once(stored->records, slice(origin.written, origin.written.size() - 3, origin.written.size()));
-  check_byte_identical(origin, wdir);
-  const auto after = file_sizes(wdir);
-  auto late = m.store(good, std::move(second.value()));
-  REQUIRE(late.ok());
-  CHECK(late->stale);
-  CHECK(late->records.empty());
-  CHECK(late->bytes == 0);
-  CHECK(file_sizes(wdir) == after);
-  check_byte_identical(origin, wdir);
-
-  // Damaged bytes fail in check(), before anything could be stored.
-  origin.append(/*seal=*/false);
-  PeerChunk bad = origin.serve(m.next_fetch(1u << 20));
-  REQUIRE(bad.bytes.size() > 20);
-  bad.bytes[bad.bytes.size() - 5] ^= 0x40;
-  auto refused = WriterMirror::check(m.expectation(), bad, /*mid_write=*/false);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().code() == Code::corruption);
-  CHECK(file_sizes(wdir) == after);
 }
 
 namespace {
