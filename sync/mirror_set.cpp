@@ -60,10 +60,11 @@ void MirrorSet::mark_dirty(InstanceId writer, Entry& e) {
   sync_wanted_.notify_one();
 }
 
-void MirrorSet::apply_one(std::unique_lock<std::mutex>& g, const Queued& q) {
+void MirrorSet::apply_one(std::unique_lock<std::mutex>& g, Queued& q) {
   applying_ = true;
   g.unlock();
   if (!q.records.empty()) apply_(q.writer, q.records);
+  q.records = {};  // freed outside the mutex: the chunk's bytes, up to fetch_bytes
   g.lock();
   applying_ = false;
   Entry& e = entries_[q.writer];

@@ -119,8 +119,9 @@ class MirrorSet {
   };
   Entry& entry(InstanceId writer);  // creates an empty copy when new
   void mark_dirty(InstanceId writer, Entry& e);
-  // Applies q (the mutex held by g on entry and on return, released meanwhile) and books it.
-  void apply_one(std::unique_lock<std::mutex>& g, const Queued& q);
+  // Applies q (the mutex held by g on entry and on return, released meanwhile), drops its
+  // records and books it.
+  void apply_one(std::unique_lock<std::mutex>& g, Queued& q);
   void apply_loop();
   void sync_loop();
 

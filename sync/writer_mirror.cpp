@@ -125,11 +125,12 @@ Result<WriterMirror::Checked> WriterMirror::check(const Expectation& x, const Pe
     out.scan = scan_continuation(chunk.bytes, x.next, /*cut=*/!mid_write);
   }
   const SegmentScan& scan = out.scan;
-  const std::string where = "writer " + to_hex(x.writer) + " segment " + std::to_string(chunk.segment.value) +
-                            " at offset " + std::to_string(chunk.offset + scan.problem_offset);
-  if (scan.end == SegmentEnd::incompatible) return Status::Incompatible(where + ": " + scan.problem);
-  if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap)
-    return Status::Corruption(where + ": " + scan.problem);
+  auto where = [&] {  // built only for a refusal: check() runs for every chunk and push
+    return "writer " + to_hex(x.writer) + " segment " + std::to_string(chunk.segment.value) + " at offset " +
+           std::to_string(chunk.offset + scan.problem_offset) + ": " + scan.problem;
+  };
+  if (scan.end == SegmentEnd::incompatible) return Status::Incompatible(where());
+  if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap) return Status::Corruption(where());
   out.records.reserve(scan.records.size());
   if (scan.records.empty()) return out;
   auto bytes = std::make_shared<const std::string>(chunk.bytes.data(), scan.verified_bytes);

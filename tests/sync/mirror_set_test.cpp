@@ -400,34 +400,33 @@ TEST_CASE("mirror set: a small chunk with nothing before it is applied by accept
     return calls.size();
   };
   const auto me = std::this_thread::get_id();
+  // session fetches origin's next chunk and hands it to accept().
+  auto fetch_next = [&](uint64_t session, const Origin& origin) {
+    auto f = set.claim(session, {origin.head()}, 1u << 20);
+    REQUIRE(f.size() == 1);
+    auto d = set.accept(session, origin.serve(f.front()));
+    REQUIRE(d.ok());
+    return d.value();
+  };
 
   // Positive control: two records, nothing queued, the applier idle: applied before accept returns,
   // on this thread.
-  auto fs = set.claim(kS1, {small.head()}, 1u << 20);
-  REQUIRE(fs.size() == 1);
-  auto ds = set.accept(kS1, small.serve(fs.front()));
-  REQUIRE(ds.ok());
-  CHECK(ds->records == 2);
-  CHECK(ds->applied);
+  auto ds = fetch_next(kS1, small);
+  CHECK(ds.records == 2);
+  CHECK(ds.applied);
   REQUIRE(count() == 1);
   CHECK(calls[0].thread == me);
 
   // 100 records: queued for the applier, which holds it at the gate.
-  auto fb = set.claim(kS2, {big.head()}, 1u << 20);
-  REQUIRE(fb.size() == 1);
-  auto db = set.accept(kS2, big.serve(fb.front()));
-  REQUIRE(db.ok());
-  CHECK(db->records == 100);
-  CHECK_FALSE(db->applied);
+  auto db = fetch_next(kS2, big);
+  CHECK(db.records == 100);
+  CHECK_FALSE(db.applied);
 
   // A small chunk while the big one is being applied: queued behind it, not applied here.
   small.append(false);
-  auto fs2 = set.claim(kS1, {small.head()}, 1u << 20);
-  REQUIRE(fs2.size() == 1);
-  auto ds2 = set.accept(kS1, small.serve(fs2.front()));
-  REQUIRE(ds2.ok());
-  CHECK(ds2->records == 1);
-  CHECK_FALSE(ds2->applied);
+  auto ds2 = fetch_next(kS1, small);
+  CHECK(ds2.records == 1);
+  CHECK_FALSE(ds2.applied);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   CHECK(count() == 1);  // neither applied yet: the big one waits at the gate, the small one behind it
 
