@@ -74,7 +74,9 @@ void MirrorSet::apply_one(std::unique_lock<std::mutex>& g, Queued& q) {
   mark_dirty(q.writer, e);
   applied_number_ = q.number;
   applied_.notify_all();
-  apply_wanted_.notify_one();  // chunks queued meanwhile wait for applying_ to clear
+  // Chunks queued meanwhile wait for applying_ to clear. Only then: after an inline apply (a
+  // live push) the applier has nothing to do, and waking it would cost a thread switch per op.
+  if (!queue_.empty() || applier_stopping_) apply_wanted_.notify_one();
 }
 
 void MirrorSet::apply_loop() {

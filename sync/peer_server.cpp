@@ -155,6 +155,14 @@ void PeerServer::run() {
   // Wakes the poll below when a head moves: the live tail. Without one (-1, the kernel refused
   // an eventfd), zmq_poll ignores the item and adverts go out at the poll timeout instead.
   const int head_moved = i.heads->subscribe();
+  // Other writers' moves wake it only while no relay advert is being paced (below).
+  bool relays_watched = true;
+  auto watch_relays = [&](bool on) {
+    if (on == relays_watched) return;
+    i.heads->watch(head_moved, own, on);
+    relays_watched = on;
+  };
+  i.heads->watch(head_moved, own, true);
 
   auto position = [](const StreamHead& h) { return std::make_pair(h.segment, h.segment_bytes); };
   auto send_advert = [&](const std::string& rid, Impl::Peer& peer, const std::vector<StreamHead>& heads) {
@@ -217,7 +225,10 @@ void PeerServer::run() {
   // past what a peer was told (it is behind, or in a new segment), at most every
   // kRelayAdvertGap for other writers' copies (a peer that reaches their origin has them
   // already; one that does not fetches them from here), and every advert_interval to every
-  // peer (anti-entropy). A peer's own writer is never news to it.
+  // peer (anti-entropy). A peer's own writer is never news to it. While relay news is
+  // flowing (an advert of it went out, or waits for its gap), other writers' moves do not wake
+  // this thread: it looks again kRelayAdvertGap later anyway, and a wake-up per mirrored op is
+  // a thread switch per op on this node. Its own writer's moves always wake it.
   auto advertise = [&] {
     seen = i.heads->version();
     const std::vector<StreamHead> heads = i.heads->all();
@@ -225,6 +236,7 @@ void PeerServer::run() {
     last_read.reset();
     const auto now = Clock::now();
     next_check = now + i.options.advert_interval;
+    bool relaying = false;
     for (auto it = i.peers.begin(); it != i.peers.end();) {
       Impl::Peer& peer = it->second;
       push_tail(it->first, peer, own_head);
@@ -235,6 +247,7 @@ void PeerServer::run() {
         if (t != peer.told.end() && t->second == position(h)) continue;
         (h.writer == own ? own_news : relay_news) = true;
       }
+      relaying = relaying || relay_news;
       const bool due = own_news || now - peer.last_advert >= i.options.advert_interval ||
                        (relay_news && now - peer.last_advert >= kRelayAdvertGap);
       if (!due) {
@@ -248,6 +261,13 @@ void PeerServer::run() {
         it = i.peers.erase(it);
       else
         ++it;
+    }
+    if (relaying) {
+      watch_relays(false);
+      next_check = std::min(next_check, now + kRelayAdvertGap);
+    } else {
+      watch_relays(true);
+      if (i.heads->version() != seen) next_check = now;  // moved before the watch: look again now
     }
   };
 

@@ -4,7 +4,7 @@
 // It answers fetches with bytes of any writer's segment it holds, never past that writer's head,
 // so only verified, durable bytes leave the node; sealed segments below the head are served
 // whole. When a head moves (the writer's flush or a mirror's sync wakes the thread through
-// StreamHeads' eventfd):
+// StreamHeads' eventfd; another writer's move only while no relay advert is being paced):
 // - the live tail: a peer whose last chunk of this node's own writer ended at the head then
 //   (it is level) is sent the new bytes of the open segment unasked, so it needs no fetch round
 //   trip (at most 256 KiB per move; a new segment, or a peer behind, is left to its fetches).

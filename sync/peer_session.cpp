@@ -120,7 +120,9 @@ void PeerSession::run() {
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
   // Acknowledgements follow this node's durable heads (MirrorSet's syncer moves them after its
   // fdatasync), not deliveries: an ack promises the peer that the op is synced here.
+  // It wakes this thread only for the peer's own writer, and only once the peer asked for acks.
   const int head_moved = i.heads->subscribe();
+  i.heads->watch(head_moved, InstanceId(), false);
   std::map<InstanceId, Seqno> acked;  // what this session last acknowledged, per writer
   // Acks go only to a server that asked for them (its node acknowledges writes replicated:N),
   // and only for its own writer: a node counts acks for no other (sync/ack_gate.hpp).
@@ -228,6 +230,8 @@ void PeerSession::run() {
           established = true;
           acks_wanted = m.hello.acks_wanted;
           server_writer = m.hello.instance;
+          i.heads->watch(head_moved, acks_wanted ? server_writer : InstanceId(), false);
+          send_acks();  // what moved before the watch: no wake-up told of it
           std::lock_guard<std::mutex> g(i.mutex);
           i.up = true;
           i.peer_instance = to_hex(m.hello.instance);
@@ -249,6 +253,7 @@ void PeerSession::run() {
             std::lock_guard<std::mutex> g(i.mutex);
             i.advertised = advertised;
           }
+          send_acks();  // ops this node holds already (from another peer) wait for no move here
           fetch_more();
           break;
         }

@@ -10,15 +10,24 @@ namespace vasana {
 StreamHeads::StreamHeads() = default;
 
 StreamHeads::~StreamHeads() {
-  for (int fd : event_fds_) ::close(fd);
+  for (const Subscriber& s : subscribers_) ::close(s.fd);
 }
 
 int StreamHeads::subscribe() const {
   const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) return -1;
   std::lock_guard<std::mutex> g(mutex_);
-  event_fds_.push_back(fd);
+  subscribers_.push_back(Subscriber{fd, InstanceId(), true});
   return fd;
+}
+
+void StreamHeads::watch(int fd, InstanceId writer, bool others) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  for (Subscriber& s : subscribers_)
+    if (s.fd == fd) {
+      s.writer = writer;
+      s.others = others;
+    }
 }
 
 void StreamHeads::drain(int fd) {
@@ -39,7 +48,8 @@ bool StreamHeads::update(const StreamHead& head) {
     }
     ++version_;
     const uint64_t one = 1;
-    for (int fd : event_fds_) (void)!::write(fd, &one, sizeof one);
+    for (const Subscriber& s : subscribers_)
+      if (s.others || (s.writer.value != 0 && s.writer == head.writer)) (void)!::write(s.fd, &one, sizeof one);
   }
   changed_.notify_all();
   return true;

@@ -42,6 +42,14 @@ class StreamHeads {
   // one reader draining it never hides a move from another. -1 when the kernel refuses one.
   // Const: it changes who is told, not what is held.
   int subscribe() const;
+  // Which moves make fd (from subscribe()) readable from now on: writer's (0: no particular one)
+  // and, when others, every other writer's too. subscribe() starts with every move. A thread
+  // wakes only for what it acts on: the serving side for its own writer's moves at once (the
+  // live tail) and for other writers' only while it is not pacing relay adverts; a peer session
+  // only for its peer's writer, and only when that peer asked for acknowledgements. Each
+  // wake-up is a thread switch per op on every node. Moves no longer reported are not queued:
+  // a subscriber that widens its watch reads the heads afterwards.
+  void watch(int fd, InstanceId writer, bool others) const;
   // Empties a subscribed fd's counter without blocking.
   static void drain(int fd);
 
@@ -50,7 +58,12 @@ class StreamHeads {
   mutable std::condition_variable changed_;
   std::map<InstanceId, StreamHead> heads_;
   uint64_t version_ = 0;
-  mutable std::vector<int> event_fds_;  // subscribe(); guarded by mutex_
+  struct Subscriber {
+    int fd;
+    InstanceId writer;  // watch()
+    bool others;
+  };
+  mutable std::vector<Subscriber> subscribers_;  // subscribe(); guarded by mutex_
 };
 
 }  // namespace vasana

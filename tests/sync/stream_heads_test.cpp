@@ -137,6 +137,51 @@ TEST_CASE("stream heads: each subscriber has its own eventfd, so one draining do
   CHECK(readable(late));
 }
 
+TEST_CASE("stream heads: watch narrows which moves make a subscriber readable, and widening reports later moves",
+          "[sync][stream_heads]") {
+  StreamHeads heads;
+  const int fd = heads.subscribe();
+  const int every = heads.subscribe();  // left watching every move: the control
+  REQUIRE(fd >= 0);
+  REQUIRE(every >= 0);
+
+  // One writer only: its moves wake fd, another writer's do not (but do wake the control).
+  heads.watch(fd, InstanceId(1), false);
+  REQUIRE(heads.update(head(2, 1, 0, 100)));
+  CHECK_FALSE(readable(fd));
+  CHECK(readable(every));
+  StreamHeads::drain(every);
+  REQUIRE(heads.update(head(1, 1, 0, 100)));
+  CHECK(readable(fd));
+  CHECK(readable(every));
+  StreamHeads::drain(fd);
+  StreamHeads::drain(every);
+
+  // Nothing: no move wakes it, while the heads still move for everyone else.
+  heads.watch(fd, InstanceId(), false);
+  REQUIRE(heads.update(head(1, 2, 0, 200)));
+  REQUIRE(heads.update(head(2, 2, 0, 200)));
+  CHECK_FALSE(readable(fd));
+  CHECK(readable(every));
+  CHECK(heads.get(InstanceId(1))->last_seqno == Seqno(2));
+  StreamHeads::drain(every);
+
+  // One writer and the others: every writer's move wakes it. The moves made while it watched
+  // nothing were not queued for it.
+  heads.watch(fd, InstanceId(1), true);
+  CHECK_FALSE(readable(fd));
+  REQUIRE(heads.update(head(3, 1, 0, 100)));
+  CHECK(readable(fd));
+  StreamHeads::drain(fd);
+  REQUIRE(heads.update(head(1, 3, 0, 300)));
+  CHECK(readable(fd));
+  StreamHeads::drain(fd);
+
+  // An update that moves nothing wakes no one, whatever the watch.
+  CHECK_FALSE(heads.update(head(1, 3, 0, 300)));
+  CHECK_FALSE(readable(fd));
+}
+
 TEST_CASE("stream heads: wait_changed wakes on a move from another thread and times out without one",
           "[sync][stream_heads]") {
   StreamHeads heads;

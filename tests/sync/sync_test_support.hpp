@@ -7,11 +7,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "protocol/peer_codec.hpp"
@@ -260,6 +264,37 @@ inline std::vector<SegmentLayout> layout_of(const std::string& wdir, InstanceId 
     out.push_back(std::move(l));
   }
   return out;
+}
+
+// An apply function's record of what it applied, for a MirrorSet under test.
+struct Recorder {
+  std::mutex mutex;
+  std::vector<MirroredRecord> records;
+  std::atomic<bool> hold{false};  // while true, applying waits (a slow applier)
+  size_t count() {
+    std::lock_guard<std::mutex> g(mutex);
+    return records.size();
+  }
+  std::vector<MirroredRecord> copy() {
+    std::lock_guard<std::mutex> g(mutex);
+    return records;
+  }
+  // The apply function: records what it is given (after waiting while hold is set).
+  void apply(const std::vector<MirroredRecord>& r) {
+    while (hold.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::lock_guard<std::mutex> g(mutex);
+    records.insert(records.end(), r.begin(), r.end());
+  }
+};
+
+// Whether r holds n records within timeout.
+inline bool wait_for(Recorder& r, size_t n, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (r.count() < n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 }  // namespace vasana::test
