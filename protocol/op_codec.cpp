@@ -217,15 +217,25 @@ Result<MemoryInput> decode_put_memory(std::string_view payload) {
   return m;
 }
 
-Status check_op_payload(uint16_t op_type, std::string_view payload) {
+namespace {
+// The checks of check_op_payload: the type is known to this build, and the message holds it.
+Status check_op_type(uint16_t op_type) {
   if (!op_type_name(op_type))
     return Status::Incompatible("op type " + std::to_string(op_type) + " is newer than this build; upgrade vasana");
-  return read_message<Op>(payload, [&](Op::Reader op) {
-    if (static_cast<uint16_t>(op.which()) + 1 != op_type)
-      return Status::Corruption("record says op type " + std::to_string(op_type) + " but its payload holds op " +
-                                std::to_string(static_cast<uint16_t>(op.which()) + 1));
-    return Status::Ok();
-  });
+  return Status::Ok();
+}
+Status check_op_holds(uint16_t op_type, Op::Reader op) {
+  if (static_cast<uint16_t>(op.which()) + 1 != op_type)
+    return Status::Corruption("record says op type " + std::to_string(op_type) + " but its payload holds op " +
+                              std::to_string(static_cast<uint16_t>(op.which()) + 1));
+  return Status::Ok();
+}
+}  // namespace
+
+Status check_op_payload(uint16_t op_type, std::string_view payload) {
+  Status s = check_op_type(op_type);
+  if (!s.ok()) return s;
+  return read_message<Op>(payload, [&](Op::Reader op) { return check_op_holds(op_type, op); });
 }
 
 Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload) {
@@ -324,18 +334,19 @@ OpValue decode(Op::Reader op) {
       return AccessOp{memory_id(a.getMemory()), static_cast<AccessKind>(a.getKind()), a.getWeight()};
     }
   }
-  return PutMemoryOp{};  // unreachable: check_op_payload ran first
+  return PutMemoryOp{};  // unreachable: check_op_holds ran first
 }
 
 }  // namespace
 
 Result<OpValue> decode_op(uint16_t op_type, std::string_view payload) {
-  Status s = check_op_payload(op_type, payload);
+  Status s = check_op_type(op_type);
   if (!s.ok()) return s;
   std::optional<OpValue> out;
   s = read_message<Op>(payload, [&](Op::Reader op) {
-    out = decode(op);
-    return Status::Ok();
+    Status holds = check_op_holds(op_type, op);
+    if (holds.ok()) out = decode(op);
+    return holds;
   });
   if (!s.ok()) return s;
   return std::move(*out);

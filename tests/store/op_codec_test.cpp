@@ -1,7 +1,9 @@
 // protocol/op_codec.hpp: put_memory payloads round-trip, and a payload is checked against the op
-// type its record header claims.
+// type its record header claims; protocol/capnp_bytes.hpp reads a message wherever it lies.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "tests/store/test_support.hpp"
@@ -102,4 +104,62 @@ TEST_CASE("decode_op turns a payload into the plain op of its type", "[protocol]
 
   CHECK(decode_op(kDelete, encode_put_memory(m)).status().code() == Code::corruption);
   CHECK(decode_op(kMaxOpType + 1, encode_put_memory(m)).status().code() == Code::incompatible);
+}
+
+TEST_CASE("read_message reads a message at any address, inside another's callback and above the scratch size, "
+          "alike",
+          "[protocol]") {
+  MemoryInput m;
+  m.realm = "work";
+  m.text = "the deploy uses blue green";
+  m.tags = {"ops", "ci"};
+  const std::string payload = encode_put_memory(m);
+  MemoryInput inner_m = m;
+  inner_m.text = "an inner one";
+  const std::string inner = encode_put_memory(inner_m);
+  MemoryInput large_m = m;
+  large_m.text = std::string(300 * 1024, 'x');  // above read_message's per-thread scratch
+  const std::string large = encode_put_memory(large_m);
+
+  // The same bytes at each offset from a word boundary (a record's payload in a chunk is at any).
+  std::string buf(payload.size() + 16 + large.size(), '\0');
+  for (size_t shift = 0; shift < 8; ++shift) {
+    INFO("shift " << shift);
+    char* at = buf.data() + (8 - reinterpret_cast<uintptr_t>(buf.data()) % 8) % 8 + shift;
+    std::memcpy(at, payload.data(), payload.size());
+    auto op = decode_op(kPut, std::string_view(at, payload.size()));
+    REQUIRE(op.ok());
+    CHECK(std::get<PutMemoryOp>(*op).text == m.text);
+    CHECK(std::get<PutMemoryOp>(*op).tags == m.tags);
+    std::memcpy(at, large.data(), large.size());
+    auto big = decode_op(kPut, std::string_view(at, large.size()));
+    REQUIRE(big.ok());
+    CHECK(std::get<PutMemoryOp>(*big).text == large_m.text);
+  }
+
+  // A message read inside another's callback, both unaligned: the outer one's fields stay intact
+  // (were the inner one copied over the outer's bytes, the outer's text would read the inner's).
+  MemoryInput medium_m = m;
+  medium_m.text = std::string(10 * 1024, 'm');  // the scratch grows to it: no later reallocation
+  const std::string medium = "w" + encode_put_memory(medium_m);
+  REQUIRE(decode_op(kPut, std::string_view(medium).substr(1)).ok());
+  std::string outer_buf = "x" + payload, inner_buf = "y" + inner;
+  std::string outer_text_after;
+  Status s = read_message<schema::Op>(std::string_view(outer_buf).substr(1), [&](schema::Op::Reader op) {
+    auto got = decode_op(kPut, std::string_view(inner_buf).substr(1));
+    if (!got.ok()) return got.status();
+    CHECK(std::get<PutMemoryOp>(*got).text == inner_m.text);
+    outer_text_after = op.getPutMemory().getText();
+    return Status::Ok();
+  });
+  CHECK(s.ok());
+  CHECK(outer_text_after == m.text);
+
+  // Negative controls: bad bytes at an unaligned address are refused, and a refusal leaves the
+  // next message readable.
+  std::string bad = "z" + std::string(16, '\xFF');
+  CHECK(decode_op(kPut, std::string_view(bad).substr(1)).status().code() == Code::corruption);
+  auto after = decode_op(kPut, std::string_view(outer_buf).substr(1));
+  REQUIRE(after.ok());
+  CHECK(std::get<PutMemoryOp>(*after).text == m.text);
 }
