@@ -8,6 +8,7 @@
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/malloc_tunables.hpp"
 #include "cli/scoring_file.hpp"
 #include "sync/curve_keys.hpp"
 
@@ -81,6 +82,7 @@ int cmd_serve(const Words& words) {
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
     opts.sync.secret_key = keys->secret_z85;
   }
+  log_line("malloc: " + malloc_tuning());
   auto node = Node::start(opts, log_line);
   if (!node.ok()) return fail(exit_code_for(node.status()), "serve: " + node.status().message());
   std::string extra;
