@@ -33,8 +33,8 @@ struct LiveLink {
   std::unique_ptr<MirrorSet> peer_mirrors;
   std::unique_ptr<Replicator> fetching;
 
-  CurveKeyPair origin_keys = keys();
-  CurveKeyPair peer_keys = keys();
+  CurveKeyPair origin_keys = test_curve_keys();
+  CurveKeyPair peer_keys = test_curve_keys();
 
   // apply_inline_at_most: the peer's MirrorSet's (0: every chunk goes to its applier thread).
   explicit LiveLink(uint32_t ack_replicas, size_t apply_inline_at_most = MirrorSet::kApplyInlineAtMost) {
@@ -45,12 +45,6 @@ struct LiveLink {
                                                [this](InstanceId, const std::vector<MirroredRecord>& r) { applied.apply(r); },
                                                nullptr, apply_inline_at_most);
     connect(ack_replicas);
-  }
-
-  static CurveKeyPair keys() {
-    auto k = generate_curve_keys();
-    REQUIRE(k.ok());
-    return *k;
   }
 
   // Starts the origin's serving side and the peer's session to it (both new: the server's ack
@@ -64,11 +58,8 @@ struct LiveLink {
     oo.allowed_keys = {peer_keys.public_z85};
     oo.advert_interval = std::chrono::seconds(60);  // no anti-entropy advert during a test
     oo.ack_replicas = ack_replicas;
-    PeerHello oh;
-    oh.cluster = oo.cluster;
-    oh.instance = origin.instance();
-    oh.vector_space = origin.space().id();
-    auto s = Replicator::start(oo, origin.dir(), oh, &origin_heads, origin_mirrors.get(), quiet);
+    auto s = Replicator::start(oo, origin.dir(), test_hello(oo.cluster, origin.instance(), origin.space()),
+                               &origin_heads, origin_mirrors.get(), quiet);
     REQUIRE(s.ok());
     served = std::move(s.value());
 
@@ -77,11 +68,8 @@ struct LiveLink {
     po.secret_key = peer_keys.secret_z85;
     po.peers = {PeerConfig{served->endpoint(), origin_keys.public_z85}};
     po.advert_interval = oo.advert_interval;
-    PeerHello ph;
-    ph.cluster = po.cluster;
-    ph.instance = peer.fx.id.instance;
-    ph.vector_space = origin.space().id();
-    auto f = Replicator::start(po, peer.dir(), ph, &peer_heads, peer_mirrors.get(), quiet);
+    auto f = Replicator::start(po, peer.dir(), test_hello(po.cluster, peer.fx.id.instance, origin.space()),
+                               &peer_heads, peer_mirrors.get(), quiet);
     REQUIRE(f.ok());
     fetching = std::move(f.value());
   }

@@ -23,12 +23,6 @@ using namespace vasana::test;
 
 namespace {
 
-CurveKeyPair make_keys() {
-  auto k = generate_curve_keys();
-  REQUIRE(k.ok());
-  return *k;
-}
-
 SyncOptions chain_options(const CurveKeyPair& own) {
   SyncOptions o;
   o.cluster = "relay";
@@ -38,16 +32,8 @@ SyncOptions chain_options(const CurveKeyPair& own) {
   return o;
 }
 
-PeerHello hello_of(const SyncOptions& o, InstanceId instance, const VectorSpace& space) {
-  PeerHello h;
-  h.cluster = o.cluster;
-  h.instance = instance;
-  h.vector_space = space.id();
-  return h;
-}
-
 struct Chain {
-  CurveKeyPair a_keys = make_keys(), b_keys = make_keys(), c_keys = make_keys();
+  CurveKeyPair a_keys = test_curve_keys(), b_keys = test_curve_keys(), c_keys = test_curve_keys();
   Origin a{3, 1u << 20};  // one open segment holding 3 records
   StreamHeads a_heads;
   std::unique_ptr<MirrorSet> a_mirrors;
@@ -67,7 +53,8 @@ struct Chain {
     SyncOptions ao = chain_options(a_keys);
     ao.listen = "tcp://127.0.0.1:0";
     ao.allowed_keys = {b_keys.public_z85};
-    auto as = Replicator::start(ao, a.dir(), hello_of(ao, a.instance(), space), &a_heads, a_mirrors.get(), quiet);
+    auto as =
+        Replicator::start(ao, a.dir(), test_hello(ao.cluster, a.instance(), space), &a_heads, a_mirrors.get(), quiet);
     REQUIRE(as.ok());
     a_sync = std::move(as.value());
 
@@ -78,7 +65,7 @@ struct Chain {
     bo.listen = "tcp://127.0.0.1:0";
     bo.allowed_keys = {c_keys.public_z85};
     bo.peers = {PeerConfig{a_sync->endpoint(), a_keys.public_z85}};
-    auto bs = Replicator::start(bo, b.dir(), hello_of(bo, b_id, space), &b_heads, b_mirrors.get(), quiet);
+    auto bs = Replicator::start(bo, b.dir(), test_hello(bo.cluster, b_id, space), &b_heads, b_mirrors.get(), quiet);
     REQUIRE(bs.ok());
     b_sync = std::move(bs.value());
 
@@ -86,7 +73,7 @@ struct Chain {
         c.dir(), space, c_id, &c_heads, [this](InstanceId, const std::vector<MirroredRecord>& r) { c_applied.apply(r); });
     SyncOptions co = chain_options(c_keys);
     co.peers = {PeerConfig{b_sync->endpoint(), b_keys.public_z85}};
-    auto cs = Replicator::start(co, c.dir(), hello_of(co, c_id, space), &c_heads, c_mirrors.get(), quiet);
+    auto cs = Replicator::start(co, c.dir(), test_hello(co.cluster, c_id, space), &c_heads, c_mirrors.get(), quiet);
     REQUIRE(cs.ok());
     c_sync = std::move(cs.value());
   }
@@ -120,12 +107,8 @@ TEST_CASE("relay adverts: a node that never reaches the origin gets each of its 
   check_records_exactly_once(chain.c_applied.copy(), chain.a.written);
   check_records_exactly_once(chain.b_applied.copy(), chain.a.written);
 
-  // C's copy came from B: B served it, and C knows only B.
+  // C's copy came from B (C is configured with B alone): B answered its fetches.
   CHECK(chain.b_sync->served().fetches >= 1);
-  NodeStatus st;
-  chain.c_sync->fill_status(&st);
-  REQUIRE(st.peers.size() == 1);
-  CHECK(st.peers[0].address == chain.b_sync->endpoint());
   // Relay adverts are paced: at most one per append here, plus the one after hello and the one
   // for A's first records.
   CHECK(chain.b_sync->served().adverts <= appends + 2);

@@ -20,6 +20,7 @@
 
 #include "protocol/peer_codec.hpp"
 #include "store/stream_repair.hpp"
+#include "sync/curve_keys.hpp"
 #include "sync/peer_server.hpp"
 #include "sync/writer_mirror.hpp"
 #include "tests/store/test_support.hpp"
@@ -264,6 +265,23 @@ inline std::vector<SegmentLayout> layout_of(const std::string& wdir, InstanceId 
     out.push_back(std::move(l));
   }
   return out;
+}
+
+// A fresh CurveZMQ key pair (the test stops when the library cannot make one).
+inline CurveKeyPair test_curve_keys() {
+  auto k = generate_curve_keys();
+  INFO(k.status().to_string());
+  REQUIRE(k.ok());
+  return k.value();
+}
+
+// The hello a node of cluster says: its writer and vector space.
+inline PeerHello test_hello(const std::string& cluster, InstanceId instance, const VectorSpace& space) {
+  PeerHello h;
+  h.cluster = cluster;
+  h.instance = instance;
+  h.vector_space = space.id();
+  return h;
 }
 
 // An apply function's record of what it applied, for a MirrorSet under test.

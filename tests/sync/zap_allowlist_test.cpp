@@ -17,19 +17,13 @@
 
 #include "sync/curve_keys.hpp"
 #include "sync/zap_allowlist.hpp"
+#include "tests/sync/sync_test_support.hpp"
 
 namespace vasana::test {
 namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-CurveKeyPair keys() {
-  auto k = generate_curve_keys();
-  INFO(k.status().to_string());
-  REQUIRE(k.ok());
-  return k.value();
-}
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
@@ -65,7 +59,7 @@ std::optional<std::vector<zmq::message_t>> receive(zmq::socket_t& socket, std::c
 // started before the bind, as the handler's contract requires. Member order: the handler is
 // destroyed after the socket and before the context.
 struct Server {
-  CurveKeyPair keys = vasana::test::keys();
+  CurveKeyPair keys = vasana::test::test_curve_keys();
   zmq::context_t ctx{1};
   std::unique_ptr<ZapAllowlist> zap;
   zmq::socket_t router{ctx, zmq::socket_type::router};
@@ -114,7 +108,7 @@ bool eventually(Pred pred, std::chrono::milliseconds timeout) {
 }  // namespace
 
 TEST_CASE("a client whose key is allowed exchanges messages and an unknown key gets nothing through") {
-  CurveKeyPair allowed = keys();
+  CurveKeyPair allowed = test_curve_keys();
   LogLines log;
   Server server(ZapAllowlist::Options{{allowed.public_z85}, "", log.sink()});
 
@@ -136,7 +130,7 @@ TEST_CASE("a client whose key is allowed exchanges messages and an unknown key g
   CHECK(server.zap->refused() == 0);
 
   // Negative control: an unknown key is refused at the handshake; its message never arrives.
-  Client stranger(server, keys());
+  Client stranger(server, test_curve_keys());
   stranger.dealer.send(zmq::str_buffer("let me in"), zmq::send_flags::none);
   CHECK(eventually([&] { return server.zap->refused() >= 1; }, 2000ms));
   CHECK_FALSE(receive(server.router, 1500ms).has_value());
@@ -157,7 +151,7 @@ TEST_CASE("a client whose key is allowed exchanges messages and an unknown key g
 }
 
 TEST_CASE("a client in a different ZAP domain is refused even with an allowed key") {
-  CurveKeyPair allowed = keys();
+  CurveKeyPair allowed = test_curve_keys();
   LogLines log;
   Server server(ZapAllowlist::Options{{allowed.public_z85}, "vasana-peers", log.sink()});
   // The server socket did not set zap_domain "vasana-peers", so its requests carry domain "".
@@ -174,7 +168,7 @@ TEST_CASE("a client in a different ZAP domain is refused even with an allowed ke
 TEST_CASE("without a ZAP handler libzmq lets any CURVE client in, which is why the handler starts first") {
   // Documents the libzmq 4.3 behaviour the handler's contract guards against.
   Server server(std::nullopt);
-  Client anyone(server, keys());
+  Client anyone(server, test_curve_keys());
   anyone.dealer.send(zmq::str_buffer("open door"), zmq::send_flags::none);
   auto in = receive(server.router, 3000ms);
   REQUIRE(in.has_value());
@@ -183,15 +177,15 @@ TEST_CASE("without a ZAP handler libzmq lets any CURVE client in, which is why t
 
 TEST_CASE("the allowlist refuses a malformed key and a second handler in the same context") {
   zmq::context_t ctx{1};
-  auto bad = ZapAllowlist::start(ctx, ZapAllowlist::Options{{keys().public_z85, "too short"}, "", nullptr});
+  auto bad = ZapAllowlist::start(ctx, ZapAllowlist::Options{{test_curve_keys().public_z85, "too short"}, "", nullptr});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().code() == Code::invalid_argument);
   CHECK(contains(bad.status().message(), "allowed public key 2"));
   CHECK(contains(bad.status().message(), "9 characters long"));
 
-  auto first = ZapAllowlist::start(ctx, ZapAllowlist::Options{{keys().public_z85}, "", nullptr});
+  auto first = ZapAllowlist::start(ctx, ZapAllowlist::Options{{test_curve_keys().public_z85}, "", nullptr});
   REQUIRE(first.ok());
-  auto second = ZapAllowlist::start(ctx, ZapAllowlist::Options{{keys().public_z85}, "", nullptr});
+  auto second = ZapAllowlist::start(ctx, ZapAllowlist::Options{{test_curve_keys().public_z85}, "", nullptr});
   REQUIRE_FALSE(second.ok());
   CHECK(second.status().code() == Code::io_error);
   CHECK(contains(second.status().message(), "already has a ZAP handler"));
