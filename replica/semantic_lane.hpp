@@ -19,8 +19,8 @@
 // larger ones are searched in their own HNSW graph for their best k = min(pool, realm size)
 // (ef = max(ef_search, k); VectorIndex::search, which also compares the realm's exact buffer),
 // about 0.4 ms of CPU at 50k x 384 and 0.1 ms at 3k on this 2-core machine (pool 40; mostly
-// hnswlib's distance function, built for SSE). A query naming several realms searches each and
-// merges the hits, cut to the pool.
+// the distance function, then hnswlib's SSE one; now replica/inner_product.hpp). A query naming
+// several realms searches each and merges the hits, cut to the pool.
 //
 // Memory: an HNSW graph costs about 2.6 MiB as soon as it exists, whatever its size (hnswlib
 // 0.6.2 allocates 65,536 mutexes per graph), so only realms that need one get one. A realm's

@@ -2,6 +2,7 @@
 
 #include "replica/fair_rw_lock.hpp"
 #include "replica/huge_pages.hpp"
+#include "replica/inner_product.hpp"
 #include "replica/int8_codes.hpp"
 
 // The one translation unit that includes hnswlib: its header defines non-inline functions.
@@ -37,6 +38,24 @@ std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
   std::sort(hits.begin(), hits.end(), better);
   return hits;
 }
+
+// hnswlib's space interface over inner_product (replica/inner_product.hpp), which uses AVX2
+// and FMA where the CPU has them; hnswlib's own InnerProductSpace is fixed to SSE by this build.
+class InnerProductSpace final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit InnerProductSpace(size_t dim) : dim_(dim) {}
+  size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &distance; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  // 1 - inner product, as hnswlib's inner-product space: smaller is closer.
+  static float distance(const void* a, const void* b, const void* dim) {
+    return 1.0f - inner_product(static_cast<const float*>(a), static_cast<const float*>(b),
+                                static_cast<uint32_t>(*static_cast<const size_t*>(dim)));
+  }
+  size_t dim_;
+};
 
 }  // namespace
 
@@ -203,7 +222,7 @@ struct VectorIndex::Impl {
   const uint32_t dim;
   const VectorIndexOptions options;
   // Order matters: the space must outlive the graph, which points into it.
-  hnswlib::InnerProductSpace space;
+  InnerProductSpace space;
   hnswlib::DISTFUNC<float> distance;  // 1 - inner product
   void* distance_param;
 
