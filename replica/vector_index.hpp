@@ -9,8 +9,9 @@
 //   by the codes first, and only the best max(4k, k + 64) are compared exactly, reading a
 //   quarter of the bytes;
 // - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
-//   a larger k raises ef to k; distances by replica/inner_product.hpp, AVX2 where the CPU has it). index_pending() moves buffered vectors into the graph; a
-//   background thread calls it in small batches.
+//   a larger k raises ef to k; distances by replica/inner_product.hpp, AVX2 where the CPU has
+//   it). index_pending() moves buffered vectors into the graph; a background thread calls it in
+//   small batches.
 // A slot's vector lives in exactly one of the two. This is the only file that includes
 // <hnswlib/hnswlib.h> (it cannot be included from two translation units).
 //
