@@ -128,7 +128,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->lock.emplace(std::move(lock.value()));
 
   // The replicated state: every verified op of every writer folder, own stream first.
-  impl->engine = std::make_shared<RecallEngine>(make_all_lanes(), impl->options.scoring);
+  impl->engine = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
   Hlc newest;
   uint64_t replay_failures = 0;
   auto replay = [&](InstanceId writer) {

@@ -13,6 +13,7 @@
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 #include "replica/scoring.hpp"
+#include "replica/semantic_lane.hpp"
 #include "store/data_dir.hpp"
 #include "store/file_io.hpp"
 #include "store/log_writer.hpp"
@@ -28,6 +29,7 @@ struct NodeOptions {
   GroupCommitOptions group_commit;
   InputLimits limits;
   ScoringWeights scoring;                     // validated by the caller (replica/scoring.hpp)
+  SemanticLaneOptions semantic;               // exact limit and graph parameters; dim is the store's
   size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
   FileSystem* fs = nullptr;                   // null: the real file system
   SyncOptions sync;                           // replication; off unless listen or peers are set

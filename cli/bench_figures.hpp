@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.hpp"
+#include "replica/semantic_lane.hpp"
+
 namespace vasana::bench {
 
 int64_t now_ns();
@@ -16,6 +19,11 @@ double seconds_since(int64_t t0_ns);
 double pct(std::vector<double> v, double p);
 // This process's resident memory, MiB.
 double rss_mib();
+
+// The semantic lane's options for --semantic-exact-limit N (bench recall, bench replication):
+// the default ones, with that exact limit when given. InvalidArgument naming the option for a
+// value that is not a count from 0 to 100,000,000 (the config file's range).
+Result<SemanticLaneOptions> semantic_options(const Args& args);
 
 // Memory texts of about 120 bytes that vary, as bench write's do.
 struct TextGen {

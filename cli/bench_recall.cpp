@@ -33,6 +33,7 @@ namespace vasana {
 
 using bench::pct;
 using bench::rss_mib;
+using bench::semantic_options;
 
 namespace {
 
@@ -80,9 +81,10 @@ Latency run_queries(const RecallEngine& e, SyntheticCorpus& c, const std::vector
 }
 
 // A semantic index of n embedded memories whose graph is not built yet (a node just started, or
-// catching up): the exact buffer searched as the lane does (search: ranked by int8 codes, the
-// best compared exactly) beside every row compared in floats (search_exact: what the buffer
-// search did before the codes), same queries, same index, one after the other.
+// catching up, or a realm within the exact limit): the exact buffer searched as the lane does
+// (search: ranked by int8 codes, the best compared exactly) beside every row compared in floats
+// (search_exact: what the buffer search did before the codes), same queries, same index, one
+// after the other; then the same index with its graph built.
 void buffered_search_figures(size_t n, size_t queries) {
   HashEmbedder embedder;
   SyntheticCorpus c(11);
@@ -110,13 +112,39 @@ void buffered_search_figures(size_t n, size_t queries) {
               n, k, pct(coded, 0.5), pct(coded, 0.99), pct(floats, 0.5), pct(floats, 0.99),
               pct(floats, 0.5) / std::max(1e-9, pct(coded, 0.5)), same, qs.size());
   std::fflush(stdout);
+
+  // The same index with every vector in its HNSW graph (what a realm past the exact limit gets):
+  // the CPU each insertion costs, and how many of the exact best 10 a graph search finds (a
+  // graph hit counts when its similarity reaches the exact 10th best: ties are not misses).
+  auto g0 = Clock::now();
+  while (index.pending() > 0)
+    if (!index.index_pending(1024).ok()) return;
+  const double insert_us = std::chrono::duration<double, std::micro>(Clock::now() - g0).count() / double(n);
+  std::vector<double> graph;
+  double found = 0;
+  for (const auto& q : qs) {
+    auto t0 = Clock::now();
+    const auto a = index.search(q.data(), k);
+    graph.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    const auto b = index.search_exact(q.data(), 10);
+    if (b.empty()) continue;
+    size_t hits = 0;
+    for (size_t i = 0; i < std::min<size_t>(10, a.size()); ++i) hits += a[i].similarity >= b.back().similarity;
+    found += double(hits) / double(b.size());
+  }
+  std::printf("  the same with every vector in its HNSW graph (%.0f us of CPU per insertion): graph search p50 %.0f us,"
+              " p99 %.0f us,\n  finding %.0f%% of the exact best 10\n",
+              insert_us, pct(graph, 0.5), pct(graph, 0.99), 100.0 * found / double(qs.size()));
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 int cmd_bench_recall(const Words& words) {
-  auto args = parse_args(words, {"memories", "queries", "dir"}, {});
+  auto args = parse_args(words, {"memories", "queries", "dir", "semantic-exact-limit"}, {});
   if (!args.ok()) return fail(kExitUsage, "bench recall: " + args.status().message());
+  auto semantic = semantic_options(*args);
+  if (!semantic.ok()) return fail(kExitUsage, "bench recall: " + semantic.status().message());
   std::vector<size_t> sizes = {10000, 100000};
   if (auto m = args->get("memories")) {
     sizes.clear();
@@ -132,14 +160,15 @@ int cmd_bench_recall(const Words& words) {
   if (auto q = args->get("queries")) queries = size_t(std::max(1L, std::atol(q->c_str())));
   const std::string parent = args->get("dir").value_or(".");
 
-  std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories\n",
-              queries);
+  std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories;\n"
+              "realms of at most %zu memories searched exactly (--semantic-exact-limit), larger ones with a graph\n",
+              queries, semantic->exact_limit);
   for (size_t n : sizes) {
     std::printf("\n%zu memories:\n", n);
     buffered_search_figures(n, std::min<size_t>(queries, 200));
     SyntheticCorpus corpus;
     const double rss0 = rss_mib();
-    auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(*semantic), ScoringWeights{});
     auto t0 = Clock::now();
     uint64_t ms = system_wall_ms() - n;
     for (size_t i = 0; i < n; ++i) {
@@ -150,14 +179,18 @@ int cmd_bench_recall(const Words& words) {
     const double build_s = std::chrono::duration<double>(Clock::now() - t0).count();
     // The semantic lane's graph is built behind the writes (new vectors are searched exactly
     // meanwhile); the figures below are for the steady state after it caught up.
+    const size_t to_graph = engine->background_pending();
     auto g0 = Clock::now();
     while (engine->background_pending() > 0) engine->background_step(1024);
     const double graph_s = std::chrono::duration<double>(Clock::now() - g0).count();
     const double rss = rss_mib() - rss0;
-    std::printf("%zu memories: applied in %.2f s (%.0f/s); semantic graph built behind in %.1f s (%.0f/s); "
-                "resident %.0f MiB (%.0f bytes per memory)\n",
-                n, build_s, double(n) / build_s, graph_s, double(n) / std::max(graph_s, 1e-9), rss,
-                rss * 1024 * 1024 / double(n));
+    std::printf("%zu memories: applied in %.2f s (%.0f/s); ", n, build_s, double(n) / build_s);
+    if (to_graph == 0)
+      std::printf("no semantic graph (no realm holds more than the exact limit); ");
+    else
+      std::printf("semantic graphs built behind in %.1f s (%zu vectors, %.0f/s); ", graph_s, to_graph,
+                  double(to_graph) / std::max(graph_s, 1e-9));
+    std::printf("resident %.0f MiB (%.0f bytes per memory)\n", rss, rss * 1024 * 1024 / double(n));
     std::printf("  %-12s %10s %10s %14s %14s\n", "lanes", "p50 us", "p99 us", "p50 2 clients", "p99 2 clients");
     std::vector<std::vector<std::string>> rows;
     for (const auto& l : engine->lane_names()) rows.push_back({l});
@@ -216,6 +249,7 @@ int cmd_bench_recall(const Words& words) {
     engine.reset();
     NodeOptions opts;
     opts.dir = dir;
+    opts.semantic = *semantic;
     auto s0 = Clock::now();
     auto node = Node::start(opts, nullptr);
     const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();

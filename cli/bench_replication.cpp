@@ -125,9 +125,10 @@ Result<std::vector<Member>> prepare_members(const std::string& root, const std::
 }
 
 // Node i of members, fetching from every other member (a full mesh).
-NodeOptions member_options(const std::vector<Member>& members, size_t i) {
+NodeOptions member_options(const std::vector<Member>& members, size_t i, const SemanticLaneOptions& semantic) {
   NodeOptions o;
   o.dir = members[i].dir;
+  o.semantic = semantic;
   o.sync.cluster = "bench";
   o.sync.listen = members[i].listen;
   o.sync.secret_key = members[i].keys.secret_z85;
@@ -324,7 +325,8 @@ bool poll_until_zero(const std::function<size_t()>& left, const char* label, int
 // settle: before b starts, wait until a has no index work left (its HNSW graphs built), as a
 // serving node that has run a while has; otherwise a builds them during the catch-up, on the
 // same cores.
-int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle, LogBuffer& logs) {
+int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle, const SemanticLaneOptions& semantic,
+                LogBuffer& logs) {
   std::printf("\ncatch-up: a node holding %zu ops of its own starts; an empty peer starts and fetches and applies "
               "them all\n",
               m);
@@ -361,7 +363,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   const double mib = double(dir_bytes(a.dir.writer_dir(a.id.instance))) / (1024.0 * 1024.0);
 
   int64_t t0 = now_ns();
-  auto na = Node::start(member_options(*members, 0), logs.sink("a"));
+  auto na = Node::start(member_options(*members, 0, semantic), logs.sink("a"));
   if (!na.ok()) return fail(kExitFailed, "bench replication: node a: " + na.status().message());
   const double a_ready = seconds_since(t0);
   std::printf("  node a start to ready (replay into the state, then the lanes built side by side): %.1f s\n", a_ready);
@@ -381,7 +383,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   }
 
   t0 = now_ns();
-  auto nb = Node::start(member_options(*members, 1), logs.sink("b"));
+  auto nb = Node::start(member_options(*members, 1, semantic), logs.sink("b"));
   if (!nb.ok()) return fail(kExitFailed, "bench replication: node b: " + nb.status().message());
   const double b_ready = seconds_since(t0);
   // Recall on b while it catches up, one query every probe_ms over its client endpoint: what an
@@ -644,7 +646,7 @@ std::vector<double> parse_rates(const std::string& text, bool* ok) {
 }  // namespace
 
 int cmd_bench_replication(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms"},
+  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit"},
                          {"skip-redis", "skip-catchup", "settle-source", "keep"});
   if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
   double seconds = 4;
@@ -667,6 +669,9 @@ int cmd_bench_replication(const Words& words) {
     if (n <= 0) return fail(kExitUsage, "bench replication: --realm-writes takes a count such as 1000");
     realm_writes = size_t(n);
   }
+  auto semantic_or = semantic_options(*args);
+  if (!semantic_or.ok()) return fail(kExitUsage, "bench replication: " + semantic_or.status().message());
+  const SemanticLaneOptions semantic = *semantic_or;
   size_t probe_ms = 20;
   if (auto p = args->get("probe-ms")) {
     const long n = std::atol(p->c_str());
@@ -691,9 +696,10 @@ int cmd_bench_replication(const Words& words) {
               "reached the client; negative when a peer applied it before the answer reached the client.\n"
               "All times in microseconds.\n");
   if (realm_writes)
-    std::printf("vasana writes go to a new realm every %zu writes (--realm-writes): realms of at most 2,000\n"
-                "memories are searched exactly, so no node builds a semantic graph for them.\n",
-                realm_writes);
+    std::printf("vasana writes go to a new realm every %zu writes (--realm-writes).\n", realm_writes);
+  std::printf("vasana realms of at most %zu memories are searched exactly (--semantic-exact-limit): no node\n"
+              "builds a semantic graph for them; a larger realm's graph takes its insertions on every node.\n",
+              semantic.exact_limit);
   print_lag_header();
   std::fflush(stdout);
   LogBuffer logs;
@@ -707,7 +713,7 @@ int cmd_bench_replication(const Words& words) {
     }
     std::vector<std::unique_ptr<Node>> nodes;
     for (size_t i = 0; i < members->size(); ++i) {
-      auto n = Node::start(member_options(*members, i), logs.sink((*members)[i].name));
+      auto n = Node::start(member_options(*members, i, semantic), logs.sink((*members)[i].name));
       if (!n.ok()) {
         nodes.clear();
         cleanup();
@@ -786,7 +792,7 @@ int cmd_bench_replication(const Words& words) {
 
   int rc = kExitOk;
   if (!args->has("skip-catchup"))
-    rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, args->has("settle-source"), logs);
+    rc = run_catchup(root + "/catchup", catchup_ops, probe_ms, args->has("settle-source"), semantic, logs);
   cleanup();
   return rc;
 }

@@ -75,6 +75,7 @@ int cmd_serve(const Words& words) {
   auto scoring = load_scoring(cfg->scoring_file);
   if (!scoring.ok()) return fail(kExitUsage, "serve: " + scoring.status().message());
   opts.scoring = *scoring;
+  opts.semantic = cfg->semantic;
   opts.sync = cfg->sync;
   opts.metrics_listen = cfg->metrics_listen;
   if (opts.sync.network()) {

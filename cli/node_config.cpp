@@ -120,7 +120,13 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
        {{"scoring_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            c.scoring_file = v;
            return Status::Ok();
-         })}}},
+         })},
+        {"semantic_exact_limit",
+         integer_key(0, 100000000, [](NodeConfig& c, int64_t v) { c.semantic.exact_limit = size_t(v); })},
+        {"semantic_ef_construction",
+         integer_key(8, 2048, [](NodeConfig& c, int64_t v) { c.semantic.index.ef_construction = size_t(v); })},
+        {"semantic_ef_search",
+         integer_key(8, 4096, [](NodeConfig& c, int64_t v) { c.semantic.index.ef_search = size_t(v); })}}},
       {"sync",
        {{"cluster", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            if (v.empty() || v.size() > 128) return Status::InvalidArgument(name + " must be 1 to 128 characters");

@@ -10,6 +10,7 @@
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
+#include "replica/semantic_lane.hpp"
 #include "store/log_writer.hpp"
 #include "sync/sync_options.hpp"
 
@@ -23,6 +24,7 @@ struct NodeConfig {
   LogWriterOptions log;
   InputLimits limits;
   std::string scoring_file;  // [recall] scoring_file; empty = built-in defaults
+  SemanticLaneOptions semantic;  // [recall] semantic_exact_limit, semantic_ef_construction, semantic_ef_search
   // [sync]: replication. secret_key_file is read by `serve` (sync.secret_key stays empty here);
   // relative paths in the file are relative to the file's folder.
   SyncOptions sync;

@@ -9,10 +9,10 @@
 
 namespace vasana {
 
-std::vector<std::unique_ptr<Lane>> make_all_lanes() {
+std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic) {
   std::vector<std::unique_ptr<Lane>> lanes;
   lanes.push_back(std::make_unique<KeywordLane>());
-  lanes.push_back(std::make_unique<SemanticLane>());
+  lanes.push_back(std::make_unique<SemanticLane>(semantic));
   lanes.push_back(std::make_unique<TemporalLane>());
   lanes.push_back(std::make_unique<GraphLane>());
   lanes.push_back(std::make_unique<HdcLane>());

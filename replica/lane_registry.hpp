@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "replica/lane.hpp"
+#include "replica/semantic_lane.hpp"
 
 namespace vasana {
 
-std::vector<std::unique_ptr<Lane>> make_all_lanes();
+// semantic: the semantic lane's options (exact limit, graph parameters); the others have none.
+std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic = SemanticLaneOptions());
 
 }  // namespace vasana

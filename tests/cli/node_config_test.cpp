@@ -23,7 +23,8 @@ namespace {
 auto fields(const NodeConfig& c) {
   return std::make_tuple(c.data_dir, c.worker_threads, c.client_tcp, c.group_commit.max_ops,
                          c.group_commit.max_bytes, c.log.seal_bytes, c.log.seal_age_ms, c.limits.max_text_bytes,
-                         c.scoring_file);
+                         c.scoring_file, c.semantic.exact_limit, c.semantic.index.ef_construction,
+                         c.semantic.index.ef_search);
 }
 
 NodeConfig parse_ok(const std::string& text) {
@@ -61,6 +62,12 @@ const std::vector<IntegerKey>& integer_keys() {
        [](const NodeConfig& c) { return int64_t(c.log.seal_age_ms / 1000); }},
       {"limits", "max_memory_bytes", 1, 1 << 20, 65536,
        [](const NodeConfig& c) { return int64_t(c.limits.max_text_bytes); }},
+      {"recall", "semantic_exact_limit", 0, 100000000, 10000,
+       [](const NodeConfig& c) { return int64_t(c.semantic.exact_limit); }},
+      {"recall", "semantic_ef_construction", 8, 2048, 128,
+       [](const NodeConfig& c) { return int64_t(c.semantic.index.ef_construction); }},
+      {"recall", "semantic_ef_search", 8, 4096, 64,
+       [](const NodeConfig& c) { return int64_t(c.semantic.index.ef_search); }},
   };
   return keys;
 }

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "replica/lane_registry.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/semantic_lane.hpp"
 
@@ -198,7 +199,9 @@ TEST_CASE("the lane returns nothing for realms without memories or queries witho
 }
 
 TEST_CASE("a small realm among many large-realm memories keeps its best match", "[semantic]") {
-  Fixture f;
+  SemanticLaneOptions options;
+  options.exact_limit = 2000;  // big (5000) gets a graph
+  Fixture f(options);
   for (int i = 0; i < 5000; ++i)
     f.put("big", "deploy the payment service to production cluster " + std::to_string(i));
   auto best = f.put("small", "payment service deploy checklist for staging");
@@ -425,4 +428,37 @@ TEST_CASE("a query naming several realms merges their hits by similarity, equal 
   }
 }
 
+}  // namespace vasana
+
+namespace vasana {
+namespace {
+
+TEST_CASE("make_all_lanes hands the semantic lane its options: a configured exact limit decides when a realm "
+          "waits for a graph",
+          "[semantic]") {
+  auto pending_after = [](const SemanticLaneOptions& options, size_t memories) {
+    auto lanes = make_all_lanes(options);
+    auto it = std::find_if(lanes.begin(), lanes.end(),
+                           [](const auto& l) { return std::string(l->name()) == "semantic"; });
+    REQUIRE(it != lanes.end());
+    ReplicaState state;
+    for (size_t i = 1; i <= memories; ++i) {
+      PutMemoryOp p;
+      p.realm = "work";
+      p.text = "memory number " + std::to_string(i) + " about the deploy runbook";
+      StateChange change;
+      REQUIRE(state.apply(OrderKey{Hlc::make(1000 + i, 0), InstanceId(1), Seqno(i)}, p, &change).ok());
+      (*it)->update(change, state);
+    }
+    return (*it)->background_pending();
+  };
+  SemanticLaneOptions three;
+  three.exact_limit = 3;
+  CHECK(pending_after(three, 3) == 0);  // at the limit: searched exactly, nothing to build
+  CHECK(pending_after(three, 4) == 4);  // past it: the whole realm waits for its graph
+  CHECK(pending_after(SemanticLaneOptions(), 4) == 0);  // the default limit is far above 4
+  CHECK(SemanticLaneOptions().exact_limit == 10000);
+}
+
+}  // namespace
 }  // namespace vasana
