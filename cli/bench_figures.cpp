@@ -45,9 +45,9 @@ Result<SemanticLaneOptions> semantic_options(const Args& args) {
 }
 
 // Per peer: lag p50/p99, and when it had every write (after the last acknowledgement); the lag
-// of the first and the last tenth of the writes (a backlog shows as a growing lag; at 1k writes a
-// second for 8 s, the first tenth comes before the realm written to gets its HNSW graph, at its
-// 2,001st memory, so the graph's insertions on the three nodes show as the difference).
+// of the first and the last tenth of the writes (a backlog shows as a growing lag, and so do the
+// three nodes' graph insertions once the realm written to passes the semantic exact limit: with
+// --semantic-exact-limit 2000, the first tenth of an 8 s run at 1k/s comes before its graph).
 std::string lag_detail(const std::vector<int64_t>& ack, const std::vector<std::vector<int64_t>>& visible,
                        const std::vector<std::string>& names) {
   std::ostringstream out;

@@ -646,8 +646,9 @@ std::vector<double> parse_rates(const std::string& text, bool* ok) {
 }  // namespace
 
 int cmd_bench_replication(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit"},
-                         {"skip-redis", "skip-catchup", "settle-source", "keep"});
+  auto args = parse_args(
+      words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit"},
+      {"skip-redis", "skip-catchup", "settle-source", "keep"});
   if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
   double seconds = 4;
   if (auto s = args->get("seconds")) {

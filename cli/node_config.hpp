@@ -24,7 +24,8 @@ struct NodeConfig {
   LogWriterOptions log;
   InputLimits limits;
   std::string scoring_file;  // [recall] scoring_file; empty = built-in defaults
-  SemanticLaneOptions semantic;  // [recall] semantic_exact_limit, semantic_ef_construction, semantic_ef_search
+  // [recall] semantic_exact_limit, semantic_ef_construction, semantic_ef_search
+  SemanticLaneOptions semantic;
   // [sync]: replication. secret_key_file is read by `serve` (sync.secret_key stays empty here);
   // relative paths in the file are relative to the file's folder.
   SyncOptions sync;
