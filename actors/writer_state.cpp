@@ -41,6 +41,9 @@ Status WriterState::flush() {
   if (n > 0) {
     ++flushes_;
     flushed_records_ += n;
+    // The peers' side first: the serving thread it wakes starts the push that replication lag
+    // waits for, while the local apply (the subscribers' replica actor) needs no head.
+    announce_head();
   }
   if (!pending_.empty()) {
     // Built once, handed on without a copy: the replica actor keeps it until it has applied it.
@@ -48,7 +51,6 @@ Status WriterState::flush() {
     pending_ = {};
     for (auto& sub : subscribers_) sub(batch);
   }
-  if (n > 0) announce_head();
   return Status::Ok();
 }
 

@@ -58,7 +58,8 @@ class WriterState {
   Status flush();
   Status maybe_seal(uint64_t now_ms);
 
-  // Subscribers are called on the writer's thread after each successful flush; they must not block.
+  // Subscribers are called on the writer's thread after each successful flush (after the head
+  // listeners); they must not block.
   void subscribe(Subscriber s) { subscribers_.push_back(std::move(s)); }
   // Called on the writer's thread whenever what peers may be sent grows: after a flush that
   // made records durable and after a seal. Must not block.

@@ -88,6 +88,21 @@ TEST_CASE("subscribers see committed records only after flush returns ok") {
   CHECK(f.state->flushed_records() == 4);
 }
 
+TEST_CASE("a flush announces its durable head to the peers' side before the local subscribers see its records") {
+  StateFixture f(SyncFaults{});
+  std::vector<std::pair<uint64_t, size_t>> heads;  // (head's last seqno, subscriber calls by then)
+  f.state->on_durable_head(
+      [&](const StreamHead& h) { heads.emplace_back(h.last_seqno.value, f.log.count(Event::Kind::notify)); });
+  for (const char* t : {"one", "two"}) REQUIRE(f.state->stage(kPut, payload(t)).ok());
+  REQUIRE(f.state->flush().ok());
+  REQUIRE(f.state->stage(kPut, payload("three")).ok());
+  REQUIRE(f.state->flush().ok());
+  // Each head came while the subscribers had seen only the flushes before it: the serving thread
+  // is woken first (it is what replication lag waits for), the local apply second.
+  CHECK(heads == std::vector<std::pair<uint64_t, size_t>>{{2, 0}, {3, 1}});
+  CHECK(f.log.count(Event::Kind::notify) == 2);  // and then they did see both
+}
+
 TEST_CASE("subscribers never see records whose flush failed") {
   SyncFaults faults;
   faults.fail_from = 0;
