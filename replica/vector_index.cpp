@@ -26,8 +26,11 @@ bool better(const VectorHit& a, const VectorHit& b) {
   return a.similarity != b.similarity ? a.similarity > b.similarity : a.slot < b.slot;
 }
 
-// A buffer of more rows than this is ranked by its int8 codes first (see scan_buffer). Codes are
-// kept only from then on, so a small buffer (a realm searched exactly) never pays for them.
+// A buffer of more rows than this is ranked by its int8 codes first (see scan_buffer); a
+// smaller one is compared row by row in floats. Every row keeps its code from its first put
+// (each put codes its own row, about a microsecond): coding a whole buffer at once when it
+// passed this size held the buffer lock for 4-15 ms on every node, the largest stall of the
+// replication lag benchmark (its realm passed 4,096 memories at its 3,896th write, every run).
 constexpr size_t kCodedFromRows = 4096;
 
 std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
@@ -105,28 +108,19 @@ struct VectorIndex::Impl {
   float* row(size_t i) const { return blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
   int8_t* code(size_t i) const { return code_blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
 
-  // Writes v into buffer row i, with its code when the buffer keeps codes.
+  // Writes v into buffer row i, with its code.
   void set_row(size_t i, const float* v) {
     std::copy(v, v + dim, row(i));
-    if (i < scales.size()) scales[i] = quantize_int8(v, dim, code(i));
+    scales[i] = quantize_int8(v, dim, code(i));
   }
 
   void buffer_append(uint32_t slot, const float* v) {
     const size_t i = buffer_slots.size();
     if (i / kBlockRows == blocks.size()) blocks.emplace_back(new float[kBlockRows * dim]);
+    if (i / kBlockRows == code_blocks.size()) code_blocks.emplace_back(new int8_t[kBlockRows * dim]);
     buffer_pos[slot] = static_cast<uint32_t>(i);
     buffer_slots.push_back(slot);
-    // Rows carry codes (scales.size() == buffer_slots.size()) from the append that takes the
-    // buffer past kCodedFromRows until it is empty again; that append codes the rows before it.
-    const bool start_coding = scales.empty() && buffer_slots.size() > kCodedFromRows;
-    if (!scales.empty() || start_coding) {
-      while (code_blocks.size() <= i / kBlockRows) code_blocks.emplace_back(new int8_t[kBlockRows * dim]);
-      scales.push_back(0);
-    }
-    if (start_coding) {
-      scales.resize(buffer_slots.size());
-      for (size_t r = 0; r < i; ++r) scales[r] = quantize_int8(row(r), dim, code(r));
-    }
+    scales.push_back(0);
     set_row(i, v);
   }
 
@@ -139,17 +133,16 @@ struct VectorIndex::Impl {
       buffer_slots[pos] = moved;
       buffer_pos[moved] = pos;
       std::copy(row(last), row(last) + dim, row(pos));
-      if (!scales.empty()) {
-        std::copy(code(last), code(last) + dim, code(pos));
-        scales[pos] = scales[last];
-      }
+      std::copy(code(last), code(last) + dim, code(pos));
+      scales[pos] = scales[last];
     }
     buffer_slots.pop_back();
-    if (!scales.empty()) scales.pop_back();
-    if (buffer_slots.empty()) code_blocks.clear();  // drained: codes again only past the limit
+    scales.pop_back();
     // Keep one spare block, so a buffer hovering at a block boundary does not reallocate.
-    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) blocks.pop_back();
-    while (code_blocks.size() > blocks.size()) code_blocks.pop_back();
+    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) {
+      blocks.pop_back();
+      code_blocks.pop_back();
+    }
   }
 
   // Appends to hits the buffer's best k for query (unit length), each with its exact similarity
@@ -161,7 +154,7 @@ struct VectorIndex::Impl {
   // only when thousands of others are within that distance of it.
   void scan_buffer(const float* query, size_t k, std::vector<VectorHit>* hits) const {
     const size_t n = buffer_slots.size();
-    if (scales.empty() || n <= kCodedFromRows || n <= k) {
+    if (n <= kCodedFromRows || n <= k) {
       for (size_t i = 0; i < n; ++i) hits->push_back({buffer_slots[i], similarity(query, row(i))});
       return;
     }
@@ -250,7 +243,7 @@ struct VectorIndex::Impl {
   std::vector<uint32_t> buffer_slots;
   std::vector<std::unique_ptr<float[]>> blocks;  // the rows of the buffer, kBlockRows each
   std::vector<std::unique_ptr<int8_t[]>> code_blocks;  // their int8 codes, block for block
-  std::vector<float> scales;        // by buffer row: its code's scale; empty while not coded
+  std::vector<float> scales;        // by buffer row: its code's scale
   size_t held = 0;
 };
 

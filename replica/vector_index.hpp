@@ -3,11 +3,11 @@
 //
 // Two parts (DESIGN.md "Recall": ingest is not bounded by index building):
 // - an exact buffer: put() only copies the vector there, so it is searchable at once, by brute
-//   force. Up to 4096 rows every row is compared exactly. A larger buffer (a node catching up,
-//   or just started, while the graph builds behind) also keeps an int8 code of each row
-//   (replica/int8_codes.hpp: a quarter more memory, until the buffer is empty again), is ranked
-//   by the codes first, and only the best max(4k, k + 64) are compared exactly, reading a
-//   quarter of the bytes;
+//   force. Each row also keeps an int8 code (replica/int8_codes.hpp: a quarter more memory).
+//   Up to 4096 rows every row is compared exactly. A larger buffer (a node catching up, or just
+//   started, while the graph builds behind, or a large realm searched exactly) is ranked by the
+//   codes first, and only the best max(4k, k + 64) are compared exactly, reading a quarter of
+//   the bytes;
 // - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
 //   a larger k raises ef to k; distances by replica/inner_product.hpp, AVX2 where the CPU has
 //   it). index_pending() moves buffered vectors into the graph; a background thread calls it in

@@ -323,8 +323,7 @@ TEST_CASE("a large buffer, ranked by its int8 codes first, answers exactly as th
     if (h.slot == 5999u) CHECK(h.similarity < 0.999f);  // only as the new vector, no longer itself
 }
 
-TEST_CASE("codes start past 4096 buffered rows, follow removals and stop once the buffer is empty",
-          "[semantic]") {
+TEST_CASE("every row keeps its code through removals and re-puts, below 4096 rows as above", "[semantic]") {
   const auto vs = embedded_texts(6000, 5);
   const auto queries = embedded_texts(20, 77);
   VectorIndex index(kHashDim);
@@ -351,6 +350,20 @@ TEST_CASE("codes start past 4096 buffered rows, follow removals and stop once th
   for (size_t i = 0; i < others.size(); ++i) REQUIRE(index.put(uint32_t(i), others[i]).ok());
   same_as_exact(50);
   CHECK(top(index, others[4499]) == 4499);
+
+  // Codes kept below the limit: rows moved by removals and replaced by puts while the buffer
+  // holds fewer than 4096 rows still rank right once it grows past the limit (nothing codes the
+  // whole buffer then).
+  for (uint32_t slot = 0; slot < 4500; ++slot) (void)index.remove(slot);
+  for (size_t i = 0; i < 3000; ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+  for (uint32_t slot = 0; slot < 3000; slot += 3) REQUIRE(index.remove(slot));
+  for (uint32_t slot = 1; slot < 3000; slot += 3) REQUIRE(index.put(slot, vs[5999 - slot]).ok());
+  REQUIRE(index.pending() == 2000);
+  for (size_t i = 3000; i < 6000; ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+  REQUIRE(index.pending() == 5000);
+  same_as_exact(50);
+  CHECK(top(index, vs[4001]) == 4001);  // held once (vs[4000] is slot 1999's too)
+  for (const auto& h : index.search(vs[0].data(), 10)) CHECK(h.slot != 0u);  // removed
 }
 
 TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
