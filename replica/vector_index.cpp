@@ -29,8 +29,8 @@ bool better(const VectorHit& a, const VectorHit& b) {
 // A buffer of more rows than this is ranked by its int8 codes first (see scan_buffer); a
 // smaller one is compared row by row in floats. Every row keeps its code from its first put
 // (each put codes its own row, about a microsecond): coding a whole buffer at once when it
-// passed this size held the buffer lock for 4-15 ms on every node, the largest stall of the
-// replication lag benchmark (its realm passed 4,096 memories at its 3,896th write, every run).
+// passed this size held the buffer lock on every node's apply path, the largest stall of the
+// replication lag benchmark (9-15 ms, at the write that took its realm past 4,096 memories).
 constexpr size_t kCodedFromRows = 4096;
 
 std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
