@@ -1,7 +1,5 @@
 #include "replica/inner_product.hpp"
 
-#include <cmath>
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define VASANA_INNER_PRODUCT_AVX2 1

@@ -428,11 +428,6 @@ TEST_CASE("a query naming several realms merges their hits by similarity, equal 
   }
 }
 
-}  // namespace vasana
-
-namespace vasana {
-namespace {
-
 TEST_CASE("make_all_lanes hands the semantic lane its options: a configured exact limit decides when a realm "
           "waits for a graph",
           "[semantic]") {
@@ -460,5 +455,4 @@ TEST_CASE("make_all_lanes hands the semantic lane its options: a configured exac
   CHECK(SemanticLaneOptions().exact_limit == 10000);
 }
 
-}  // namespace
 }  // namespace vasana
