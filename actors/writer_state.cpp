@@ -41,8 +41,10 @@ Status WriterState::flush() {
   if (n > 0) {
     ++flushes_;
     flushed_records_ += n;
-    // The peers' side first: the serving thread it wakes starts the push that replication lag
-    // waits for, while the local apply (the subscribers' replica actor) needs no head.
+    // The peers' side first: the live tail is pushed to level peers from this thread as the
+    // head moves (sync/peer_server.hpp), which replication lag waits for, while the local apply
+    // (the subscribers' replica actor) needs no head. Its price is the push's time before the
+    // writer's answers go out (tens of microseconds: README, Replication).
     announce_head();
   }
   if (!pending_.empty()) {

@@ -62,7 +62,8 @@ class WriterState {
   // listeners); they must not block.
   void subscribe(Subscriber s) { subscribers_.push_back(std::move(s)); }
   // Called on the writer's thread whenever what peers may be sent grows: after a flush that
-  // made records durable and after a seal. Must not block.
+  // made records durable and after a seal; the node's listener moves StreamHeads, whose
+  // serving side then pushes the live tail from this thread. Must not block.
   using HeadListener = std::function<void(const StreamHead&)>;
   void on_durable_head(HeadListener l) { head_listeners_.push_back(std::move(l)); }
   // The own stream as far as it is durable (nullopt when read-only).

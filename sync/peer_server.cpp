@@ -1,11 +1,14 @@
 #include "sync/peer_server.hpp"
 
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <optional>
 
 #include "store/little_endian.hpp"
@@ -80,6 +83,7 @@ PeerChunk read_chunk(const DataDir& dir, const std::optional<StreamHead>& head, 
 }
 
 struct PeerServer::Impl {
+  PeerServer* server = nullptr;  // its counters
   std::unique_ptr<zmq::socket_t> socket;
   SyncOptions options;
   PeerHello ours;
@@ -104,8 +108,116 @@ struct PeerServer::Impl {
     std::map<InstanceId, std::pair<SegmentIndex, uint64_t>> told;
     Clock::time_point last_advert{};
   };
+  // The socket and the peers are used by the serving thread and, to push the live tail, by the
+  // thread that moves the own writer's head (own_moved): both under this mutex.
+  std::mutex mutex;
   std::map<std::string, Peer> peers;  // by routing id: those whose hello was accepted
+  int kick = -1;                      // eventfd: own_moved() wakes the serving thread
+  uint64_t mover = 0;                 // StreamHeads::on_move handle
+
+  static std::pair<SegmentIndex, uint64_t> position(const StreamHead& h) { return {h.segment, h.segment_bytes}; }
+  InstanceId own() const { return ours.instance; }
+
+  bool send_advert(const std::string& rid, Peer& peer, const std::vector<StreamHead>& heads);
+  void send_chunk(const std::string& rid, Peer& peer, const std::optional<StreamHead>& head, PeerChunk c);
+  void push_tail(const std::string& rid, Peer& peer, const std::optional<StreamHead>& head,
+                 std::optional<PeerChunk>* last_read);
+  void own_moved(const StreamHead& head);
+  void wake() {
+    const uint64_t one = 1;
+    if (kick >= 0) (void)!::write(kick, &one, sizeof one);
+  }
+  // Whether the socket has messages to read; called after every use of it (under the mutex), as
+  // any use may take the readiness its file descriptor signals.
+  bool readable() {
+    try {
+      return (socket->get(zmq::sockopt::events) & ZMQ_POLLIN) != 0;
+    } catch (const zmq::error_t&) {
+      return false;
+    }
+  }
 };
+
+bool PeerServer::Impl::send_advert(const std::string& rid, Peer& peer, const std::vector<StreamHead>& heads) {
+  PeerAdvert a;
+  a.heads = heads;
+  a.sent_ms = system_wall_ms();
+  peer.last_advert = Clock::now();
+  peer.told.clear();
+  if (!send_peer(*socket, peer_advert(std::move(a)), &rid)) return false;
+  server->adverts_++;
+  for (const StreamHead& h : heads) peer.told[h.writer] = position(h);
+  return true;
+}
+
+// Sends c to peer. A chunk that reached the head in the open segment tells the peer that head,
+// and makes it level with this node's own writer. One that could not be sent (the peer's queue
+// is full, or it is gone) leaves it knowing nothing of that writer: the next advert tells it,
+// and it fetches.
+void PeerServer::Impl::send_chunk(const std::string& rid, Peer& peer, const std::optional<StreamHead>& head,
+                                  PeerChunk c) {
+  const InstanceId writer = c.writer;
+  const uint64_t end = c.offset + c.bytes.size();
+  const bool at_head = head && !c.missing && !c.sealed && c.segment == head->segment && end == head->segment_bytes;
+  const SegmentIndex segment = c.segment;
+  if (!send_peer(*socket, peer_chunk(std::move(c)), &rid)) {
+    peer.told.erase(writer);
+    if (writer == own()) peer.level.reset();
+    return;
+  }
+  if (at_head) peer.told[writer] = position(*head);
+  if (writer != own()) return;
+  if (at_head)
+    peer.level = PeerFetch{writer, segment, end, 0};
+  else
+    peer.level.reset();
+}
+
+// The live tail: a peer level with this node's own writer gets the bytes its head moved by.
+// Peers level at the same offset share one read (*last_read).
+void PeerServer::Impl::push_tail(const std::string& rid, Peer& peer, const std::optional<StreamHead>& head,
+                                 std::optional<PeerChunk>* last_read) {
+  if (!peer.level) return;
+  const PeerFetch at = *peer.level;
+  if (!head || (head->segment == at.segment && head->segment_bytes == at.offset)) return;  // not moved
+  if (head->segment != at.segment) {
+    peer.level.reset();  // sealed and moved on: the advert tells, the peer fetches
+    return;
+  }
+  if (!*last_read || (*last_read)->segment != at.segment || (*last_read)->offset != at.offset)
+    *last_read = read_chunk(dir, head, PeerFetch{own(), at.segment, at.offset, kMaxPushBytes}, kMaxPushBytes);
+  PeerChunk c = **last_read;
+  if (c.missing || c.bytes.empty()) {
+    peer.level.reset();
+    return;
+  }
+  server->bytes_ += c.bytes.size();
+  server->pushes_++;
+  send_chunk(rid, peer, head, std::move(c));
+}
+
+// On the thread that moved the own writer's head (the writer's, after its fdatasync): the live
+// tail leaves from here, so the serving thread need not wake for it. That thread is woken
+// instead when it is busy (the lock is taken: it pushes when it gets to it), when a peer still
+// needs an advert of the move (not level: behind, or a new segment), or when the socket has
+// messages (this thread's send may have taken their readiness signal).
+void PeerServer::Impl::own_moved(const StreamHead& head) {
+  std::unique_lock<std::mutex> g(mutex, std::try_to_lock);
+  if (!g.owns_lock()) {
+    wake();
+    return;
+  }
+  bool needed = false;
+  std::optional<PeerChunk> last_read;
+  for (auto& [rid, peer] : peers) {
+    push_tail(rid, peer, head, &last_read);
+    auto t = peer.told.find(own());
+    needed = needed || t == peer.told.end() || t->second != position(head);
+  }
+  needed = needed || readable();
+  g.unlock();
+  if (needed) wake();
+}
 
 Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                       DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
@@ -113,6 +225,7 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
   std::unique_ptr<PeerServer> s(new PeerServer());
   s->impl_ = std::make_unique<Impl>();
   Impl& i = *s->impl_;
+  i.server = s.get();
   i.options = options;
   i.ours = std::move(ours);
   i.dir = std::move(dir);
@@ -135,92 +248,49 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
   } catch (const zmq::error_t& e) {
     return Status::IoError("cannot listen for peers on " + options.listen + ": " + e.what());
   }
-  // The socket moves to the server's thread: from here on only that thread uses it.
+  i.kick = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (i.kick < 0) return Status::IoError(std::string("cannot create an eventfd for the serving thread: ") + std::strerror(errno));
+  // From here the socket is used under the mutex only: by the server's thread, and by
+  // own_moved() on the thread that moves the own writer's head.
   s->thread_ = std::thread([p = s.get()] { p->run(); });
+  i.mover = i.heads->on_move(i.own(), [p = &i](const StreamHead& h) { p->own_moved(h); });
   return s;
 }
 
 PeerServer::~PeerServer() {
+  if (!impl_) return;
+  if (impl_->mover) impl_->heads->cancel(impl_->mover);  // no push from another thread after this
   stop_.store(true);
+  impl_->wake();
   if (thread_.joinable()) thread_.join();
+  if (impl_->kick >= 0) ::close(impl_->kick);
 }
 
 void PeerServer::run() {
   pthread_setname_np(pthread_self(), "vasana.peersrv");
   Impl& i = *impl_;
   zmq::socket_t& sock = *i.socket;
-  const InstanceId own = i.ours.instance;
+  const InstanceId own = i.own();
   uint64_t seen = ~0ull;                   // heads version the last advertise() looked at
   auto next_check = Clock::now();           // when advertise() must look again without a move
-  // Wakes the poll below when a head moves: the live tail. Without one (-1, the kernel refused
-  // an eventfd), zmq_poll ignores the item and adverts go out at the poll timeout instead.
+  // Wakes the poll below when another writer's head moves here (a mirrored copy synced). The
+  // own writer's moves come through own_moved() and the kick. Without one (-1, the kernel
+  // refused an eventfd), zmq_poll ignores the item and relay adverts go out at the poll timeout.
   const int head_moved = i.heads->subscribe();
   // Other writers' moves wake it only while no relay advert is being paced (below).
   bool relays_watched = true;
   auto watch_relays = [&](bool on) {
     if (on == relays_watched) return;
-    i.heads->watch(head_moved, own, on);
+    i.heads->watch(head_moved, own, false, on);
     relays_watched = on;
   };
-  i.heads->watch(head_moved, own, true);
+  i.heads->watch(head_moved, own, false, true);
+  int socket_fd = -1;
+  {
+    std::lock_guard<std::mutex> g(i.mutex);
+    socket_fd = sock.get(zmq::sockopt::fd);
+  }
 
-  auto position = [](const StreamHead& h) { return std::make_pair(h.segment, h.segment_bytes); };
-  auto send_advert = [&](const std::string& rid, Impl::Peer& peer, const std::vector<StreamHead>& heads) {
-    PeerAdvert a;
-    a.heads = heads;
-    a.sent_ms = system_wall_ms();
-    peer.last_advert = Clock::now();
-    peer.told.clear();
-    if (!send_peer(sock, peer_advert(std::move(a)), &rid)) return false;
-    adverts_++;
-    for (const StreamHead& h : heads) peer.told[h.writer] = position(h);
-    return true;
-  };
-  // Sends c to peer. A chunk that reached the head in the open segment tells the peer that
-  // head, and makes it level with this node's own writer. One that could not be sent (the
-  // peer's queue is full, or it is gone) leaves it knowing nothing of that writer: the next
-  // advert tells it, and it fetches.
-  auto send_chunk = [&](const std::string& rid, Impl::Peer& peer, const std::optional<StreamHead>& head,
-                        PeerChunk c) {
-    const InstanceId writer = c.writer;
-    const uint64_t end = c.offset + c.bytes.size();
-    const bool at_head =
-        head && !c.missing && !c.sealed && c.segment == head->segment && end == head->segment_bytes;
-    const SegmentIndex segment = c.segment;
-    if (!send_peer(sock, peer_chunk(std::move(c)), &rid)) {
-      peer.told.erase(writer);
-      if (writer == own) peer.level.reset();
-      return;
-    }
-    if (at_head) peer.told[writer] = position(*head);
-    if (writer != own) return;
-    if (at_head)
-      peer.level = PeerFetch{writer, segment, end, 0};
-    else
-      peer.level.reset();
-  };
-  // The live tail: a peer level with this node's own writer gets the bytes its head moved by.
-  // Peers level at the same offset share one read.
-  std::optional<PeerChunk> last_read;
-  auto push_tail = [&](const std::string& rid, Impl::Peer& peer, const std::optional<StreamHead>& head) {
-    if (!peer.level) return;
-    const PeerFetch at = *peer.level;
-    if (!head || (head->segment == at.segment && head->segment_bytes == at.offset)) return;  // not moved
-    if (head->segment != at.segment) {
-      peer.level.reset();  // sealed and moved on: the advert tells, the peer fetches
-      return;
-    }
-    if (!last_read || last_read->segment != at.segment || last_read->offset != at.offset)
-      last_read = read_chunk(i.dir, head, PeerFetch{own, at.segment, at.offset, kMaxPushBytes}, kMaxPushBytes);
-    PeerChunk c = *last_read;
-    if (c.missing || c.bytes.empty()) {
-      peer.level.reset();
-      return;
-    }
-    bytes_ += c.bytes.size();
-    pushes_++;
-    send_chunk(rid, peer, head, std::move(c));
-  };
   // Pushes, then adverts to the peers that have news: at once when this node's own writer moved
   // past what a peer was told (it is behind, or in a new segment), at most every
   // kRelayAdvertGap for other writers' copies (a peer that reaches their origin has them
@@ -228,23 +298,23 @@ void PeerServer::run() {
   // peer (anti-entropy). A peer's own writer is never news to it. While relay news is
   // flowing (an advert of it went out, or waits for its gap), other writers' moves do not wake
   // this thread: it looks again kRelayAdvertGap later anyway, and a wake-up per mirrored op is
-  // a thread switch per op on this node. Its own writer's moves always wake it.
+  // a thread switch per op on this node. (The mutex is held.)
   auto advertise = [&] {
     seen = i.heads->version();
     const std::vector<StreamHead> heads = i.heads->all();
     const auto own_head = i.heads->get(own);
-    last_read.reset();
+    std::optional<PeerChunk> last_read;
     const auto now = Clock::now();
     next_check = now + i.options.advert_interval;
     bool relaying = false;
     for (auto it = i.peers.begin(); it != i.peers.end();) {
       Impl::Peer& peer = it->second;
-      push_tail(it->first, peer, own_head);
+      i.push_tail(it->first, peer, own_head, &last_read);
       bool own_news = false, relay_news = false;
       for (const StreamHead& h : heads) {
         if (h.writer == peer.instance) continue;
         auto t = peer.told.find(h.writer);
-        if (t != peer.told.end() && t->second == position(h)) continue;
+        if (t != peer.told.end() && t->second == Impl::position(h)) continue;
         (h.writer == own ? own_news : relay_news) = true;
       }
       relaying = relaying || relay_news;
@@ -257,7 +327,7 @@ void PeerServer::run() {
         continue;
       }
       // A peer that cannot take it (gone: router_mandatory) is forgotten; it says hello again.
-      if (!send_advert(it->first, peer, heads) && now - peer.last_heard > i.options.peer_timeout)
+      if (!i.send_advert(it->first, peer, heads) && now - peer.last_heard > i.options.peer_timeout)
         it = i.peers.erase(it);
       else
         ++it;
@@ -271,16 +341,23 @@ void PeerServer::run() {
     }
   };
 
+  bool more = true;  // the socket may have messages: look before waiting
   while (!stop_.load(std::memory_order_relaxed)) {
-    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
-                               {nullptr, head_moved, ZMQ_POLLIN, 0}};
-    try {
-      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_check - Clock::now());
-      zmq::poll(items, 2, std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
-    } catch (const zmq::error_t&) {
-      continue;  // EINTR
+    if (!more) {
+      // The socket's file descriptor, not the socket: own_moved() may use the socket meanwhile.
+      zmq::pollitem_t items[] = {{nullptr, socket_fd, ZMQ_POLLIN, 0},
+                                 {nullptr, head_moved, ZMQ_POLLIN, 0},
+                                 {nullptr, i.kick, ZMQ_POLLIN, 0}};
+      try {
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_check - Clock::now());
+        zmq::poll(items, 3, std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
+      } catch (const zmq::error_t&) {
+        continue;  // EINTR
+      }
+      if (items[1].revents & ZMQ_POLLIN) StreamHeads::drain(head_moved);
+      if (items[2].revents & ZMQ_POLLIN) StreamHeads::drain(i.kick);
     }
-    if (items[1].revents & ZMQ_POLLIN) StreamHeads::drain(head_moved);
+    std::lock_guard<std::mutex> g(i.mutex);
     for (int n = 0; n < 256; ++n) {
       auto got = receive_peer(sock, /*router=*/true);
       if (!got) break;
@@ -306,7 +383,7 @@ void PeerServer::run() {
         peer.last_heard = Clock::now();
         if (fresh) i.log("peer: " + to_hex(m.hello.instance) + " connected");
         send_peer(sock, peer_hello(i.ours), &got->routing_id);
-        send_advert(got->routing_id, peer, i.heads->all());
+        i.send_advert(got->routing_id, peer, i.heads->all());
         continue;
       }
       if (known == i.peers.end()) {
@@ -320,13 +397,14 @@ void PeerServer::run() {
         PeerChunk c = read_chunk(i.dir, head, m.fetch, m.fetch.max_bytes);
         fetches_++;
         bytes_ += c.bytes.size();
-        send_chunk(got->routing_id, known->second, head, std::move(c));
+        i.send_chunk(got->routing_id, known->second, head, std::move(c));
       } else if (m.kind == PeerMessage::Kind::ack) {
         acks_++;
         for (const StreamHead& h : m.ack.heads) i.ack(known->second.instance, h.writer, h.last_seqno);
       }
     }
     if (i.heads->version() != seen || Clock::now() >= next_check) advertise();
+    more = i.readable();
   }
 }
 

@@ -3,23 +3,31 @@
 //
 // It answers fetches with bytes of any writer's segment it holds, never past that writer's head,
 // so only verified, durable bytes leave the node; sealed segments below the head are served
-// whole. When a head moves (the writer's flush or a mirror's sync wakes the thread through
-// StreamHeads' eventfd; another writer's move only while no relay advert is being paced):
-// - the live tail: a peer whose last chunk of this node's own writer ended at the head then
-//   (it is level) is sent the new bytes of the open segment unasked, so it needs no fetch round
-//   trip (at most 256 KiB per move; a new segment, or a peer behind, is left to its fetches).
+// whole.
+// - the live tail: when this node's own writer's head moves, a peer whose last chunk of that
+//   writer ended at the head then (it is level) is sent the new bytes of the open segment
+//   unasked, so it needs no fetch round trip (at most 256 KiB per move; a new segment, or a
+//   peer behind, is left to its fetches). The push leaves from the thread that moved the head
+//   (the writer's, right after its fdatasync: StreamHeads::on_move), one thread switch less on
+//   the path from the origin's fdatasync to a peer's recall; it only tries the lock, and when
+//   the serving thread holds it (answering a fetch, say) that thread is woken to push instead.
 //   Other writers' copies are never pushed: in a mesh each peer has them from their origin
 //   already, and a second copy would arrive stale.
 // - adverts (this node's version vector) go to each peer that was accepted at hello only with
 //   news it has not had (neither in its last advert nor in a chunk that reached the head): at
-//   once for this node's own writer, at most every 5 ms for other writers' copies (for a peer
-//   that cannot reach their origin: it fetches them from here), never for the peer's own
+//   once for this node's own writer (the pushing thread wakes the serving thread for a peer
+//   that was not level), at most every 5 ms for other writers' copies (for a peer that cannot
+//   reach their origin: it fetches them from here; their moves wake the serving thread through
+//   StreamHeads' eventfd while no relay advert is being paced), never for the peer's own
 //   writer; and to every peer every advert_interval (anti-entropy: a lost message is repaired
-//   by the next one). A peer level with the live tail thus gets no advert per write.
+//   by the next one). A peer level with the live tail thus gets no advert per write, and the
+//   serving thread does not wake for it.
 // Acks from peers go to the ack callback; the hello this server answers with (ours) says
 // whether it wants any (PeerHello::acks_wanted).
 //
 // Threading: start() spawns the thread; the destructor stops and joins it (within ~100 ms).
+// The socket is used by that thread and by the live tail's pushing thread, under one mutex
+// (the serving thread waits on the socket's file descriptor, not in zmq_poll on the socket).
 // Counters may be read from any thread.
 #pragma once
 

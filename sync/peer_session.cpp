@@ -122,7 +122,7 @@ void PeerSession::run() {
   // fdatasync), not deliveries: an ack promises the peer that the op is synced here.
   // It wakes this thread only for the peer's own writer, and only once the peer asked for acks.
   const int head_moved = i.heads->subscribe();
-  i.heads->watch(head_moved, InstanceId(), false);
+  i.heads->watch(head_moved, InstanceId(), false, false);
   std::map<InstanceId, Seqno> acked;  // what this session last acknowledged, per writer
   // Acks go only to a server that asked for them (its node acknowledges writes replicated:N),
   // and only for its own writer: a node counts acks for no other (sync/ack_gate.hpp).
@@ -230,7 +230,7 @@ void PeerSession::run() {
           established = true;
           acks_wanted = m.hello.acks_wanted;
           server_writer = m.hello.instance;
-          i.heads->watch(head_moved, acks_wanted ? server_writer : InstanceId(), false);
+          i.heads->watch(head_moved, server_writer, acks_wanted, false);
           send_acks();  // what moved before the watch: no wake-up told of it
           std::lock_guard<std::mutex> g(i.mutex);
           i.up = true;

@@ -3,6 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <tuple>
 
 namespace vasana {
@@ -17,17 +18,30 @@ int StreamHeads::subscribe() const {
   const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) return -1;
   std::lock_guard<std::mutex> g(mutex_);
-  subscribers_.push_back(Subscriber{fd, InstanceId(), true});
+  subscribers_.push_back(Subscriber{fd, InstanceId(), false, true});
   return fd;
 }
 
-void StreamHeads::watch(int fd, InstanceId writer, bool others) const {
+void StreamHeads::watch(int fd, InstanceId writer, bool writer_moves, bool others_moves) const {
   std::lock_guard<std::mutex> g(mutex_);
   for (Subscriber& s : subscribers_)
     if (s.fd == fd) {
       s.writer = writer;
-      s.others = others;
+      s.writer_moves = writer_moves;
+      s.others_moves = others_moves;
     }
+}
+
+uint64_t StreamHeads::on_move(InstanceId writer, MoveFn fn) const {
+  std::lock_guard<std::mutex> g(movers_mutex_);
+  movers_.push_back(Mover{++next_handle_, writer, std::move(fn)});
+  return next_handle_;
+}
+
+void StreamHeads::cancel(uint64_t handle) const {
+  std::lock_guard<std::mutex> g(movers_mutex_);
+  movers_.erase(std::remove_if(movers_.begin(), movers_.end(), [&](const Mover& m) { return m.handle == handle; }),
+                movers_.end());
 }
 
 void StreamHeads::drain(int fd) {
@@ -49,9 +63,12 @@ bool StreamHeads::update(const StreamHead& head) {
     ++version_;
     const uint64_t one = 1;
     for (const Subscriber& s : subscribers_)
-      if (s.others || (s.writer.value != 0 && s.writer == head.writer)) (void)!::write(s.fd, &one, sizeof one);
+      if (s.writer == head.writer ? s.writer_moves : s.others_moves) (void)!::write(s.fd, &one, sizeof one);
   }
   changed_.notify_all();
+  std::lock_guard<std::mutex> g(movers_mutex_);
+  for (const Mover& m : movers_)
+    if (m.writer == head.writer) m.fn(head);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -42,14 +43,23 @@ class StreamHeads {
   // one reader draining it never hides a move from another. -1 when the kernel refuses one.
   // Const: it changes who is told, not what is held.
   int subscribe() const;
-  // Which moves make fd (from subscribe()) readable from now on: writer's (0: no particular one)
-  // and, when others, every other writer's too. subscribe() starts with every move. A thread
-  // wakes only for what it acts on: the serving side for its own writer's moves at once (the
-  // live tail) and for other writers' only while it is not pacing relay adverts; a peer session
-  // only for its peer's writer, and only when that peer asked for acknowledgements. Each
-  // wake-up is a thread switch per op on every node. Moves no longer reported are not queued:
-  // a subscriber that widens its watch reads the heads afterwards.
-  void watch(int fd, InstanceId writer, bool others) const;
+  // Which moves make fd (from subscribe()) readable from now on: writer's when writer_moves,
+  // every other writer's when others_moves. subscribe() starts with every move. A thread wakes
+  // only for what it acts on: the serving side for other writers' moves, and only while it is
+  // not pacing relay adverts (its own writer's moves reach it through on_move()); a peer
+  // session only for its peer's writer, and only when that peer asked for acknowledgements.
+  // Each wake-up is a thread switch per op on every node. Moves no longer reported are not
+  // queued: a subscriber that widens its watch reads the heads afterwards.
+  void watch(int fd, InstanceId writer, bool writer_moves, bool others_moves) const;
+  // Calls fn with every move of writer's head, on the thread that moved it, after the move is
+  // visible to get() and the subscribers have been told: the serving side pushes the live tail
+  // from the writer's own thread this way, one thread switch less per op. fn must be quick,
+  // must not block (it may try a lock), and must not update these heads. Returns a handle for
+  // cancel().
+  using MoveFn = std::function<void(const StreamHead&)>;
+  uint64_t on_move(InstanceId writer, MoveFn fn) const;  // const: as subscribe()
+  // Removes a callback; once it returns, the callback is not running and will not run again.
+  void cancel(uint64_t handle) const;
   // Empties a subscribed fd's counter without blocking.
   static void drain(int fd);
 
@@ -61,9 +71,19 @@ class StreamHeads {
   struct Subscriber {
     int fd;
     InstanceId writer;  // watch()
-    bool others;
+    bool writer_moves;
+    bool others_moves;
   };
   mutable std::vector<Subscriber> subscribers_;  // subscribe(); guarded by mutex_
+  struct Mover {
+    uint64_t handle;
+    InstanceId writer;
+    MoveFn fn;
+  };
+  // on_move(); guarded by movers_mutex_, held while they run (so cancel() waits for a call).
+  mutable std::mutex movers_mutex_;
+  mutable std::vector<Mover> movers_;
+  mutable uint64_t next_handle_ = 0;
 };
 
 }  // namespace vasana

@@ -1,6 +1,6 @@
 // The live tail (sync/peer_server.hpp): a peer level with a writer's head is sent each head
-// move's new bytes unasked, before the advert, so a live append reaches it without a fetch
-// round trip. Two real Replicators on loopback TCP with CurveZMQ keys, in this process: the
+// move's new bytes unasked, before the advert and from the thread that moved the head, so a
+// live append reaches it without a fetch round trip. Two real Replicators on loopback TCP with CurveZMQ keys, in this process: the
 // origin's writer appends with the real LogWriter, the peer's MirrorSet verifies and applies.
 #include <catch2/catch.hpp>
 
@@ -108,9 +108,19 @@ TEST_CASE("live tail: a level peer is pushed every new append and fetches nothin
   CHECK(before.fetches >= 1);
   CHECK(before.adverts >= 1);
 
-  // Live appends, one at a time: each arrives pushed.
+  // Live appends, one at a time: each arrives pushed, and the push has left by the time the
+  // head's update returns: it is sent on the thread that moved the head (the writer's, in a
+  // node), not handed to the serving thread (which pushes only when it holds the socket then).
   const size_t appends = 20;
-  for (size_t k = 0; k < appends; ++k) link.append_and_wait();
+  size_t pushed_by_mover = 0;
+  for (size_t k = 0; k < appends; ++k) {
+    origin.append(/*seal=*/false);
+    const uint64_t pushes = link.served->served().pushes;
+    link.origin_heads.update(origin.head());
+    if (link.served->served().pushes > pushes) ++pushed_by_mover;
+    REQUIRE(wait_for(link.applied, origin.written.size(), std::chrono::seconds(10)));
+  }
+  CHECK(pushed_by_mover >= appends - 2);
   const PeerTraffic after = link.served->served();
   INFO("fetches " << before.fetches << " -> " << after.fetches << ", pushes " << before.pushes << " -> "
                   << after.pushes << ", adverts " << before.adverts << " -> " << after.adverts);

@@ -5,8 +5,11 @@
 
 #include <poll.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "sync/stream_heads.hpp"
 
@@ -146,7 +149,7 @@ TEST_CASE("stream heads: watch narrows which moves make a subscriber readable, a
   REQUIRE(every >= 0);
 
   // One writer only: its moves wake fd, another writer's do not (but do wake the control).
-  heads.watch(fd, InstanceId(1), false);
+  heads.watch(fd, InstanceId(1), true, false);
   REQUIRE(heads.update(head(2, 1, 0, 100)));
   CHECK_FALSE(readable(fd));
   CHECK(readable(every));
@@ -158,7 +161,7 @@ TEST_CASE("stream heads: watch narrows which moves make a subscriber readable, a
   StreamHeads::drain(every);
 
   // Nothing: no move wakes it, while the heads still move for everyone else.
-  heads.watch(fd, InstanceId(), false);
+  heads.watch(fd, InstanceId(), false, false);
   REQUIRE(heads.update(head(1, 2, 0, 200)));
   REQUIRE(heads.update(head(2, 2, 0, 200)));
   CHECK_FALSE(readable(fd));
@@ -166,9 +169,18 @@ TEST_CASE("stream heads: watch narrows which moves make a subscriber readable, a
   CHECK(heads.get(InstanceId(1))->last_seqno == Seqno(2));
   StreamHeads::drain(every);
 
+  // Every writer but one (the serving side: its own writer's moves reach it by on_move): the
+  // others' moves wake it, that writer's do not.
+  heads.watch(fd, InstanceId(1), false, true);
+  REQUIRE(heads.update(head(1, 3, 0, 250)));
+  CHECK_FALSE(readable(fd));
+  REQUIRE(heads.update(head(2, 3, 0, 300)));
+  CHECK(readable(fd));
+  StreamHeads::drain(fd);
+
   // One writer and the others: every writer's move wakes it. The moves made while it watched
-  // nothing were not queued for it.
-  heads.watch(fd, InstanceId(1), true);
+  // less were not queued for it.
+  heads.watch(fd, InstanceId(1), true, true);
   CHECK_FALSE(readable(fd));
   REQUIRE(heads.update(head(3, 1, 0, 100)));
   CHECK(readable(fd));
@@ -204,4 +216,51 @@ TEST_CASE("stream heads: wait_changed wakes on a move from another thread and ti
   CHECK(waited < 4s);
   // An already-changed version returns at once.
   CHECK(heads.wait_changed(v0, 5s) == v1);
+}
+
+TEST_CASE("stream heads: on_move calls back on the moving thread for its writer's real moves only, until cancelled",
+          "[sync][stream_heads]") {
+  StreamHeads heads;
+  std::vector<std::pair<uint64_t, std::thread::id>> seen;  // (seqno, thread) per call
+  const uint64_t handle = heads.on_move(InstanceId(1), [&](const StreamHead& h) {
+    // The move is visible to get() by the time the callback runs.
+    CHECK(heads.get(h.writer)->last_seqno == h.last_seqno);
+    seen.emplace_back(h.last_seqno.value, std::this_thread::get_id());
+  });
+  REQUIRE(heads.update(head(1, 1, 0, 100)));
+  REQUIRE(heads.update(head(2, 1, 0, 100)));       // another writer: no call
+  CHECK_FALSE(heads.update(head(1, 1, 0, 100)));   // no move: no call
+  std::thread other([&] { REQUIRE(heads.update(head(1, 2, 0, 200))); });
+  const std::thread::id other_id = other.get_id();
+  other.join();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == std::make_pair(uint64_t(1), std::this_thread::get_id()));
+  CHECK(seen[1] == std::make_pair(uint64_t(2), other_id));
+
+  heads.cancel(handle);
+  REQUIRE(heads.update(head(1, 3, 0, 300)));
+  CHECK(seen.size() == 2);
+  CHECK(heads.get(InstanceId(1))->last_seqno == Seqno(3));
+}
+
+TEST_CASE("stream heads: cancel waits for a callback that is running", "[sync][stream_heads]") {
+  StreamHeads heads;
+  std::atomic<bool> entered{false}, release{false}, finished{false};
+  const uint64_t handle = heads.on_move(InstanceId(1), [&](const StreamHead&) {
+    entered = true;
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+    finished = true;
+  });
+  std::thread mover([&] { heads.update(head(1, 1, 0, 100)); });
+  while (!entered.load()) std::this_thread::sleep_for(1ms);
+  CHECK_FALSE(finished.load());  // control: it is running, held until released
+  // Released 50 ms into cancel(): a cancel that did not wait would return before it finished.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(50ms);
+    release = true;
+  });
+  heads.cancel(handle);
+  CHECK(finished.load());
+  releaser.join();
+  mover.join();
 }
