@@ -1,5 +1,5 @@
 // The serving side of replication: one ROUTER socket (CurveZMQ server; the ZAP allowlist has
-// already refused unknown keys before a message gets here) and the thread that owns it.
+// already refused unknown keys before a message gets here) and the thread that serves it.
 //
 // It answers fetches with bytes of any writer's segment it holds, never past that writer's head,
 // so only verified, durable bytes leave the node; sealed segments below the head are served
