@@ -48,14 +48,6 @@ double kth_best(const std::vector<double>& score, const std::vector<uint32_t>& s
 
 }  // namespace
 
-size_t Bm25Index::IdHash::operator()(const MemoryId& id) const {
-  // splitmix64 finaliser over both halves: seqnos are sequential, instances random.
-  uint64_t x = id.instance.value ^ (id.seqno.value * 0x9e3779b97f4a7c15ull);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return static_cast<size_t>(x ^ (x >> 31));
-}
-
 Bm25Index::Bm25Index(Bm25Params params) : params_(params) { slot_terms_begin_.push_back(0); }
 
 uint32_t Bm25Index::realm_id(std::string_view realm) {
@@ -91,42 +83,46 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
     postings_[term].push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
-    ++realm_df_[df_key(term, rid)];
+    ++df_shard(df_key(term, rid))[df_key(term, rid)];
     slot_terms_.push_back(term);
   }
   slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
   slots_.push_back(Slot{rid, static_cast<uint32_t>(terms.size())});
   slot_ids_.push_back(id);
-  by_id_.emplace(id, slot);
+  id_shard(id).insert(id, slot);
+  ++live_docs_;
   ++realms_[rid].docs;
   realms_[rid].length += terms.size();
 }
 
 bool Bm25Index::remove(const MemoryId& id) {
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return false;
-  const uint32_t slot = it->second;
-  by_id_.erase(it);
+  IdTable<uint32_t>& ids = id_shard(id);
+  const uint32_t* found = ids.find(id);
+  if (!found) return false;
+  const uint32_t slot = *found;
+  ids.erase(id);
+  --live_docs_;
   Slot& s = slots_[slot];
   for (uint32_t i = slot_terms_begin_[slot]; i < slot_terms_begin_[slot + 1]; ++i) {
     const uint32_t term = slot_terms_[i];
     --live_df_[term];
-    auto df = realm_df_.find(df_key(term, s.realm));
-    if (--df->second == 0) realm_df_.erase(df);
+    auto& shard = df_shard(df_key(term, s.realm));
+    auto df = shard.find(df_key(term, s.realm));
+    if (--df->second == 0) shard.erase(df);
   }
   --realms_[s.realm].docs;
   realms_[s.realm].length -= s.length;
   s.realm = kRemoved;
   ++removed_slots_;
-  if (removed_slots_ >= 64 && removed_slots_ > by_id_.size()) compact();
+  if (removed_slots_ >= 64 && removed_slots_ > live_docs_) compact();
   return true;
 }
 
 // Drops removed slots and terms no live document holds; renumbers slots and terms densely.
 void Bm25Index::compact() {
   std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
-  std::vector<Slot> slots;
-  std::vector<MemoryId> slot_ids;
+  GrowableArray<Slot> slots;
+  GrowableArray<MemoryId> slot_ids;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (slots_[s].realm == kRemoved) continue;
     new_slot[s] = static_cast<uint32_t>(slots.size());
@@ -161,19 +157,23 @@ void Bm25Index::compact() {
       ++it;
     }
   }
-  std::unordered_map<uint64_t, uint32_t> realm_df;
-  realm_df.reserve(realm_df_.size());
-  for (const auto& [key, df] : realm_df_)
-    realm_df.emplace(df_key(new_term[key >> 32], static_cast<uint32_t>(key)), df);
+  std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df;
+  for (const auto& shard : realm_df_)
+    for (const auto& [key, df] : shard) {
+      const uint64_t moved = df_key(new_term[key >> 32], static_cast<uint32_t>(key));
+      realm_df[df_shard_index(moved)].emplace(moved, df);
+    }
 
-  std::vector<uint32_t> begin{0};
-  std::vector<uint32_t> terms;
+  GrowableArray<uint32_t> begin;
+  begin.push_back(0);
+  GrowableArray<uint32_t> terms;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (new_slot[s] == kRemoved) continue;
     for (uint32_t i = slot_terms_begin_[s]; i < slot_terms_begin_[s + 1]; ++i) terms.push_back(new_term[slot_terms_[i]]);
     begin.push_back(static_cast<uint32_t>(terms.size()));
   }
-  for (auto& [id, slot] : by_id_) slot = new_slot[slot];
+  for (auto& shard : by_id_) shard.clear();
+  for (uint32_t s = 0; s < slot_ids.size(); ++s) id_shard(slot_ids[s]).insert(slot_ids[s], s);
 
   slots_ = std::move(slots);
   slot_ids_ = std::move(slot_ids);
@@ -232,8 +232,10 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
     if (term == term_ids_.end()) continue;
     double df = 0;
     for (uint32_t r : rids) {
-      auto it = realm_df_.find(df_key(term->second, r));
-      if (it != realm_df_.end()) df += it->second;
+      const uint64_t key = df_key(term->second, r);
+      const auto& shard = df_shard(key);
+      auto it = shard.find(key);
+      if (it != shard.end()) df += it->second;
     }
     if (df == 0) continue;
     const double weight = count * idf(n_docs, df) * (k1 + 1);

@@ -47,6 +47,7 @@
 // run on several threads at once while nothing mutates the index.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -56,6 +57,8 @@
 
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
+#include "replica/growable_array.hpp"
+#include "replica/id_table.hpp"
 #include "replica/text_analyzer.hpp"
 
 namespace vasana {
@@ -80,7 +83,7 @@ class Bm25Index {
   // Returns false when id is not held. A removed document is never returned by search.
   bool remove(const MemoryId& id);
   // Documents held (removed ones excluded).
-  size_t size() const { return by_id_.size(); }
+  size_t size() const { return live_docs_; }
 
   // At most limit documents of the given realms that contain a term of query, best first;
   // equal scores in ascending id order. An empty realm list is an invalid argument: nothing
@@ -104,9 +107,6 @@ class Bm25Index {
     uint64_t docs = 0;
     uint64_t length = 0;
   };
-  struct IdHash {
-    size_t operator()(const MemoryId& id) const;
-  };
   struct QueryTerm {
     const std::vector<Posting>* postings;
     double weight;  // qtf * idf * (k1 + 1)
@@ -115,6 +115,15 @@ class Bm25Index {
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
+  // The id map and the per-realm document frequencies are split in kShards tables, chosen by
+  // the key's hash: each grows (rehashes) on its own at 1/kShards of the size, so no single
+  // add touches more than a shard's worth of fresh memory (growable_array.hpp says why).
+  static constexpr size_t kShards = 64;
+  static size_t shard_of(uint64_t hash) { return static_cast<size_t>(hash >> 58); }
+  IdTable<uint32_t>& id_shard(const MemoryId& id) { return by_id_[shard_of(id_table_detail::mix(id))]; }
+  std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) { return realm_df_[df_shard_index(key)]; }
+  const std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) const { return realm_df_[df_shard_index(key)]; }
+  static size_t df_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
   void compact();
   // The first position at or after from whose slot is >= slot (list.size() if none), by
   // galloping: O(log distance).
@@ -127,16 +136,19 @@ class Bm25Index {
   std::vector<std::vector<Posting>> postings_;   // by term id; slots ascending; removed slots linger
   std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
   std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
-  std::unordered_map<uint64_t, uint32_t> realm_df_;  // df_key(term, realm) -> live documents
+  // df_key(term, realm) -> live documents, in df_shard(key)
+  std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df_;
 
   std::unordered_map<std::string, uint32_t> realm_ids_;
   std::vector<RealmStats> realms_;  // by realm id: live documents only
 
-  std::vector<Slot> slots_;
-  std::vector<MemoryId> slot_ids_;
-  std::vector<uint32_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
-  std::vector<uint32_t> slot_terms_;        // distinct term ids of each slot, concatenated
-  std::unordered_map<MemoryId, uint32_t, IdHash> by_id_;  // live documents -> slot
+  // By slot; they grow without copying (growable_array.hpp).
+  GrowableArray<Slot> slots_;
+  GrowableArray<MemoryId> slot_ids_;
+  GrowableArray<uint32_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
+  GrowableArray<uint32_t> slot_terms_;        // distinct term ids of each slot, concatenated
+  std::array<IdTable<uint32_t>, kShards> by_id_;  // live documents -> slot, in id_shard(id)
+  size_t live_docs_ = 0;
   size_t removed_slots_ = 0;
 };
 

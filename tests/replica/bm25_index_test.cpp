@@ -128,6 +128,58 @@ TEST_CASE("removed documents stay gone and scores stay exact after the index com
   CHECK(contains(search(churned, "flow", kRealmA, 1000), 1));
 }
 
+TEST_CASE("past several blocks of slots and across writers, removals and compaction leave the answers a fresh index gives",
+          "[bm25]") {
+  // 12,000 documents: three blocks of the index's slot arrays (4,096 each), three writers
+  // (their ids fall in different shards of the id map) and three realms.
+  const std::vector<std::string> words{"flow", "wing", "shock", "mach", "drag", "lift", "heat", "plate", "jet", "cone"};
+  const std::vector<std::string> realms{"a", "b", "c"};
+  auto doc_id = [](uint64_t n) { return MemoryId{InstanceId(100 + n % 3), Seqno(n + 1)}; };
+  auto text = [&](uint64_t n) {
+    std::string t = "doc" + std::to_string(n) + " ";
+    for (int k = 0; k < 4 + static_cast<int>(n % 5); ++k) t += words[(n * 31 + k * 7 + n / 11) % words.size()] + " ";
+    return t;
+  };
+  Bm25Index churned, fresh;
+  const uint64_t n_docs = 12000;
+  for (uint64_t n = 0; n < n_docs; ++n) churned.add(doc_id(n), realms[n % 3], text(n));
+  REQUIRE(churned.size() == n_docs);
+  // Two of every three removed: more than are left, so the index compacts on the way.
+  for (uint64_t n = 0; n < n_docs; ++n)
+    if (n % 3 != 1) REQUIRE(churned.remove(doc_id(n)));
+  CHECK_FALSE(churned.remove(doc_id(0)));  // already gone
+  for (uint64_t n = 1; n < n_docs; n += 3) fresh.add(doc_id(n), realms[n % 3], text(n));
+  REQUIRE(churned.size() == fresh.size());
+  REQUIRE(churned.size() == n_docs / 3);
+
+  for (const char* q : {"flow", "wing shock", "mach drag lift heat plate jet cone"}) {
+    const auto got = churned.search(q, realms, 5000);
+    const auto want = fresh.search(q, realms, 5000);
+    REQUIRE(got.ok());
+    REQUIRE(want.ok());
+    REQUIRE(got->size() == want->size());
+    CHECK_FALSE(got->empty());
+    for (size_t i = 0; i < got->size(); ++i) {
+      CHECK((*got)[i].id == (*want)[i].id);
+      CHECK((*got)[i].score == (*want)[i].score);
+      CHECK((*got)[i].id.seqno.value % 3 == 2);  // negative: no removed document (n % 3 != 1)
+    }
+  }
+  // A kept document in the last block is found by its own word, in its realm only.
+  const uint64_t kept = 11998;  // 11998 % 3 == 1
+  const auto own = churned.search("doc" + std::to_string(kept), {realms[kept % 3]}, 10);
+  REQUIRE(own.ok());
+  REQUIRE(own->size() == 1);
+  CHECK(own->front().id == doc_id(kept));
+  const auto other = churned.search("doc" + std::to_string(kept), {realms[(kept + 1) % 3]}, 10);
+  REQUIRE(other.ok());
+  CHECK(other->empty());
+  // A removed one is not.
+  const auto gone = churned.search("doc" + std::to_string(kept - 1), realms, 10);
+  REQUIRE(gone.ok());
+  CHECK(gone->empty());
+}
+
 TEST_CASE("an updated document is found by its new text and not its old", "[bm25]") {
   Bm25Index index;
   index.add(id(1), "a", "laminar flow on a flat plate");

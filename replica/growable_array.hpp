@@ -1,0 +1,94 @@
+// An array of trivially copyable values that grows without copying them: its memory is an
+// anonymous mapping of its own, and growing it asks the kernel to extend or move that mapping
+// (mremap), which moves page-table entries, never the bytes. New pages are touched one at a
+// time, as values are appended into them.
+//
+// Why: a std::vector that doubles copies everything into memory it has never touched, and on
+// this project's VMs the first touch of fresh memory costs 2.6-4.6 ms a MiB
+// (docs/replication-benchmarks.md, eighth session). Under the recall engine's write lock, the
+// BM25 index's slot arrays doubling at 512k documents held every query for 10-60 ms. Indexing
+// stays one load (a query reads a slot per posting), unlike a vector of fixed-size blocks
+// (two loads), which made keyword search at 1M documents 15-25% slower in a throwaway loop.
+//
+// Limits: T must be trivially copyable (the kernel moves its bytes). Capacity doubles, from one
+// page; push_back throws std::bad_alloc when the kernel refuses to map more. Pointers and
+// references are invalidated by any growth (the mapping may move), as a vector's are.
+// Linux only (mremap).
+//
+// Threading: none of its own; the owner serialises writers, and const calls may run
+// concurrently with each other only.
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace vasana {
+
+template <class T>
+class GrowableArray {
+  static_assert(std::is_trivially_copyable<T>::value, "a GrowableArray's values are moved by the kernel");
+
+ public:
+  GrowableArray() = default;
+  ~GrowableArray() { release(); }
+  GrowableArray(const GrowableArray&) = delete;
+  GrowableArray& operator=(const GrowableArray&) = delete;
+  GrowableArray(GrowableArray&& o) noexcept { take(o); }
+  GrowableArray& operator=(GrowableArray&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  size_t capacity() const { return bytes_ / sizeof(T); }
+
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  const T& back() const { return data_[size_ - 1]; }
+
+  void push_back(const T& value) {
+    if (size_ == capacity()) grow();
+    data_[size_++] = value;
+  }
+
+  // Unmaps everything.
+  void clear() { release(); }
+
+ private:
+  void grow() {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t want = bytes_ == 0 ? (sizeof(T) + page - 1) / page * page : bytes_ * 2;
+    void* p = bytes_ == 0 ? ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                          : ::mremap(data_, bytes_, want, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+    bytes_ = want;
+  }
+  void release() {
+    if (data_) ::munmap(data_, bytes_);
+    data_ = nullptr;
+    size_ = 0;
+    bytes_ = 0;
+  }
+  void take(GrowableArray& o) {
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+
+  T* data_ = nullptr;
+  size_t size_ = 0;
+  size_t bytes_ = 0;  // mapped
+};
+
+}  // namespace vasana
