@@ -131,12 +131,12 @@ void Bm25Index::compact() {
   }
 
   std::vector<uint32_t> new_term(postings_.size(), kRemoved);
-  std::vector<std::vector<Posting>> postings;
+  std::vector<PostingList> postings;
   std::vector<uint32_t> live_df, max_tf;
   for (uint32_t t = 0; t < postings_.size(); ++t) {
     if (live_df_[t] == 0) continue;
     new_term[t] = static_cast<uint32_t>(postings.size());
-    std::vector<Posting> kept;
+    PostingList kept;
     kept.reserve(live_df_[t]);
     uint32_t most = 0;
     for (const Posting& p : postings_[t]) {
@@ -186,7 +186,7 @@ void Bm25Index::compact() {
   removed_slots_ = 0;
 }
 
-size_t Bm25Index::seek(const std::vector<Posting>& list, size_t from, uint32_t slot) {
+size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {
   // Invariant: every position before lo holds a smaller slot.
   size_t lo = from, step = 1;
   while (lo + step < list.size() && list[lo + step].slot < slot) {
@@ -300,7 +300,7 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
       if (!drop(slot, rest[i])) cands.push_back(slot);
     bool sorted = false;
     for (; i < terms.size(); ++i) {
-      const std::vector<Posting>& list = *terms[i].postings;
+      const PostingList& list = *terms[i].postings;
       if (cands.size() * 16 < list.size()) {
         if (!sorted) std::sort(cands.begin(), cands.end());
         sorted = true;  // erase below keeps the order

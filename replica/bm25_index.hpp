@@ -47,9 +47,11 @@
 // run on several threads at once while nothing mutates the index.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -98,6 +100,35 @@ class Bm25Index {
     uint32_t slot;
     uint32_t tf;
   };
+  // A term's postings, slots ascending: a vector while short, then (from kBig postings, 512
+  // KiB) a GrowableArray, so that a frequent term's list grows without copying or touching
+  // fresh memory all at once (growable_array.hpp says why; a term in every document of 512k
+  // took 18 ms to add to). Few terms get that far, so the index holds few mappings.
+  class PostingList {
+   public:
+    static constexpr size_t kBig = 65536;
+    size_t size() const { return big_ ? big_->size() : small_.size(); }
+    const Posting* begin() const { return big_ ? big_->data() : small_.data(); }
+    const Posting* end() const { return begin() + size(); }
+    const Posting& operator[](size_t i) const { return begin()[i]; }
+    void reserve(size_t n) { small_.reserve(std::min(n, kBig)); }
+    void push_back(const Posting& p) {
+      if (!big_ && small_.size() < kBig) {
+        small_.push_back(p);
+        return;
+      }
+      if (!big_) {
+        big_ = std::make_unique<GrowableArray<Posting>>();
+        for (const Posting& q : small_) big_->push_back(q);
+        std::vector<Posting>().swap(small_);
+      }
+      big_->push_back(p);
+    }
+
+   private:
+    std::vector<Posting> small_;
+    std::unique_ptr<GrowableArray<Posting>> big_;  // a pointer: most terms never need one
+  };
   // A document as indexed; slots are appended and renumbered only by compact().
   struct Slot {
     uint32_t realm;   // kRemoved once removed
@@ -108,7 +139,7 @@ class Bm25Index {
     uint64_t length = 0;
   };
   struct QueryTerm {
-    const std::vector<Posting>* postings;
+    const PostingList* postings;
     double weight;  // qtf * idf * (k1 + 1)
     double bound;   // no document gets more than this from the term
   };
@@ -127,13 +158,13 @@ class Bm25Index {
   void compact();
   // The first position at or after from whose slot is >= slot (list.size() if none), by
   // galloping: O(log distance).
-  static size_t seek(const std::vector<Posting>& list, size_t from, uint32_t slot);
+  static size_t seek(const PostingList& list, size_t from, uint32_t slot);
 
   Bm25Params params_;
   TextAnalyzer analyzer_;
 
   std::unordered_map<std::string, uint32_t> term_ids_;
-  std::vector<std::vector<Posting>> postings_;   // by term id; slots ascending; removed slots linger
+  std::vector<PostingList> postings_;   // by term id; slots ascending; removed slots linger
   std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
   std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
   // df_key(term, realm) -> live documents, in df_shard(key)

@@ -180,6 +180,33 @@ TEST_CASE("past several blocks of slots and across writers, removals and compact
   CHECK(gone->empty());
 }
 
+TEST_CASE("a term in more documents than a short posting list holds is still found in all of them", "[bm25]") {
+  // 70,000 documents hold "flow": its posting list passes the 65,536 postings kept in a vector
+  // and continues in a mapping of its own.
+  Bm25Index index;
+  const uint64_t n_docs = 70000;
+  for (uint64_t n = 0; n < n_docs; ++n) index.add(id(n), "a", "flow doc" + std::to_string(n));
+  REQUIRE(index.size() == n_docs);
+  // Every document, equal scores (same length and tf), so ascending ids: the whole list read.
+  const auto all = search(index, "flow", kRealmA, 100000);
+  REQUIRE(all.size() == n_docs);
+  size_t out_of_order = 0;
+  for (uint64_t n = 0; n < n_docs; ++n) out_of_order += all[n].id != id(n) || all[n].score != all[0].score;
+  CHECK(out_of_order == 0);
+  // A rare term first, then "flow" probed at its documents: found past the vector's end too.
+  for (uint64_t n : {uint64_t(5), uint64_t(65535), uint64_t(65536), uint64_t(69999)}) {
+    const auto hits = search(index, "doc" + std::to_string(n) + " flow", kRealmA, 3);
+    REQUIRE_FALSE(hits.empty());
+    CHECK(hits.front().id == id(n));
+  }
+  // Negative: removed documents past the vector's end never come back.
+  for (uint64_t n = 66000; n < 67000; ++n) REQUIRE(index.remove(id(n)));
+  const auto kept = search(index, "flow", kRealmA, 100000);
+  CHECK(kept.size() == n_docs - 1000);
+  CHECK_FALSE(contains(kept, 66500));
+  CHECK(contains(kept, 67000));
+}
+
 TEST_CASE("an updated document is found by its new text and not its old", "[bm25]") {
   Bm25Index index;
   index.add(id(1), "a", "laminar flow on a flat plate");
