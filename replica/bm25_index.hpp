@@ -39,10 +39,12 @@
 // O(C' log(P_t / C')) for C' surviving candidates. Scratch: one double per document, per
 // searching thread, reused. add is O(terms of the text) expected; remove is
 // O(distinct terms of the document) and compacts (O(all postings)) once removed documents
-// outnumber live ones: O(1) amortised. No add copies a whole table: the id map and the
-// (term, realm) counts are 64 tables each that rehash on their own, and the slot arrays and the
-// posting lists past 65,536 postings grow by mremap (growable_array.hpp), so an add under the
-// engine's write lock stays within milliseconds at 1M documents (README, "Status").
+// outnumber live ones: O(1) amortised. Growth with the documents copies no whole table: the id
+// map and the (term, realm) counts are 64 tables each that rehash on their own, and the slot
+// arrays and the posting lists past 65,536 postings grow by mremap (growable_array.hpp), so an
+// add under the engine's write lock stays within milliseconds at 1M documents (README,
+// "Status"). Growth with the vocabulary still does: the term dictionary's rehash and the
+// per-term arrays' doubling, each time the number of distinct terms doubles.
 // Memory: 8 bytes per posting, 4 bytes per distinct term of each document (to undo its
 // statistics on remove), one hash entry per (term, realm), about 60 bytes per document (slot
 // arrays and id map, up to twice that while their capacity runs ahead), and the term
