@@ -1,5 +1,5 @@
 // vasana bench memory: what fresh memory costs on this machine, the figure that bounds a
-// catch-up's applying here (README, "Replication"): the first touch of anonymous memory on
+// catch-up's applying here (docs/replication-benchmarks.md): the first touch of anonymous memory on
 // 4 KiB pages and on transparent huge pages (madvise), a write over memory already touched,
 // and small strings allocated and kept on a thread, as a record's text is.
 #include <sys/mman.h>
