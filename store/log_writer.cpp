@@ -16,15 +16,29 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(FileSystem& fs, std::string d
   w->staged_seqno_ = w->durable_seqno_ = tail.last_seqno;
   w->staged_hash_ = w->durable_hash_ = tail.last_hash;
   w->last_ts_ = w->durable_ts_ = tail.last_ts;
+  // The stream found on disk may hold bytes a process wrote and never synced (it died between
+  // its write and its fdatasync): they are still in the page cache and read back as verified.
+  // Everything resumed from is synced before this returns, because what it returns is
+  // advertised to peers as durable at once; a power loss after that must not take away records
+  // a peer may hold, or their seqnos would be written again with other contents.
   if (tail.has_open_segment) {
     auto f = fs.open_append(w->dir_ + "/" + segment_file_name(tail.open_index));
     if (!f.ok()) return f.status();
+    Status s = f.value()->sync();
+    if (s.ok()) s = fs.sync_dir(w->dir_);
+    if (!s.ok()) return Status::IoError("cannot make the own stream's open segment durable: " + s.to_string());
     w->file_ = std::move(f.value());
     w->index_ = tail.open_index;
     w->segment_bytes_ = tail.open_bytes;
     w->segment_created_ms_ = tail.open_created_ms;
     w->segment_records_ = tail.open_records;
   } else {
+    if (tail.next_index.value > 0) {
+      // The last segment is sealed; its trailer may be as unsynced as any record.
+      auto f = fs.open_append(w->dir_ + "/" + segment_file_name(SegmentIndex(tail.next_index.value - 1)));
+      Status s = f.ok() ? f.value()->sync() : f.status();
+      if (!s.ok()) return Status::IoError("cannot make the own stream's last segment durable: " + s.to_string());
+    }
     Status s = w->start_segment(tail.next_index, now_ms);
     if (!s.ok()) return s;
   }

@@ -52,7 +52,10 @@ struct StagedRecord {
 
 class LogWriter {
  public:
-  // fs must outlive the writer. dir is writers/<instance>, which exists.
+  // fs must outlive the writer. dir is writers/<instance>, which exists. Before it returns, the
+  // segment it continues (or, when the last one is sealed, that segment) and the directory are
+  // synced: what a crashed process wrote without syncing is durable before anyone is told of
+  // it. IoError when that sync fails.
   static Result<std::unique_ptr<LogWriter>> open(FileSystem& fs, std::string dir, InstanceId instance,
                                                  VectorSpace space, const StreamTail& tail, LogWriterOptions options,
                                                  uint64_t now_ms);
