@@ -19,6 +19,7 @@
 #include "actors/query_actor.hpp"
 #include "actors/replica_actor.hpp"
 #include "protocol/op_codec.hpp"
+#include "replica/apply_failures.hpp"
 #include "replica/lane_registry.hpp"
 #include "store/writer_dirs.hpp"
 #include "actors/writer_actor.hpp"
@@ -71,7 +72,15 @@ struct Node::Impl {
   std::unique_ptr<Replicator> replicator;
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
+  mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
+
+  // Books an op that could not be applied; the first failure of a writer is logged.
+  void apply_failed(InstanceId writer, Seqno seqno, const Status& why) {
+    if (apply_failures.record(writer, seqno, why))
+      log("replica: writer " + to_hex(writer) + " op " + std::to_string(seqno.value) + " cannot be applied: " +
+          why.to_string() + "; that writer's later ops wait behind it (vasana status: problems)");
+  }
 
   // with_digest: also the state digest, a hash over every memory (O(store) under the engine's
   // read lock): for `vasana status`, not for every Prometheus scrape.
@@ -82,12 +91,32 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   NodeStatus st;
   st.instance = to_hex(identity.instance);
   st.vector_space = identity.vector_space.id();
+  std::map<InstanceId, Seqno> applied;
   engine->read([&](const ReplicaState& state) {
     st.memories = state.memory_count();
     if (with_digest) st.digest = to_hex(state.digest());
-    for (const auto& [w, seq] : state.applied())
-      st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
+    applied = state.applied();
   });
+  for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
+  if (writer_state) {
+    const WriterHealth h = writer_state->health();
+    st.own_writer.state = h.writable ? "writable" : h.failed ? "failed" : "read-only";
+    st.own_writer.reason = h.reason;
+    st.own_writer.io_failures = h.io_failures;
+  }
+  for (const ApplyFailures::Stuck& f : apply_failures.stuck(applied))
+    st.problems.push_back(WriterProblem{to_hex(f.writer), "apply-stopped", f.seqno.value,
+                                        f.reason + " (" + std::to_string(f.failures) + " op(s) not applied)"});
+  if (mirrors) {
+    for (const MirrorSet::CopyProblem& p : mirrors->problems()) {
+      if (p.held)
+        st.problems.push_back(WriterProblem{to_hex(p.writer), "clock-held", p.held->seqno.value,
+                                            "stamped " + std::to_string(p.held->ts.physical_ms()) +
+                                                " ms since the epoch, beyond sync.max_clock_skew_ms"});
+      if (!p.failed.empty()) st.problems.push_back(WriterProblem{to_hex(p.writer), "copy-failed", 0, p.failed});
+    }
+    st.clock_holds = mirrors->clock_holds();
+  }
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (replicator) replicator->fill_status(&st);
@@ -130,13 +159,11 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   // The replicated state: every verified op of every writer folder, own stream first.
   impl->engine = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
   Hlc newest;
-  uint64_t replay_failures = 0;
   auto replay = [&](InstanceId writer) {
     return [&, writer](const RecordRef& r) {
       auto op = decode_op(r.op_type, r.payload);
       Status s = op.ok() ? impl->engine->apply_to_state(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
-      if (!s.ok() && replay_failures++ < 5) impl->log("replay: writer " + to_hex(writer) + " seqno " +
-                                                      std::to_string(r.seqno.value) + ": " + s.to_string());
+      if (!s.ok()) impl->apply_failed(writer, r.seqno, s);
       if (newest < r.ts) newest = r.ts;
     };
   };
@@ -175,6 +202,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   auto state = std::make_shared<WriterState>(impl->identity.instance, std::move(log_writer),
                                              HybridClock(system_wall_ms), impl->options.group_commit,
                                              rec->read_only_reason);
+  state->set_log(impl->log);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
   impl->writer_state = state;
@@ -189,9 +217,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     impl->mirrors = std::make_unique<MirrorSet>(
         dir, impl->identity.vector_space, impl->identity.instance, impl->heads.get(),
         [raw](InstanceId writer, const std::vector<MirroredRecord>& records) {
-          auto failed = [&](Seqno seqno, const Status& s) {
-            raw->log("replica: writer " + to_hex(writer) + " seqno " + std::to_string(seqno.value) + ": " + s.to_string());
-          };
+          auto failed = [&](Seqno seqno, const Status& s) { raw->apply_failed(writer, seqno, s); };
           // One batch: a catch-up chunk goes to the state at the state's speed and to the lanes
           // through the engine's backlog; a live chunk of a few ops is applied op by op.
           std::vector<std::pair<OrderKey, OpValue>> ops;
@@ -207,7 +233,8 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
           (void)raw->engine->apply_batch(ops, [&](size_t i, const Status& s) { failed(ops[i].first.seqno, s); });
           raw->remote_applied += records.size();
           if (raw->engine->lanes_backlog() > 0) raw->indexer_wake.notify_one();
-        });
+        },
+        impl->log, MirrorSet::kApplyInlineAtMost, ClockBound{impl->options.sync.max_clock_skew, nullptr});
   }
   for (const WriterScan& scan : others) {
     std::vector<std::string> actions;

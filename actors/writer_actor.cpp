@@ -87,6 +87,9 @@ writer_actor::behavior_type writer_behavior(writer_pointer self, std::shared_ptr
       },
       [self](seal_atom) {
         auto& st = self->state;
+        // A writer stopped by an I/O error tries the failed step again: it takes appends once
+        // the disk does (space freed, say).
+        (void)st.writer->retry(system_wall_ms());
         if (!st.writer->has_pending()) {
           Status s = st.writer->maybe_seal(system_wall_ms());
           (void)s;  // a failure leaves the writer failed; the next append reports it

@@ -56,7 +56,8 @@ using writer_actor = caf::typed_actor<caf::reacts_to<append_atom, AppendRequest>
                                       caf::reacts_to<append_atom, AppendBatch>, caf::reacts_to<flush_atom>,
                                       caf::reacts_to<seal_atom>, caf::reacts_to<caf::get_atom, WriterInfoReply>>;
 
-// Spawns the writer on its own thread. It checks the seal budgets once a second.
+// Spawns the writer on its own thread. Once a second it checks the seal budgets and, when an I/O
+// error stopped it, tries the failed step again (WriterState::retry).
 writer_actor spawn_writer(caf::actor_system& sys, std::shared_ptr<WriterState> state);
 
 }  // namespace vasana

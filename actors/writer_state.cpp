@@ -10,6 +10,30 @@ WriterState::WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer,
       options_(options),
       read_only_reason_(std::move(read_only_reason)) {
   if (writer_) clock_.observe(writer_->last_ts());
+  note_health();
+}
+
+void WriterState::note_health() {
+  std::lock_guard<std::mutex> g(health_mutex_);
+  health_.writable = writable();
+  health_.failed = writer_ && !writer_->failure().ok();
+  health_.reason = read_only_reason();
+}
+
+WriterHealth WriterState::health() const {
+  std::lock_guard<std::mutex> g(health_mutex_);
+  return health_;
+}
+
+void WriterState::note_failure(const Status& s) {
+  if (!failed_ && log_)
+    log_("writer: " + s.to_string() + "; writes are refused until the disk takes it again (retried every second)");
+  if (!failed_) {
+    std::lock_guard<std::mutex> g(health_mutex_);
+    ++health_.io_failures;
+  }
+  failed_ = true;
+  note_health();
 }
 
 std::string WriterState::read_only_reason() const {
@@ -35,9 +59,32 @@ Status WriterState::flush() {
   size_t n = writer_->pending_records();
   Status s = writer_->commit();
   if (!s.ok()) {
-    pending_.clear();
+    // The records stay staged (pending_ too): a successful retry() makes them durable.
+    if (s.code() == Code::io_error) note_failure(s);
     return s;
   }
+  publish(n);
+  return Status::Ok();
+}
+
+Status WriterState::retry(uint64_t now_ms) {
+  if (!writer_ || writer_->failure().ok()) return Status::Ok();
+  const size_t n = writer_->pending_records();
+  Status s = writer_->retry(now_ms);
+  if (!s.ok()) {
+    note_health();
+    return s;
+  }
+  failed_ = false;
+  note_health();
+  if (log_)
+    log_("writer: writable again" +
+         (n > 0 ? "; the " + std::to_string(n) + " record(s) whose write failed are durable now" : std::string()));
+  publish(n);
+  return Status::Ok();
+}
+
+void WriterState::publish(size_t n) {
   if (n > 0) {
     ++flushes_;
     flushed_records_ += n;
@@ -54,7 +101,6 @@ Status WriterState::flush() {
     pending_ = {};
     for (auto& sub : subscribers_) sub(batch);
   }
-  return Status::Ok();
 }
 
 std::optional<StreamHead> WriterState::durable_head() const {
@@ -81,6 +127,7 @@ Status WriterState::maybe_seal(uint64_t now_ms) {
   const SegmentIndex before = writer_->open_segment();
   Status s = writer_->maybe_seal(now_ms);
   if (s.ok() && writer_->open_segment() != before) announce_head();
+  if (!s.ok()) note_failure(s);
   return s;
 }
 

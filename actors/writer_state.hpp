@@ -7,10 +7,16 @@
 // front of the flush it scheduled, or as soon as a batch reaches its budget. A caller is
 // answered only from the result of the flush() that covered its record.
 //
-// Threading: one owner (the writer actor).
+// An I/O failure leaves the writer failed: appends are refused, and the owner calls retry()
+// (every second) until the disk takes the failed step again (store/log_writer.hpp); the batch
+// that failed is then durable after all, and its subscribers see it then. Each change of state
+// is logged once.
+//
+// Threading: one owner (the writer actor), but health() may be called from any thread.
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <optional>
 
 #include <cstdint>
@@ -40,6 +46,14 @@ struct CommittedRecord {
   std::string payload;
 };
 
+// Whether the writer takes appends, for status and metrics (any thread).
+struct WriterHealth {
+  bool writable = false;
+  bool failed = false;       // stopped by an I/O error (retried); false and not writable: read-only
+  std::string reason;        // why not writable
+  uint64_t io_failures = 0;  // since start
+};
+
 class WriterState {
  public:
   // The records of one flush, shared by every subscriber (and by whoever they hand it to).
@@ -57,6 +71,11 @@ class WriterState {
   // Writes and syncs the staged batch; on success subscribers see its records.
   Status flush();
   Status maybe_seal(uint64_t now_ms);
+  // After an I/O failure: redoes the failed step (LogWriter::retry). Ok when writable again.
+  Status retry(uint64_t now_ms);
+  WriterHealth health() const;
+  // Where the changes of state are told (one line each); none by default.
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
   // Subscribers are called on the writer's thread after each successful flush (after the head
   // listeners); they must not block.
@@ -98,6 +117,15 @@ class WriterState {
   std::vector<HeadListener> head_listeners_;
   std::atomic<uint64_t> remote_floor_{0};  // newest remote op applied (an Hlc value)
   void announce_head();
+  // Hands the records of the last successful write to the head listeners and subscribers.
+  void publish(size_t records);
+  // Books a failed step (a flush, seal or retry) and logs the first of a run of them.
+  void note_failure(const Status& s);
+  void note_health();
+  std::function<void(const std::string&)> log_;
+  mutable std::mutex health_mutex_;
+  WriterHealth health_;  // guarded by health_mutex_
+  bool failed_ = false;  // the writer's own view (its thread only)
   Seqno last_seqno_read_only_;
   uint64_t flushes_ = 0;
   uint64_t flushed_records_ = 0;

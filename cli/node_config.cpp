@@ -177,6 +177,9 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
          integer_key(10, 60000, [](NodeConfig& c, int64_t v) { c.sync.advert_interval = std::chrono::milliseconds(v); })},
         {"peer_timeout_ms",
          integer_key(100, 600000, [](NodeConfig& c, int64_t v) { c.sync.peer_timeout = std::chrono::milliseconds(v); })},
+        {"max_clock_skew_ms",
+         integer_key(1000, 86400000,
+                     [](NodeConfig& c, int64_t v) { c.sync.max_clock_skew = std::chrono::milliseconds(v); })},
         {"shared_parent", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            if (v.empty()) return Status::InvalidArgument(name + " must not be empty (leave it out for no shared directory)");
            c.sync.shared_parent = v;

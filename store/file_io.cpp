@@ -56,6 +56,13 @@ class PosixFileSystem final : public FileSystem {
   }
 
   Status sync_dir(const std::string& dir) override { return sync_directory(dir); }
+
+  Status truncate(const std::string& path, uint64_t size) override { return truncate_file(path, size); }
+
+  Status remove(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove", path);
+    return Status::Ok();
+  }
 };
 
 }  // namespace

@@ -30,6 +30,10 @@ class FileSystem {
   virtual Result<std::unique_ptr<AppendFile>> open_append(const std::string& path) = 0;
   // Makes the directory's entries (created, renamed, removed files) durable.
   virtual Status sync_dir(const std::string& dir) = 0;
+  // Cuts an existing file to size bytes and syncs it.
+  virtual Status truncate(const std::string& path, uint64_t size) = 0;
+  // Removes a file; ok when there is none. The directory entry is durable after sync_dir().
+  virtual Status remove(const std::string& path) = 0;
 };
 
 // The real file system. Stateless; safe from any thread.

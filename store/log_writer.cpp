@@ -45,8 +45,9 @@ Result<std::unique_ptr<LogWriter>> LogWriter::open(FileSystem& fs, std::string d
   return w;
 }
 
-Status LogWriter::fail(Status s) {
-  failure_ = Status::FailedPrecondition("the writer stopped after an I/O error; restart the node to recover: " +
+Status LogWriter::fail(Status s, Step step) {
+  failed_step_ = step;
+  failure_ = Status::FailedPrecondition("the writer stopped after an I/O error (retried until the disk takes it): " +
                                         s.to_string());
   // The caller whose batch hit the error learns the I/O error itself: its outcome is unknown.
   return Status::IoError(s.message() + "; whether the batch reached the disk is unknown");
@@ -61,13 +62,14 @@ Status LogWriter::start_segment(SegmentIndex index, uint64_t now_ms) {
   h.created_ms = now_ms;
   h.vector_space = space_;
   std::string bytes = encode_header(h);
+  failed_segment_created_ms_ = now_ms;
   auto f = fs_.create(dir_ + "/" + segment_file_name(index));
-  if (!f.ok()) return fail(f.status());
+  if (!f.ok()) return fail(f.status(), Step::start_segment);
   Status s = f.value()->append(bytes);
   if (s.ok()) s = f.value()->sync();
   // The new name must be durable before a record in it is acknowledged.
   if (s.ok()) s = fs_.sync_dir(dir_);
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return fail(s, Step::start_segment);
   file_ = std::move(f.value());
   index_ = index;
   segment_bytes_ = bytes.size();
@@ -93,10 +95,14 @@ StagedRecord LogWriter::stage(Hlc ts, uint16_t op_type, std::string_view payload
 Status LogWriter::commit() {
   if (!failure_.ok()) return failure_;
   if (pending_count_ == 0) return Status::Ok();
+  return write_batch();
+}
+
+Status LogWriter::write_batch() {
   Status s = file_->append(batch_);
   if (s.ok()) s = file_->sync();
   ++syncs_;
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return fail(s, Step::commit);
   segment_bytes_ += batch_.size();
   segment_records_ += pending_count_;
   batch_.clear();
@@ -114,7 +120,7 @@ Status LogWriter::seal() {
   t.last_hash = durable_hash_;
   Status s = file_->append(encode_trailer(t));
   if (s.ok()) s = file_->sync();
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return fail(s, Step::seal);
   return Status::Ok();
 }
 
@@ -127,6 +133,36 @@ Status LogWriter::maybe_seal(uint64_t now_ms) {
   Status s = seal();
   if (!s.ok()) return s;
   return start_segment(SegmentIndex(index_.value + 1), now_ms);
+}
+
+Status LogWriter::retry(uint64_t now_ms) {
+  if (failure_.ok()) return Status::Ok();
+  const Step step = failed_step_;
+  const SegmentIndex next(index_.value + 1);
+  // Back to what was durable before the step: a segment that failed to start is removed (its
+  // predecessor is sealed and synced); otherwise the open segment loses what the step appended.
+  Status s;
+  if (step == Step::start_segment) {
+    s = fs_.remove(dir_ + "/" + segment_file_name(next));
+    if (s.ok()) s = fs_.sync_dir(dir_);
+  } else {
+    s = fs_.truncate(dir_ + "/" + segment_file_name(index_), segment_bytes_);
+  }
+  if (!s.ok()) return s;
+  failure_ = Status::Ok();
+  failed_step_ = Step::none;
+  switch (step) {
+    case Step::commit:
+      return pending_count_ > 0 ? write_batch() : Status::Ok();
+    case Step::seal:
+      s = seal();
+      return s.ok() ? start_segment(next, now_ms) : s;
+    case Step::start_segment:
+      return start_segment(next, failed_segment_created_ms_);
+    case Step::none:
+      break;
+  }
+  return Status::Ok();
 }
 
 }  // namespace vasana

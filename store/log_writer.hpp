@@ -3,10 +3,13 @@
 //
 // Durability contract: a record is durable once commit() has returned ok for the batch that
 // holds it, and not before. stage() only assigns the seqno and chain hash in memory.
-// If a write or sync fails, the writer is failed for good: the batch's fate on disk is unknown
-// (a failed fdatasync may have dropped dirty pages), so the failing commit returns IoError,
-// nothing more is appended and every later call returns FailedPrecondition. Restart recovery
-// decides what survived.
+// If a write or sync fails, the writer is failed: the batch's fate on disk is unknown (a failed
+// fdatasync may have dropped dirty pages), so the failing commit returns IoError and every later
+// call returns FailedPrecondition until retry() succeeds. retry() cuts the file back to what was
+// durable before the failed step and does that step again with the same bytes (the same batch,
+// trailer, or segment header): whatever a reader of the file may have seen of them is what
+// stays, so no seqno is ever written twice with different contents. Once it returns ok, the
+// batch that failed is durable after all.
 //
 // Threading: one owner (the writer actor). Not thread-safe.
 #pragma once
@@ -67,6 +70,9 @@ class LogWriter {
   Status commit();
   // Seals the open segment when it is over its size or age budget, then opens the next one.
   Status maybe_seal(uint64_t now_ms);
+  // After a failure: redoes the failed step as above. Ok: writable again, and the records staged
+  // when it failed (pending_records() then, 0 now) are durable. Otherwise still failed.
+  Status retry(uint64_t now_ms);
 
   size_t pending_records() const { return pending_count_; }
   size_t pending_bytes() const { return batch_.size(); }
@@ -83,9 +89,12 @@ class LogWriter {
 
  private:
   LogWriter(FileSystem& fs, std::string dir, InstanceId instance, VectorSpace space, LogWriterOptions options);
+  // The step a failure stopped in, which retry() does again.
+  enum class Step { none, commit, seal, start_segment };
   Status start_segment(SegmentIndex index, uint64_t now_ms);
+  Status write_batch();
   Status seal();
-  Status fail(Status s);
+  Status fail(Status s, Step step);
 
   FileSystem& fs_;
   std::string dir_;
@@ -109,6 +118,8 @@ class LogWriter {
   Hlc last_ts_;
   uint64_t syncs_ = 0;
   Status failure_;
+  Step failed_step_ = Step::none;
+  uint64_t failed_segment_created_ms_ = 0;  // the header a failed start_segment wrote
 };
 
 }  // namespace vasana

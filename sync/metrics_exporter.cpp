@@ -99,10 +99,33 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 MetricType::Counter);
   for (const auto& [reason, count] : s.refused) add(refused, {{"reason", reason}}, static_cast<double>(count));
 
+  MetricFamily own_state = family("vasana_own_writer_state",
+                                  "1 for the state this node's own writer is in, 0 for the others: writable; failed "
+                                  "(an I/O error stopped it; retried); repairing (its stream is damaged and is fetched "
+                                  "back from peers); read-only (damaged, nothing to repair it from).",
+                                  MetricType::Gauge);
+  for (const char* st : {"writable", "failed", "repairing", "read-only"})
+    add(own_state, {{"state", st}}, s.own_writer.state == st ? 1 : 0);
+  MetricFamily io_failures = family("vasana_own_writer_io_failures_total",
+                                    "I/O errors that stopped this node's own writer since the process started.",
+                                    MetricType::Counter);
+  add(io_failures, {}, static_cast<double>(s.own_writer.io_failures));
+  MetricFamily problems = family("vasana_writer_problem",
+                                 "1 for each writer this node cannot take further now, by problem: clock-held (its "
+                                 "next op is stamped too far ahead of this node's clock), copy-failed (its copy "
+                                 "cannot be written here; retried), apply-stopped (an op of it could not be applied).",
+                                 MetricType::Gauge);
+  for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
+  MetricFamily holds = family("vasana_clock_skew_holds_total",
+                              "Times a writer's ops were held because one was stamped more than "
+                              "sync.max_clock_skew_ms ahead of this node's clock, since the process started.",
+                              MetricType::Counter);
+  add(holds, {}, static_cast<double>(s.clock_holds));
+
   std::vector<MetricFamily> out;
-  out.reserve(11);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks,
-                          &refused}) {
+  out.reserve(15);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &own_state, &io_failures, &problems, &holds, &up,
+                          &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused}) {
     out.push_back(std::move(*f));
   }
   return out;

@@ -7,6 +7,11 @@
 //   vasana_memories                                 gauge    live memories in the replica
 //   vasana_applied_seqno{writer}                    gauge    highest seqno of the writer applied here
 //   vasana_applied_remote_ops_total                 counter  ops of other writers applied since start
+//   vasana_lanes_backlog                            gauge    applied memories the lanes have not indexed
+//   vasana_own_writer_state{state}                  gauge    1 for the own writer's state, 0 for the rest
+//   vasana_own_writer_io_failures_total             counter  I/O errors that stopped the own writer
+//   vasana_writer_problem{writer,problem}           gauge    1 per writer this node cannot take further
+//   vasana_clock_skew_holds_total                   counter  writers held by the clock bound
 //   vasana_peer_up{peer}                            gauge    1 session established, 0 not
 //   vasana_peer_last_heard_seconds{peer}            gauge    seconds since its last message; +Inf never
 //   vasana_replication_lag_ops{peer,writer}         gauge    ops the peer has that are not applied here

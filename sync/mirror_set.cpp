@@ -1,7 +1,10 @@
 #include "sync/mirror_set.hpp"
 
+#include "store/hybrid_clock.hpp"
+
 #include <pthread.h>
 
+#include <iterator>
 #include <optional>
 #include <tuple>
 
@@ -18,8 +21,13 @@ constexpr auto kShunAfterRefusal = std::chrono::seconds(10);
 constexpr auto kPauseAfterEmpty = std::chrono::seconds(1);
 }  // namespace
 
+Hlc ClockBound::max_ts() const {
+  const uint64_t now = wall_ms ? wall_ms() : system_wall_ms();
+  return Hlc::make(now + static_cast<uint64_t>(max_skew.count()), 0xffff);
+}
+
 MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log,
-                     size_t apply_inline_at_most)
+                     size_t apply_inline_at_most, ClockBound bound)
     : dir_(std::move(dir)),
       space_(std::move(space)),
       own_(own),
@@ -27,6 +35,7 @@ MirrorSet::MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads
       apply_(std::move(apply)),
       log_(log ? std::move(log) : [](const std::string&) {}),
       apply_inline_at_most_(apply_inline_at_most),
+      bound_(std::move(bound)),
       applier_([this] { apply_loop(); }),
       syncer_([this] { sync_loop(); }) {}
 
@@ -150,27 +159,105 @@ void MirrorSet::add(std::unique_ptr<WriterMirror> mirror) {
   e.mirror = std::move(mirror);
 }
 
-MirrorSet::Entry& MirrorSet::entry(InstanceId writer) {
+namespace {
+// A copy of writer holding nothing: what a first chunk of it is checked against.
+std::unique_ptr<WriterMirror> empty_copy(const DataDir& dir, InstanceId writer, const VectorSpace& space) {
+  WriterScan none;
+  none.instance = writer;
+  std::vector<std::string> ignored;
+  return std::move(WriterMirror::open(dir, writer, space, none, &ignored).value());  // empty: cannot fail
+}
+}  // namespace
+
+MirrorSet::Entry& MirrorSet::new_entry(InstanceId writer) {
   Entry& e = entries_[writer];
   if (!e.mirror) {
-    WriterScan none;
-    none.instance = writer;
-    std::vector<std::string> ignored;
-    e.mirror = std::move(WriterMirror::open(dir_, writer, space_, none, &ignored).value());  // empty: cannot fail
+    e.mirror = empty_copy(dir_, writer, space_);
     e.applied = e.mirror->head();
+    // A session paused for new writers (it sent bad bytes or nothing) stays passed over for
+    // this one until then.
+    const auto now = Clock::now();
+    for (auto it = new_paused_.begin(); it != new_paused_.end();) {
+      if (now < it->second) {
+        e.shunned_until[it->first] = it->second;
+        ++it;
+      } else {
+        it = new_paused_.erase(it);
+      }
+    }
   }
   return e;
+}
+
+void MirrorSet::note_hold(InstanceId writer, Entry& e, const std::optional<WriterMirror::HeldRecord>& held) {
+  if (held && !e.held) {
+    ++clock_holds_;
+    const uint64_t now = bound_.wall_ms ? bound_.wall_ms() : system_wall_ms();
+    const uint64_t at = held->ts.physical_ms();
+    log_("sync: writer " + to_hex(writer) + " op " + std::to_string(held->seqno.value) + " is stamped " +
+         std::to_string(at > now ? (at - now) / 1000 : 0) + " s ahead of this node's clock, more than " +
+         "sync.max_clock_skew_ms (" + std::to_string(bound_.max_skew.count()) + "): that writer's ops are held " +
+         "from there until this node's clock is within the bound");
+  }
+  if (held) {
+    e.held = held;
+  } else if (e.held && e.mirror->head().last_seqno >= e.held->seqno) {
+    log_("sync: writer " + to_hex(writer) + ": the clock bound no longer holds op " +
+         std::to_string(e.held->seqno.value) + "; taken");
+    e.held.reset();
+  }
+}
+
+std::vector<MirrorSet::CopyProblem> MirrorSet::problems() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  std::vector<CopyProblem> out;
+  for (const auto& [w, e] : entries_)
+    if (!e.failed.empty() || e.held) out.push_back(CopyProblem{w, e.failed, e.held});
+  return out;
+}
+
+uint64_t MirrorSet::clock_holds() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return clock_holds_;
+}
+
+size_t MirrorSet::copies() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return entries_.size();
 }
 
 std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<StreamHead>& advertised,
                                         uint32_t max_bytes) {
   std::lock_guard<std::mutex> g(mutex_);
   const auto now = Clock::now();
+  const Hlc max_ts = bound_.max_ts();
   std::vector<PeerFetch> out;
   for (const StreamHead& h : advertised) {
     if (h.writer == own_ || h.writer.value == 0) continue;
-    Entry& e = entry(h.writer);
+    auto found = entries_.find(h.writer);
+    if (found == entries_.end()) {
+      // Nothing of this writer is held here: its first fetch is claimed without creating
+      // anything, and only a few such fetches are in flight at a time.
+      if (h.segment.value == 0 && h.segment_bytes == 0) continue;  // an empty stream
+      auto paused = new_paused_.find(session);
+      if (paused != new_paused_.end() && now < paused->second) continue;
+      auto nc = new_claims_.find(h.writer);
+      if (nc != new_claims_.end() && now - nc->second.claimed_at < kClaimTimeout) continue;
+      if (nc == new_claims_.end() && new_claims_.size() >= kMaxNewWriterClaims) {
+        for (auto it = new_claims_.begin(); it != new_claims_.end();)
+          it = now - it->second.claimed_at >= kClaimTimeout ? new_claims_.erase(it) : std::next(it);
+        if (new_claims_.size() >= kMaxNewWriterClaims) continue;
+      }
+      PeerFetch f;
+      f.writer = h.writer;
+      f.max_bytes = max_bytes;  // segment 0 from 0
+      new_claims_[h.writer] = NewClaim{session, now, f};
+      out.push_back(f);
+      continue;
+    }
+    Entry& e = found->second;
     if (!e.mirror->behind(h)) continue;
+    if (e.held && e.held->ts > max_ts) continue;  // not due yet
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
     if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
     if (e.queued > 0 && e.queued_by != session) continue;  // another session's chunks wait to be applied
@@ -200,48 +287,77 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
   if (chunk.writer == own_) return d;
   // Room in the queue first: a session that stores faster than the applier applies waits here.
   applied_.wait(g, [&] { return queue_.size() < kMaxQueuedChunks; });
-  Entry& e = entry(chunk.writer);
-  // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
-  // live tail) is taken like any other; it releases the claim only when it is for the very
-  // position the fetch asked for (then the fetch's own answer will be stale). Otherwise a fetch
-  // still in flight keeps the claim until its answer comes, so pushes never let fetches pile up:
-  // at most one claim per writer, and at most one more answer on the way.
-  if (e.claimed_by == session && chunk.segment == e.claimed.segment && chunk.offset == e.claimed.offset)
-    e.claimed_by = 0;
-  if (e.queued > 0 && e.queued_by != session) return d;  // stale: another session's chunks go first
-  auto failed_copy = [&] { return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e.failed); };
-  if (!e.failed.empty()) return failed_copy();
+  auto found = entries_.find(chunk.writer);
+  Entry* e = found == entries_.end() ? nullptr : &found->second;  // entries are never erased
+  auto failed_copy = [&] { return Status::IoError("the copy of writer " + to_hex(chunk.writer) + " failed: " + e->failed); };
+  WriterMirror::Expectation expect;
+  if (!e) {
+    // A writer nothing of which is held here: checked against an empty copy, and given an entry
+    // only once it verifies and there is something to store.
+    auto nc = new_claims_.find(chunk.writer);
+    if (nc != new_claims_.end() && nc->second.session == session && chunk.segment == nc->second.claimed.segment &&
+        chunk.offset == nc->second.claimed.offset)
+      new_claims_.erase(nc);
+    if (chunk.missing || chunk.bytes.empty()) {
+      if (chunk.segment.value == 0 && chunk.offset == 0) new_paused_[session] = Clock::now() + kPauseAfterEmpty;
+      return d;
+    }
+    expect = empty_copy(dir_, chunk.writer, space_)->expectation();
+  } else {
+    // The answer to the session's fetch releases its claim. A chunk the peer pushed unasked (the
+    // live tail) is taken like any other; it releases the claim only when it is for the very
+    // position the fetch asked for (then the fetch's own answer will be stale). Otherwise a fetch
+    // still in flight keeps the claim until its answer comes, so pushes never let fetches pile
+    // up: at most one claim per writer, and at most one more answer on the way.
+    if (e->claimed_by == session && chunk.segment == e->claimed.segment && chunk.offset == e->claimed.offset)
+      e->claimed_by = 0;
+    if (e->queued > 0 && e->queued_by != session) return d;  // stale: another session's chunks go first
+    if (!e->failed.empty()) return failed_copy();
+    expect = e->mirror->expectation();
+  }
+  expect.max_ts = bound_.max_ts();
   // Verified outside the mutex (10-12 ms for a 4 MiB chunk here), so that the applier's
   // bookkeeping between chunks and other sessions do not wait for it. Should the copy move
   // meanwhile (another session stored the same bytes), store() finds the chunk stale.
-  const WriterMirror::Expectation expect = e.mirror->expectation();  // e: entries are never erased
   g.unlock();
   auto checked = WriterMirror::check(expect, chunk, mid_write);
   g.lock();
   applied_.wait(g, [&] { return queue_.size() < kMaxQueuedChunks; });
-  if (!e.failed.empty()) return failed_copy();
-  auto accepted = checked.ok() ? e.mirror->store(chunk, std::move(checked.value()))
+  if (!e) {
+    if (!checked.ok()) {  // bad bytes for a writer not held here: nothing is kept of it
+      d.refused = true;
+      d.problem = checked.status().message();
+      new_paused_[session] = Clock::now() + kShunAfterRefusal;
+      return d;
+    }
+    if (checked->stale || checked->scan.verified_bytes == 0) return d;
+    // Or the entry another session made meanwhile: store() finds the chunk stale if it moved.
+    e = &new_entry(chunk.writer);
+  }
+  if (!e->failed.empty()) return failed_copy();
+  auto accepted = checked.ok() ? e->mirror->store(chunk, std::move(checked.value()))
                                : Result<WriterMirror::Accepted>(checked.status());
   if (!accepted.ok()) {
     if (accepted.status().code() == Code::io_error) {
-      e.failed = accepted.status().to_string();
+      e->failed = accepted.status().to_string();
       return accepted.status();
     }
     d.refused = true;
     d.problem = accepted.status().message();
-    e.shunned_until[session] = Clock::now() + kShunAfterRefusal;
+    e->shunned_until[session] = Clock::now() + kShunAfterRefusal;
     return d;
   }
+  if (!accepted->stale) note_hold(chunk.writer, *e, accepted->held);
   d.bytes = accepted->bytes;
   d.records = accepted->records.size();
-  d.head = e.mirror->head();
+  d.head = e->mirror->head();
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
-    e.shunned_until[session] = Clock::now() + kPauseAfterEmpty;
+    e->shunned_until[session] = Clock::now() + kPauseAfterEmpty;
   if (d.bytes > 0) {
     // Queued even without records (a segment's header or trailer alone): heads move in order.
-    ++e.queued;
-    e.queued_by = session;
-    Queued q{chunk.writer, std::move(accepted->records), e.mirror->head(), ++queued_number_};
+    ++e->queued;
+    e->queued_by = session;
+    Queued q{chunk.writer, std::move(accepted->records), e->mirror->head(), ++queued_number_};
     if (queue_.empty() && !applying_ && !applier_stopping_ && q.records.size() <= apply_inline_at_most_) {
       apply_one(g, q);  // e (a map node) stays valid meanwhile: entries are never erased
       d.applied = true;
@@ -253,11 +369,12 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
   return d;
 }
 
-
 void MirrorSet::release(uint64_t session) {
   std::lock_guard<std::mutex> g(mutex_);
   for (auto& [w, e] : entries_)
     if (e.claimed_by == session) e.claimed_by = 0;
+  for (auto it = new_claims_.begin(); it != new_claims_.end();)
+    it = it->second.session == session ? new_claims_.erase(it) : std::next(it);
 }
 
 }  // namespace vasana

@@ -20,7 +20,15 @@
 // recall here. Applying before the local sync loses nothing: the origin acknowledged those ops
 // only once they were durable there, and a node that dies before its sync fetches them again.
 // A chunk that fails verification is refused, counted against its peer, and the writer is
-// fetched from another peer for a while. A copy that cannot be written or synced (IoError) is
+// fetched from another peer for a while.
+// Clock bound: a record stamped more than ClockBound::max_skew ahead of this node's wall clock
+// is not taken. The chunk is stored up to the record before it; that writer is held there (not
+// fetched, logged once, shown by problems()) until the clock has come within max_skew of the
+// record, then fetched on. So one node with a clock in the future cannot drag this node's
+// hybrid clock, and the effective times of every later write, forward with it.
+// A writer a peer only names (in an advert) gets no copy and no state here until a verified
+// chunk of it arrives: at most kMaxNewWriterClaims fetches of writers this node holds nothing
+// of are in flight at a time. A copy that cannot be written or synced (IoError) is
 // no longer fetched into until the node restarts; it is logged.
 //
 // Threading: every method may be called from any thread; one mutex serialises them. The applier
@@ -45,6 +53,14 @@
 
 namespace vasana {
 
+// The clock bound (above).
+struct ClockBound {
+  std::chrono::milliseconds max_skew{60000};
+  std::function<uint64_t()> wall_ms;  // milliseconds since the epoch; null: the system clock
+  // The latest effective timestamp taken now.
+  Hlc max_ts() const;
+};
+
 class MirrorSet {
  public:
   using ApplyFn = std::function<void(InstanceId writer, const std::vector<MirroredRecord>& records)>;
@@ -55,7 +71,8 @@ class MirrorSet {
   // own: this node's writer, never fetched from a peer. Starts the applier and syncer threads.
   // apply_inline_at_most: 0 sends every chunk to the applier thread.
   MirrorSet(DataDir dir, VectorSpace space, InstanceId own, StreamHeads* heads, ApplyFn apply, LogFn log = nullptr,
-            size_t apply_inline_at_most = kApplyInlineAtMost);
+            size_t apply_inline_at_most = kApplyInlineAtMost, ClockBound bound = {});
+  static constexpr size_t kMaxNewWriterClaims = 64;
   // Applies what is queued and syncs what is still unsynced, then stops both threads.
   ~MirrorSet();
   MirrorSet(const MirrorSet&) = delete;
@@ -94,6 +111,18 @@ class MirrorSet {
   static constexpr size_t kMaxQueuedChunks = 4;
   // Gives up session's claims (a lost connection, a fetch that timed out).
   void release(uint64_t session);
+
+  // Copies that cannot move on now, for status and metrics.
+  struct CopyProblem {
+    InstanceId writer;
+    std::string failed;  // the copy could not be written or synced: why
+    std::optional<WriterMirror::HeldRecord> held;  // the first record held back by the clock bound
+  };
+  std::vector<CopyProblem> problems() const;
+  // Times a writer was held by the clock bound since start.
+  uint64_t clock_holds() const;
+  // Writers this node keeps a copy of (or state for).
+  size_t copies() const;
   // Waits until everything delivered before the call is applied and synced and its heads moved
   // (or failed).
   void flush();
@@ -110,6 +139,13 @@ class MirrorSet {
     StreamHead applied;       // the copy's head after the last applied chunk
     bool dirty = false;   // written or applied since the syncer last looked
     std::string failed;   // why the copy could not be written or synced; never fetched into again
+    std::optional<WriterMirror::HeldRecord> held;  // clock bound: not fetched until it is due
+  };
+  // A claim of a writer with no entry (nothing of it held here).
+  struct NewClaim {
+    uint64_t session = 0;
+    std::chrono::steady_clock::time_point claimed_at;
+    PeerFetch claimed;
   };
   struct Queued {
     InstanceId writer;
@@ -117,7 +153,10 @@ class MirrorSet {
     StreamHead head_after;  // the copy's head once these are applied
     uint64_t number;        // in queue order, from 1
   };
-  Entry& entry(InstanceId writer);  // creates an empty copy when new
+  // Takes what check() verified of a writer not held here yet: creates its entry (and copy).
+  Entry& new_entry(InstanceId writer);
+  // Books a store that held records back (or moved past a hold).
+  void note_hold(InstanceId writer, Entry& e, const std::optional<WriterMirror::HeldRecord>& held);
   void mark_dirty(InstanceId writer, Entry& e);
   // Applies q (the mutex held by g on entry and on return, released meanwhile), drops its
   // records and books it.
@@ -125,7 +164,7 @@ class MirrorSet {
   void apply_loop();
   void sync_loop();
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   DataDir dir_;
   VectorSpace space_;
   InstanceId own_;
@@ -133,7 +172,13 @@ class MirrorSet {
   ApplyFn apply_;
   LogFn log_;
   size_t apply_inline_at_most_;
-  std::map<InstanceId, Entry> entries_;
+  ClockBound bound_;
+  std::map<InstanceId, Entry> entries_;  // never erased: references stay valid while unlocked
+  std::map<InstanceId, NewClaim> new_claims_;  // at most kMaxNewWriterClaims
+  // Sessions whose peer answered a new writer's fetch with nothing: no new-writer claims for them
+  // until then.
+  std::map<uint64_t, std::chrono::steady_clock::time_point> new_paused_;
+  uint64_t clock_holds_ = 0;
   std::vector<InstanceId> dirty_;       // entries with dirty set
   std::deque<Queued> queue_;            // stored chunks waiting for the applier
   uint64_t queued_number_ = 0;          // the last chunk queued

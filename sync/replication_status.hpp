@@ -47,6 +47,28 @@ struct WriterApplied {
   bool own = false;    // this node's own writer
 };
 
+// The node's own writer: whether it takes writes, and when not, why and what happens about it.
+struct OwnWriterStatus {
+  // "writable"; "failed": an I/O error stopped it (retried every second until the disk takes
+  // the failed step again); "repairing": its stream is damaged and is being fetched back from
+  // peers; "read-only": its stream is damaged and no peer or sibling can repair it
+  // (`vasana repair`).
+  std::string state = "writable";
+  std::string reason;        // why it is not writable; "" when it is
+  uint64_t io_failures = 0;  // I/O errors that stopped it since the process started
+};
+
+// A writer this node cannot take further now. problem: "clock-held" (its next op is stamped too
+// far ahead of this node's clock: sync.max_clock_skew_ms), "copy-failed" (its copy cannot be
+// written or synced here: retried), "apply-stopped" (an op of it could not be applied: its
+// later ops wait behind it).
+struct WriterProblem {
+  std::string writer;  // instance id, 16 hex digits
+  std::string problem;
+  uint64_t seqno = 0;  // the op it stops at (0: not known)
+  std::string detail;  // what went wrong, for the operator
+};
+
 struct NodeStatus {
   std::string instance;         // this node's writer instance, 16 hex digits
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
@@ -58,7 +80,10 @@ struct NodeStatus {
   // not yet indexed by the recall lanes (RecallEngine::lanes_backlog): until it is 0, recall may
   // miss some applied memories. 0 when the lanes are level with the state.
   uint64_t lanes_backlog = 0;
+  OwnWriterStatus own_writer;
   std::vector<WriterApplied> writers;
+  std::vector<WriterProblem> problems;  // writers that cannot move on now
+  uint64_t clock_holds = 0;             // times a writer was held by the clock bound since start
   std::vector<PeerStatus> peers;
   // Peers refused at hello or on a link, by reason ("unknown key", "cluster id",
   // "vector space", "protocol version"), since start.

@@ -136,11 +136,19 @@ std::string status_to_json(const NodeStatus& s) {
   j["digest"] = s.digest;
   j["applied_remote_ops"] = s.applied_remote_ops;
   j["lanes_backlog"] = s.lanes_backlog;
+  j["own_writer"] = {{"state", s.own_writer.state},
+                     {"reason", s.own_writer.reason},
+                     {"io_failures", s.own_writer.io_failures}};
   json writers = json::array();
   for (const WriterApplied& w : s.writers) {
     writers.push_back({{"writer", w.writer}, {"applied_seqno", w.applied_seqno}, {"own", w.own}});
   }
   j["writers"] = std::move(writers);
+  json problems = json::array();
+  for (const WriterProblem& p : s.problems)
+    problems.push_back({{"writer", p.writer}, {"problem", p.problem}, {"seqno", p.seqno}, {"detail", p.detail}});
+  j["problems"] = std::move(problems);
+  j["clock_holds"] = s.clock_holds;
   json peers = json::array();
   for (const PeerStatus& p : s.peers) {
     json lags = json::array();
@@ -194,6 +202,12 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   top.str("digest", &s.digest);
   top.u64("applied_remote_ops", &s.applied_remote_ops);
   top.u64("lanes_backlog", &s.lanes_backlog);
+  if (const json* own = top.object("own_writer")) {
+    FieldReader r(*own, top.child("own_writer"), &failure);
+    r.str("state", &s.own_writer.state);
+    r.str("reason", &s.own_writer.reason);
+    r.u64("io_failures", &s.own_writer.io_failures);
+  }
 
   if (const json* writers = top.array("writers")) {
     const std::string path = top.child("writers");
@@ -208,6 +222,22 @@ Result<NodeStatus> status_from_json(std::string_view text) {
       s.writers.push_back(std::move(w));
     }
   }
+
+  if (const json* problems = top.array("problems")) {
+    const std::string path = top.child("problems");
+    for (size_t i = 0; i < problems->size() && failure.ok(); ++i) {
+      const json& e = (*problems)[i];
+      if (!element_is_object(e, path, i, &failure)) break;
+      WriterProblem p;
+      FieldReader r(e, indexed(path, i), &failure);
+      r.str("writer", &p.writer);
+      r.str("problem", &p.problem);
+      r.u64("seqno", &p.seqno);
+      r.str("detail", &p.detail);
+      s.problems.push_back(std::move(p));
+    }
+  }
+  top.u64("clock_holds", &s.clock_holds);
 
   if (const json* peers = top.array("peers")) {
     const std::string path = top.child("peers");
@@ -270,12 +300,25 @@ std::string status_to_text(const NodeStatus& s) {
   line("lane backlog", std::to_string(s.lanes_backlog) +
                            (s.lanes_backlog == 0 ? " (recall sees every applied op)" : " memories not yet indexed by recall"));
 
+  std::string own = s.own_writer.state;
+  if (!s.own_writer.reason.empty()) own += ": " + s.own_writer.reason;
+  if (s.own_writer.io_failures > 0) own += " (" + std::to_string(s.own_writer.io_failures) + " I/O failures since start)";
+  line("own writer", own);
+
   out += "\nwriters (" + std::to_string(s.writers.size()) + "), applied seqno\n";
   if (s.writers.empty()) out += "  none\n";
   size_t wwidth = 0;
   for (const WriterApplied& w : s.writers) wwidth = std::max(wwidth, w.writer.size());
   for (const WriterApplied& w : s.writers) {
     out += "  " + pad(w.writer, wwidth) + "  " + std::to_string(w.applied_seqno) + (w.own ? "  (own)" : "") + "\n";
+  }
+
+  out += "\nwriter problems (" + std::to_string(s.problems.size()) + "; clock-bound holds since start: " +
+         std::to_string(s.clock_holds) + ")\n";
+  if (s.problems.empty()) out += "  none\n";
+  for (const WriterProblem& p : s.problems) {
+    out += "  " + p.writer + "  " + p.problem + (p.seqno ? " at seqno " + std::to_string(p.seqno) : std::string()) +
+           (p.detail.empty() ? std::string() : ": " + p.detail) + "\n";
   }
 
   out += "\npeers (" + std::to_string(s.peers.size()) + ")\n";

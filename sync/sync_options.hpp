@@ -22,6 +22,9 @@ struct SyncOptions {
   uint32_t fetch_bytes = 4u << 20;        // most bytes one fetch asks for (memory bound per writer)
   std::chrono::milliseconds advert_interval{1000};  // anti-entropy: re-advertise at least this often
   std::chrono::milliseconds peer_timeout{3000};     // a peer silent this long is down
+  // Another writer's op stamped more than this ahead of this node's clock is held until the
+  // clock catches up (sync/mirror_set.hpp, ClockBound).
+  std::chrono::milliseconds max_clock_skew{60000};
   // Acknowledgement: 0 = after the local sync ("local"), N = after N peers synced it too
   // ("replicated:N"); a write not replicated in time is answered with an error saying it is
   // durable here but not yet on N peers.

@@ -100,6 +100,25 @@ Result<WriterMirror::Accepted> WriterMirror::accept(const PeerChunk& chunk, bool
   return store(chunk, std::move(checked.value()));
 }
 
+namespace {
+
+// Cuts a verified scan before its first record stamped after max_ts: the copy takes the records
+// before it (and, at offset 0, the header), never that record, what follows it, or a trailer.
+void hold_back(WriterMirror::Checked& out, Hlc max_ts) {
+  SegmentScan& scan = out.scan;
+  size_t keep = 0;
+  while (keep < scan.records.size() && scan.records[keep].ts <= max_ts) ++keep;
+  if (keep == scan.records.size()) return;
+  const RecordRef& first = scan.records[keep];
+  out.held = WriterMirror::HeldRecord{first.seqno, first.ts};
+  scan.verified_bytes = first.offset;
+  scan.records.resize(keep);
+  scan.trailer.reset();
+  scan.end = SegmentEnd::open;
+}
+
+}  // namespace
+
 Result<WriterMirror::Checked> WriterMirror::check(const Expectation& x, const PeerChunk& chunk, bool mid_write) {
   Checked out;
   out.at = x.at;
@@ -131,6 +150,7 @@ Result<WriterMirror::Checked> WriterMirror::check(const Expectation& x, const Pe
   };
   if (scan.end == SegmentEnd::incompatible) return Status::Incompatible(where());
   if (scan.end == SegmentEnd::corrupt || scan.end == SegmentEnd::gap) return Status::Corruption(where());
+  hold_back(out, x.max_ts);
   out.records.reserve(scan.records.size());
   if (scan.records.empty()) return out;
   auto bytes = std::make_shared<const std::string>(chunk.bytes.data(), scan.verified_bytes);
@@ -198,6 +218,7 @@ Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Check
     next_.min_ts = last.ts;
   }
   out.records = std::move(checked.records);
+  out.held = checked.held;
   if (sync_now) durable_ = head();
   if (sealed_) file_.reset();
   return out;

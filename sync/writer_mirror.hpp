@@ -83,10 +83,16 @@ class WriterMirror {
   // True when head is ahead of this copy (more to fetch from a peer advertising head).
   bool behind(const StreamHead& head) const;
 
+  // The first record a chunk held back for its timestamp.
+  struct HeldRecord {
+    Seqno seqno;
+    Hlc ts;
+  };
   struct Accepted {
     std::vector<MirroredRecord> records;  // verified and written: apply them
     uint64_t bytes = 0;                   // written (synced only when the segment began or was sealed)
     bool stale = false;                   // not for the copy's position (another peer was first)
+    std::optional<HeldRecord> held;       // the chunk was taken only up to this record (max_ts)
   };
   // Corruption or Incompatible (nothing stored) when the bytes fail verification; IoError when
   // they cannot be stored (then the copy may hold them partly written: the caller stops using it).
@@ -100,13 +106,16 @@ class WriterMirror {
   // rather not hold it while a chunk is verified (CRC, chain hash, payload checks: 10-12 ms for
   // a 4 MiB chunk in a catch-up here). expectation() (under the lock) copies where the copy
   // stands; check() (outside it) verifies the chunk against that copy of the position, touching
-  // nothing of the copy; store() (under the lock again) writes what check() verified, or
+  // nothing of the copy, and cuts it before its first record stamped after max_ts; store() (under the lock again) writes what check() verified, or
   // answers stale, writing nothing, when the copy has moved since expectation().
   struct Expectation {
     InstanceId writer;
     VectorSpace space;
     PeerFetch at;                // the copy's position (next_fetch)
     SegmentContinuation next;    // what its next record must continue
+    // Records stamped later than this are held back: the chunk is taken up to the first of
+    // them (sync/mirror_set.hpp, the clock bound). The default holds nothing.
+    Hlc max_ts{~uint64_t{0}};
   };
   Expectation expectation() const;
   struct Checked {
@@ -114,6 +123,7 @@ class WriterMirror {
     bool stale = false;                    // the chunk is not for it
     SegmentScan scan;                      // views into the chunk's bytes: the chunk outlives store()
     std::vector<MirroredRecord> records;   // the verified records
+    std::optional<HeldRecord> held;        // the scan stops before this record (max_ts)
   };
   static Result<Checked> check(const Expectation& expect, const PeerChunk& chunk, bool mid_write);
   Result<Accepted> store(const PeerChunk& chunk, Checked checked);

@@ -183,7 +183,8 @@ TEST_CASE("client.tcp accepts loopback endpoints only") {
 namespace {
 
 // The source tree's root, from this file's path (CMake compiles it by its absolute path).
-std::string source_root() { return fs::path(__FILE__).parent_path().parent_path().parent_path().string(); }
+// The source tree (not __FILE__, which a compiler cache may rewrite to a relative path).
+std::string source_root() { return VASANA_SOURCE_DIR; }
 
 struct ExampleKey {
   std::string section, key, value;
@@ -281,8 +282,7 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
 namespace vasana::test {
 
 TEST_CASE("the example config's [sync] and [metrics] keys, uncommented, load with the code's defaults") {
-  auto text = read_whole_file(fs::path(__FILE__).parent_path().parent_path().parent_path().string() +
-                              "/ops/vasana.example.toml");
+  auto text = read_whole_file(std::string(VASANA_SOURCE_DIR) + "/ops/vasana.example.toml");
   REQUIRE(text.ok());
   // These two sections write their keys as "#key = value" (no space), uncommented here.
   std::string out, line, section;
@@ -313,6 +313,7 @@ TEST_CASE("the example config's [sync] and [metrics] keys, uncommented, load wit
   CHECK(cfg->sync.peer_timeout == d.peer_timeout);
   CHECK(cfg->sync.fetch_bytes == d.fetch_bytes);
   CHECK(cfg->sync.shared_poll == d.shared_poll);
+  CHECK(cfg->sync.max_clock_skew == d.max_clock_skew);
   CHECK(cfg->secret_key_file == "/etc/vasana/node.secret");  // relative to the file's folder
   CHECK(cfg->metrics_listen == "127.0.0.1:9464");
   CHECK(cfg->sync.peers.size() == 2);
@@ -321,7 +322,7 @@ TEST_CASE("the example config's [sync] and [metrics] keys, uncommented, load wit
   const std::vector<std::string> want = {
       "[metrics]listen",         "[sync]ack",       "[sync]ack_timeout_ms", "[sync]advert_interval_ms",
       "[sync]allowed_keys",      "[sync]cluster",   "[sync]fetch_bytes",    "[sync]listen",
-      "[sync]peer_timeout_ms",   "[sync]peers",     "[sync]secret_key_file", "[sync]shared_parent",
+      "[sync]max_clock_skew_ms", "[sync]peer_timeout_ms",   "[sync]peers",     "[sync]secret_key_file", "[sync]shared_parent",
       "[sync]shared_poll_ms"};
   CHECK(seen == want);
 }

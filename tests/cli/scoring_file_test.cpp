@@ -10,8 +10,7 @@ namespace vasana {
 namespace {
 
 std::string example_uncommented() {
-  std::string path = std::string(__FILE__);
-  path = path.substr(0, path.rfind("/tests/")) + "/ops/scoring.example.toml";
+  const std::string path = std::string(VASANA_SOURCE_DIR) + "/ops/scoring.example.toml";
   std::ifstream in(path);
   REQUIRE(in.good());
   std::stringstream out;

@@ -29,6 +29,8 @@ class SyncLoggingFileSystem final : public FileSystem {
     log.push_back("sync_dir " + dir);
     return posix_file_system().sync_dir(dir);
   }
+  Status truncate(const std::string& path, uint64_t size) override { return posix_file_system().truncate(path, size); }
+  Status remove(const std::string& path) override { return posix_file_system().remove(path); }
 
  private:
   class File final : public AppendFile {

@@ -22,6 +22,10 @@ NodeStatus sample_status() {
   s.applied_remote_ops = 18446744073709551615ull;  // exact at the top of the range
   s.lanes_backlog = 37;
   s.writers = {{"00000000000000aa", 500, true}, {"00000000000000bb", 980, false}};
+  s.own_writer = OwnWriterStatus{"failed", "fdatasync: No space left on device", 2};
+  s.problems = {{"00000000000000cc", "clock-held", 41, "stamped ahead"},
+                {"00000000000000dd", "copy-failed", 0, "write: No space left on device"}};
+  s.clock_holds = 3;
   PeerStatus up;
   up.address = "tcp://127.0.0.1:7101";
   up.instance = "00000000000000bb";
@@ -45,6 +49,17 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
   REQUIRE(a.digest == b.digest);
   REQUIRE(a.applied_remote_ops == b.applied_remote_ops);
   REQUIRE(a.lanes_backlog == b.lanes_backlog);
+  REQUIRE(a.own_writer.state == b.own_writer.state);
+  REQUIRE(a.own_writer.reason == b.own_writer.reason);
+  REQUIRE(a.own_writer.io_failures == b.own_writer.io_failures);
+  REQUIRE(a.problems.size() == b.problems.size());
+  for (size_t i = 0; i < a.problems.size(); ++i) {
+    REQUIRE(a.problems[i].writer == b.problems[i].writer);
+    REQUIRE(a.problems[i].problem == b.problems[i].problem);
+    REQUIRE(a.problems[i].seqno == b.problems[i].seqno);
+    REQUIRE(a.problems[i].detail == b.problems[i].detail);
+  }
+  REQUIRE(a.clock_holds == b.clock_holds);
   REQUIRE(a.writers.size() == b.writers.size());
   for (size_t i = 0; i < a.writers.size(); ++i) {
     REQUIRE(a.writers[i].writer == b.writers[i].writer);
@@ -93,7 +108,8 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
                            "\"applied_remote_ops\"", "\"lanes_backlog\"", "\"writers\"", "\"peers\"", "\"refused\"", "\"address\"",
                            "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
-                           "\"writer\""}) {
+                           "\"writer\"", "\"own_writer\"", "\"state\"", "\"reason\"", "\"io_failures\"",
+                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\""}) {
     REQUIRE(json.find(name) != std::string::npos);
   }
   REQUIRE(json.find("\"applied_remote_ops\":18446744073709551615") != std::string::npos);
@@ -137,6 +153,8 @@ TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]")
   require_refused(replaced("\"up\":false", "\"up\":0"), "peers[1].up: expected true or false");
   require_refused(replaced("\"cluster id\":2", "\"cluster id\":\"2\""), "refused.cluster id");
   require_refused(replaced("\"peers\":[", "\"peers\":[7,"), "peers[0]: expected an object");
+  require_refused(replaced("\"io_failures\":2", "\"io_failures\":true"), "own_writer.io_failures");
+  require_refused(replaced("\"seqno\":41", "\"seqno\":\"41\""), "problems[0].seqno");
 }
 
 TEST_CASE("the status report shows node, writers, each peer with lag per writer, and refusals", "[status]") {
@@ -151,7 +169,11 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
         "    lag 00000000000000bb: 20 ops, 1.50 s (peer at 1000, applied 980)\n",
         "    lag 00000000000000cc: 0 ops, 0.00 s (peer at 7, applied 7)\n",
         "  tcp://10.1.2.3:7101  down  instance unknown  never heard  chunks 0 received, 0 refused\n",
-        "    no writers advertised\n", "  cluster id: 2\n", "  unknown key: 1\n"}) {
+        "    no writers advertised\n", "  cluster id: 2\n", "  unknown key: 1\n",
+        "own writer    failed: fdatasync: No space left on device (2 I/O failures since start)\n",
+        "writer problems (2; clock-bound holds since start: 3)\n",
+        "  00000000000000cc  clock-held at seqno 41: stamped ahead\n",
+        "  00000000000000dd  copy-failed: write: No space left on device\n"}) {
     REQUIRE(text.find(expected) != std::string::npos);
   }
 
@@ -160,6 +182,8 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   REQUIRE(off.find("cluster       (none: replication off)\n") != std::string::npos);
   REQUIRE(off.find("peers (0)\n  none configured\n") != std::string::npos);
   REQUIRE(off.find("lane backlog  0 (recall sees every applied op)\n") != std::string::npos);
+  REQUIRE(off.find("own writer    writable\n") != std::string::npos);
+  REQUIRE(off.find("writer problems (0; clock-bound holds since start: 0)\n  none\n") != std::string::npos);
 }
 
 TEST_CASE("the Prometheus text of a status has every family with its labels and values", "[metrics]") {
@@ -182,6 +206,12 @@ TEST_CASE("the Prometheus text of a status has every family with its labels and 
            "vasana_peer_chunks_refused_total{peer=\"tcp://127.0.0.1:7101\"} 1\n",
            "vasana_peer_refused_total{reason=\"cluster id\"} 2\n",
            "# HELP vasana_replication_lag_seconds Seconds since",
+           "vasana_own_writer_state{state=\"failed\"} 1\n",
+           "vasana_own_writer_state{state=\"writable\"} 0\n",
+           "vasana_own_writer_io_failures_total 2\n",
+           "vasana_writer_problem{writer=\"00000000000000cc\",problem=\"clock-held\"} 1\n",
+           "vasana_writer_problem{writer=\"00000000000000dd\",problem=\"copy-failed\"} 1\n",
+           "vasana_clock_skew_holds_total 3\n",
        }) {
     REQUIRE(text.find(expected) != std::string::npos);
   }
