@@ -16,6 +16,7 @@
 
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
+#include "actors/own_stream_repair.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/replica_actor.hpp"
 #include "protocol/op_codec.hpp"
@@ -24,6 +25,7 @@
 #include "store/writer_dirs.hpp"
 #include "actors/writer_actor.hpp"
 #include "store/hybrid_clock.hpp"
+#include "store/own_repair.hpp"
 #include "store/stream_repair.hpp"
 #include "sync/metrics_exporter.hpp"
 #include "sync/mirror_set.hpp"
@@ -72,6 +74,7 @@ struct Node::Impl {
   std::unique_ptr<Replicator> replicator;
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
+  std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
 
@@ -100,7 +103,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   if (writer_state) {
     const WriterHealth h = writer_state->health();
-    st.own_writer.state = h.writable ? "writable" : h.failed ? "failed" : "read-only";
+    st.own_writer.state = h.writable ? "writable" : h.failed ? "failed" : h.repairing ? "repairing" : "read-only";
     st.own_writer.reason = h.reason;
     st.own_writer.io_failures = h.io_failures;
   }
@@ -116,6 +119,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
       if (!p.failed.empty()) st.problems.push_back(WriterProblem{to_hex(p.writer), "copy-failed", 0, p.failed});
     }
     st.clock_holds = mirrors->clock_holds();
+    st.copy_failures = mirrors->copy_failures();
   }
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
@@ -190,6 +194,16 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
             std::to_string(writers->size()) + " writer(s)");
 
+  // A damaged own stream that peers or siblings may hold copies of is repaired from them: only
+  // its verified prefix stays in place (the rest goes to quarantine/), and it is fetched into
+  // like a copy of another writer until they hold no more of it (actors/own_stream_repair.hpp).
+  const bool repair = !rec->writable && (!impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty());
+  if (repair) {
+    std::vector<std::string> actions;
+    Status s = set_aside_unverified(dir, impl->identity, rec->scan, &actions);
+    for (const auto& a : actions) impl->log("repair: " + a);
+    if (!s.ok()) return s;
+  }
   std::unique_ptr<LogWriter> log_writer;
   if (rec->writable) {
     auto w = LogWriter::open(fs, dir.writer_dir(impl->identity.instance), impl->identity.instance,
@@ -235,6 +249,19 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
           if (raw->engine->lanes_backlog() > 0) raw->indexer_wake.notify_one();
         },
         impl->log, MirrorSet::kApplyInlineAtMost, ClockBound{impl->options.sync.max_clock_skew, nullptr});
+  }
+  if (repair) {
+    auto prefix = scan_writer(dir.writer_dir(impl->identity.instance), impl->identity.instance,
+                              impl->identity.vector_space, /*own=*/false, nullptr);
+    if (!prefix.ok()) return prefix.status();
+    std::vector<std::string> actions;
+    auto m = WriterMirror::open(dir, impl->identity.instance, impl->identity.vector_space, *prefix, &actions);
+    for (const auto& a : actions) impl->log("repair: " + a);
+    if (!m.ok()) return m.status();
+    impl->log("repair: writer " + to_hex(impl->identity.instance) + " (own) holds seqno 1 to " +
+              std::to_string(prefix->last_seqno.value) + " verified; fetching the rest back from peers, read-only meanwhile");
+    state->set_repairing("its stream is damaged and is being fetched back from peers");
+    impl->mirrors->start_repair(std::move(m.value()));
   }
   for (const WriterScan& scan : others) {
     std::vector<std::string> actions;
@@ -323,6 +350,24 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
   }
   // Started last: no early return above may leave a joinable thread behind.
+  if (impl->mirrors->repairing()) {
+    OwnStreamRepair::Context c;
+    c.dir = dir;
+    c.identity = impl->identity;
+    c.fs = &fs;
+    c.log_options = impl->options.log;
+    c.mirrors = impl->mirrors.get();
+    c.writer = impl->writer_state;
+    c.sources = [raw = impl.get()] {
+      NodeStatus st;
+      if (raw->replicator) raw->replicator->fill_status(&st);
+      if (raw->tailer)
+        for (auto& sibling : raw->tailer->status(*raw->heads, raw->identity.instance)) st.peers.push_back(std::move(sibling));
+      return st.peers;
+    };
+    c.log = impl->log;
+    impl->repair = OwnStreamRepair::start(std::move(c));
+  }
   impl->indexer = std::thread([raw = impl.get(), engine = impl->engine] {
     pthread_setname_np(pthread_self(), "vasana.indexer");
     // Graph building is catch-up work: it yields the cores to writes and queries.
@@ -346,6 +391,7 @@ void Node::stop() {
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
   i.metrics.reset();
+  i.repair.reset();
   // Peers stop before the actors, and the mirrors' applier empties its queue: nothing is applied
   // to the engine after this (the apply function uses the writer's state). The writer's state
   // holds the replica actor's handle (its subscriber): let go of it before the actor system

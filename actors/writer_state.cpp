@@ -18,6 +18,20 @@ void WriterState::note_health() {
   health_.writable = writable();
   health_.failed = writer_ && !writer_->failure().ok();
   health_.reason = read_only_reason();
+  health_.repairing = !writer_ && !repair_note_.empty();
+  if (health_.repairing) health_.reason = repair_note_;
+}
+
+void WriterState::set_repairing(std::string reason) {
+  std::lock_guard<std::mutex> g(health_mutex_);
+  repair_note_ = std::move(reason);
+  health_.repairing = !health_.writable && !repair_note_.empty();
+  if (health_.repairing) health_.reason = repair_note_;
+}
+
+void WriterState::resume(std::unique_ptr<LogWriter> writer) {
+  std::lock_guard<std::mutex> g(health_mutex_);
+  resumed_ = std::move(writer);
 }
 
 WriterHealth WriterState::health() const {
@@ -68,7 +82,23 @@ Status WriterState::flush() {
 }
 
 Status WriterState::retry(uint64_t now_ms) {
-  if (!writer_ || writer_->failure().ok()) return Status::Ok();
+  if (!writer_) {
+    {
+      std::lock_guard<std::mutex> g(health_mutex_);
+      if (!resumed_) return Status::Ok();
+      writer_ = std::move(resumed_);
+      repair_note_.clear();
+    }
+    read_only_reason_.clear();
+    clock_.observe(writer_->last_ts());
+    note_health();
+    if (log_)
+      log_("writer: the own stream is repaired (verified up to seqno " + std::to_string(writer_->last_durable().value) +
+           "); writable again");
+    announce_head();
+    return Status::Ok();
+  }
+  if (writer_->failure().ok()) return Status::Ok();
   const size_t n = writer_->pending_records();
   Status s = writer_->retry(now_ms);
   if (!s.ok()) {

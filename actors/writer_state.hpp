@@ -50,6 +50,7 @@ struct CommittedRecord {
 struct WriterHealth {
   bool writable = false;
   bool failed = false;       // stopped by an I/O error (retried); false and not writable: read-only
+  bool repairing = false;    // read-only while its stream is fetched back from peers
   std::string reason;        // why not writable
   uint64_t io_failures = 0;  // since start
 };
@@ -72,7 +73,14 @@ class WriterState {
   Status flush();
   Status maybe_seal(uint64_t now_ms);
   // After an I/O failure: redoes the failed step (LogWriter::retry). Ok when writable again.
+  // A read-only writer instead takes up the writer handed over by resume(), if any.
   Status retry(uint64_t now_ms);
+  // Own-stream repair, from any thread. set_repairing(): health() says the stream is being
+  // repaired, and why it is read-only meanwhile ("" ends it). resume(): the repaired stream's
+  // writer, taken up by the owner's next retry() (the writer actor calls it every second); from
+  // then on the writer is writable.
+  void set_repairing(std::string reason);
+  void resume(std::unique_ptr<LogWriter> writer);
   WriterHealth health() const;
   // Where the changes of state are told (one line each); none by default.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
@@ -125,6 +133,8 @@ class WriterState {
   std::function<void(const std::string&)> log_;
   mutable std::mutex health_mutex_;
   WriterHealth health_;  // guarded by health_mutex_
+  std::string repair_note_;                // guarded by health_mutex_
+  std::unique_ptr<LogWriter> resumed_;     // guarded by health_mutex_
   bool failed_ = false;  // the writer's own view (its thread only)
   Seqno last_seqno_read_only_;
   uint64_t flushes_ = 0;

@@ -22,6 +22,8 @@ const char* kUsage =
     "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
+    "  repair --data DIR [--from DIR]... [--accept-loss]\n"
+    "                                         offline: restore the own stream from other nodes' copies\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
     "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
     "  keygen --out DIR                       a CurveZMQ key pair for peer links: DIR/node.secret (0600), DIR/node.public\n"
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
   if (cmd == "recall") return vasana::cmd_recall(words);
   if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
+  if (cmd == "repair") return vasana::cmd_repair(words);
   if (cmd == "log") return vasana::cmd_log(words);
   if (cmd == "keygen") return vasana::cmd_keygen(words);
   if (cmd == "status") return vasana::cmd_status(words);

@@ -121,10 +121,16 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                               "sync.max_clock_skew_ms ahead of this node's clock, since the process started.",
                               MetricType::Counter);
   add(holds, {}, static_cast<double>(s.clock_holds));
+  MetricFamily copy_failures = family("vasana_copy_failures_total",
+                                      "Times a copy of another writer's stream could not be written or synced here "
+                                      "(a full disk, say) since the process started; each is retried.",
+                                      MetricType::Counter);
+  add(copy_failures, {}, static_cast<double>(s.copy_failures));
 
   std::vector<MetricFamily> out;
-  out.reserve(15);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &own_state, &io_failures, &problems, &holds, &up,
+  out.reserve(16);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &own_state, &io_failures, &problems, &holds,
+                          &copy_failures, &up,
                           &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused}) {
     out.push_back(std::move(*f));
   }

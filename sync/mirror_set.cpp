@@ -19,6 +19,8 @@ constexpr auto kShunAfterRefusal = std::chrono::seconds(10);
 // After a peer answered a fetch with nothing although its advert promised more (the segment is
 // missing there, or its advert was stale), ask it again only after this: no busy loop.
 constexpr auto kPauseAfterEmpty = std::chrono::seconds(1);
+// A copy that could not be written or synced is rewound and fetched into again this often.
+constexpr auto kRetryFailedCopy = std::chrono::seconds(5);
 }  // namespace
 
 Hlc ClockBound::max_ts() const {
@@ -71,6 +73,11 @@ void MirrorSet::mark_dirty(InstanceId writer, Entry& e) {
 
 void MirrorSet::apply_one(std::unique_lock<std::mutex>& g, Queued& q) {
   applying_ = true;
+  // Records applied before a rewind come again: each is applied once.
+  const Seqno skip = entries_[q.writer].skip_through;
+  size_t fresh = 0;
+  while (fresh < q.records.size() && q.records[fresh].seqno <= skip) ++fresh;
+  if (fresh > 0) q.records.erase(q.records.begin(), q.records.begin() + fresh);
   g.unlock();
   if (!q.records.empty()) apply_(q.writer, q.records);
   q.records = {};  // freed outside the mutex: the chunk's bytes, up to fetch_bytes
@@ -128,12 +135,10 @@ void MirrorSet::sync_loop() {
     for (const Work& wk : work) {
       Entry& e = entries_[wk.writer];
       if (!wk.status.ok()) {
-        if (e.failed.empty()) log_("sync: cannot sync the copy of writer " + to_hex(wk.writer) + ": " +
-                                   wk.status.to_string() + "; no longer fetching it");
-        e.failed = wk.status.to_string();
+        fail_copy(wk.writer, e, "sync", wk.status);
         continue;
       }
-      if (wk.point) e.mirror->synced(wk.point->head);
+      if (wk.point) e.mirror->synced(*wk.point);
       // Advertised and acknowledged: what is both on disk and applied here.
       if (!e.mirror->empty()) heads_->update(earlier(e.mirror->durable_head(), e.applied));
     }
@@ -157,6 +162,31 @@ void MirrorSet::add(std::unique_ptr<WriterMirror> mirror) {
   Entry& e = entries_[w];
   e.applied = mirror->head();  // replayed into the state at start-up
   e.mirror = std::move(mirror);
+}
+
+void MirrorSet::start_repair(std::unique_ptr<WriterMirror> own_prefix) {
+  add(std::move(own_prefix));
+  std::lock_guard<std::mutex> g(mutex_);
+  repairing_ = true;
+}
+
+bool MirrorSet::repairing() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return repairing_;
+}
+
+StreamHead MirrorSet::finish_repair() {
+  {
+    std::unique_lock<std::mutex> g(mutex_);
+    repairing_ = false;
+    auto found = entries_.find(own_);
+    if (found == entries_.end()) return StreamHead{};
+    Entry& e = found->second;
+    applied_.wait(g, [&] { return e.queued == 0; });
+  }
+  flush();
+  std::lock_guard<std::mutex> g(mutex_);
+  return entries_.at(own_).mirror->durable_head();
 }
 
 namespace {
@@ -189,6 +219,30 @@ MirrorSet::Entry& MirrorSet::new_entry(InstanceId writer) {
   return e;
 }
 
+void MirrorSet::fail_copy(InstanceId writer, Entry& e, const char* what, const Status& why) {
+  if (!e.failure_logged)
+    log_(std::string("sync: cannot ") + what + " the copy of writer " + to_hex(writer) + ": " + why.to_string() +
+         "; not fetched into until it can be written again (tried every " +
+         std::to_string(std::chrono::seconds(kRetryFailedCopy).count()) + " s)");
+  e.failure_logged = true;
+  e.failed = why.to_string();
+  e.failed_at = Clock::now();
+  ++copy_failures_;
+}
+
+bool MirrorSet::retry_copy(InstanceId writer, Entry& e, std::chrono::steady_clock::time_point now) {
+  if (e.queued > 0 || now - e.failed_at < kRetryFailedCopy) return false;
+  e.failed_at = now;
+  Status s = e.mirror->rewind();
+  if (!s.ok()) return false;
+  // The records written after the durable head were applied: when they come again they are
+  // skipped, and the heads advertised stay at the durable head (earlier of the two).
+  if (e.skip_through < e.applied.last_seqno) e.skip_through = e.applied.last_seqno;
+  e.applied = e.mirror->head();
+  e.failed.clear();  // logged again only once a write succeeds, or fails after having succeeded
+  return true;
+}
+
 void MirrorSet::note_hold(InstanceId writer, Entry& e, const std::optional<WriterMirror::HeldRecord>& held) {
   if (held && !e.held) {
     ++clock_holds_;
@@ -216,6 +270,11 @@ std::vector<MirrorSet::CopyProblem> MirrorSet::problems() const {
   return out;
 }
 
+uint64_t MirrorSet::copy_failures() const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return copy_failures_;
+}
+
 uint64_t MirrorSet::clock_holds() const {
   std::lock_guard<std::mutex> g(mutex_);
   return clock_holds_;
@@ -233,7 +292,7 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
   const Hlc max_ts = bound_.max_ts();
   std::vector<PeerFetch> out;
   for (const StreamHead& h : advertised) {
-    if (h.writer == own_ || h.writer.value == 0) continue;
+    if ((h.writer == own_ && !repairing_) || h.writer.value == 0) continue;
     auto found = entries_.find(h.writer);
     if (found == entries_.end()) {
       // Nothing of this writer is held here: its first fetch is claimed without creating
@@ -256,12 +315,12 @@ std::vector<PeerFetch> MirrorSet::claim(uint64_t session, const std::vector<Stre
       continue;
     }
     Entry& e = found->second;
+    if (!e.failed.empty() && !retry_copy(h.writer, e, now)) continue;
     if (!e.mirror->behind(h)) continue;
     if (e.held && e.held->ts > max_ts) continue;  // not due yet
     if (e.claimed_by != 0 && e.claimed_by != session && now - e.claimed_at < kClaimTimeout) continue;
     if (e.claimed_by == session && now - e.claimed_at < kClaimTimeout) continue;  // its fetch is in flight
     if (e.queued > 0 && e.queued_by != session) continue;  // another session's chunks wait to be applied
-    if (!e.failed.empty()) continue;
     auto shun = e.shunned_until.find(session);
     if (shun != e.shunned_until.end() && now < shun->second) continue;
     e.claimed_by = session;
@@ -284,7 +343,7 @@ Result<MirrorSet::Delivery> MirrorSet::deliver(uint64_t session, const PeerChunk
 Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk& chunk, bool mid_write) {
   std::unique_lock<std::mutex> g(mutex_);
   Delivery d;
-  if (chunk.writer == own_) return d;
+  if (chunk.writer == own_ && !repairing_) return d;
   // Room in the queue first: a session that stores faster than the applier applies waits here.
   applied_.wait(g, [&] { return queue_.size() < kMaxQueuedChunks; });
   auto found = entries_.find(chunk.writer);
@@ -323,6 +382,7 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
   auto checked = WriterMirror::check(expect, chunk, mid_write);
   g.lock();
   applied_.wait(g, [&] { return queue_.size() < kMaxQueuedChunks; });
+  if (chunk.writer == own_ && !repairing_) return d;  // the repair finished meanwhile
   if (!e) {
     if (!checked.ok()) {  // bad bytes for a writer not held here: nothing is kept of it
       d.refused = true;
@@ -339,7 +399,7 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
                                : Result<WriterMirror::Accepted>(checked.status());
   if (!accepted.ok()) {
     if (accepted.status().code() == Code::io_error) {
-      e->failed = accepted.status().to_string();
+      fail_copy(chunk.writer, *e, "write", accepted.status());
       return accepted.status();
     }
     d.refused = true;
@@ -353,6 +413,11 @@ Result<MirrorSet::Delivery> MirrorSet::accept(uint64_t session, const PeerChunk&
   d.head = e->mirror->head();
   if (d.bytes == 0 && (chunk.missing || chunk.bytes.empty()))
     e->shunned_until[session] = Clock::now() + kPauseAfterEmpty;
+  if (d.bytes > 0 && e->failure_logged) {
+    e->failure_logged = false;
+    log_("sync: the copy of writer " + to_hex(chunk.writer) + " is written again (up to seqno " +
+         std::to_string(d.head.last_seqno.value) + ")");
+  }
   if (d.bytes > 0) {
     // Queued even without records (a segment's header or trailer alone): heads move in order.
     ++e->queued;

@@ -28,8 +28,15 @@
 // hybrid clock, and the effective times of every later write, forward with it.
 // A writer a peer only names (in an advert) gets no copy and no state here until a verified
 // chunk of it arrives: at most kMaxNewWriterClaims fetches of writers this node holds nothing
-// of are in flight at a time. A copy that cannot be written or synced (IoError) is
-// no longer fetched into until the node restarts; it is logged.
+// of are in flight at a time. A copy that cannot be written or synced (IoError: a full disk) is
+// logged once, counted and shown by problems(); every 5 s, when a peer advertises that writer,
+// it is rewound to what is durable (WriterMirror::rewind) and fetched into again, and the
+// records it applied already are skipped as they come again.
+//
+// Own-stream repair: when this node's own stream was found damaged and cut back to its verified
+// prefix, that prefix is handed over as a copy (start_repair) and the own writer is fetched from
+// peers like any other, verified against the prefix's chain, until finish_repair(); then the
+// node's log writer continues the stream (actors/node.cpp).
 //
 // Threading: every method may be called from any thread; one mutex serialises them. The applier
 // (or accept(), for a small chunk) applies, accept() verifies (WriterMirror::check) and the
@@ -80,6 +87,12 @@ class MirrorSet {
 
   // At start-up: a copy resumed from the node's scan.
   void add(std::unique_ptr<WriterMirror> mirror);
+  // Own-stream repair (above): own_prefix is the own writer's verified prefix opened as a copy.
+  void start_repair(std::unique_ptr<WriterMirror> own_prefix);
+  bool repairing() const;
+  // Stops fetching the own writer, waits until what was stored of it is applied and synced,
+  // and returns how far it reaches.
+  StreamHead finish_repair();
 
   // The fetches session should send now, given what its peer advertised. Each returned fetch
   // holds its writer until deliver() or release() for that writer by the same session.
@@ -121,6 +134,8 @@ class MirrorSet {
   std::vector<CopyProblem> problems() const;
   // Times a writer was held by the clock bound since start.
   uint64_t clock_holds() const;
+  // Times a copy could not be written or synced since start.
+  uint64_t copy_failures() const;
   // Writers this node keeps a copy of (or state for).
   size_t copies() const;
   // Waits until everything delivered before the call is applied and synced and its heads moved
@@ -138,7 +153,10 @@ class MirrorSet {
     uint64_t queued_by = 0;   // the session that stored them (while queued > 0)
     StreamHead applied;       // the copy's head after the last applied chunk
     bool dirty = false;   // written or applied since the syncer last looked
-    std::string failed;   // why the copy could not be written or synced; never fetched into again
+    std::string failed;   // why the copy could not be written or synced; not fetched into meanwhile
+    std::chrono::steady_clock::time_point failed_at;  // the failure, or the last rewind tried
+    Seqno skip_through;   // applied before a rewind: not applied again
+    bool failure_logged = false;  // the failure is logged; cleared (and logged) by the next write
     std::optional<WriterMirror::HeldRecord> held;  // clock bound: not fetched until it is due
   };
   // A claim of a writer with no entry (nothing of it held here).
@@ -158,6 +176,11 @@ class MirrorSet {
   // Books a store that held records back (or moved past a hold).
   void note_hold(InstanceId writer, Entry& e, const std::optional<WriterMirror::HeldRecord>& held);
   void mark_dirty(InstanceId writer, Entry& e);
+  // Books a copy that could not be written or synced (what: "write" or "sync"), logged once.
+  void fail_copy(InstanceId writer, Entry& e, const char* what, const Status& why);
+  // A failed copy's retry, at most every kRetryFailedCopy: rewinds it. True when it is
+  // fetched into again.
+  bool retry_copy(InstanceId writer, Entry& e, std::chrono::steady_clock::time_point now);
   // Applies q (the mutex held by g on entry and on return, released meanwhile), drops its
   // records and books it.
   void apply_one(std::unique_lock<std::mutex>& g, Queued& q);
@@ -179,12 +202,14 @@ class MirrorSet {
   // until then.
   std::map<uint64_t, std::chrono::steady_clock::time_point> new_paused_;
   uint64_t clock_holds_ = 0;
+  uint64_t copy_failures_ = 0;
   std::vector<InstanceId> dirty_;       // entries with dirty set
   std::deque<Queued> queue_;            // stored chunks waiting for the applier
   uint64_t queued_number_ = 0;          // the last chunk queued
   uint64_t applied_number_ = 0;         // the last chunk applied
   uint64_t written_rounds_ = 0;         // chunks that wrote bytes, counted once applied
   uint64_t synced_rounds_ = 0;          // of which synced (or failed) with their heads moved
+  bool repairing_ = false;               // the own writer is fetched (start_repair)
   bool stopping_ = false;                // for the syncer
   bool applier_stopping_ = false;
   bool applying_ = false;                // a chunk is being applied (by the applier or inline)

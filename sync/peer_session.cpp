@@ -33,6 +33,7 @@ struct PeerSession::Impl {
 
   mutable std::mutex mutex;  // guards what status() reads
   bool up = false;
+  bool advert_heard = false;  // an advert came since start
   std::string peer_instance;
   Clock::time_point last_heard{};
   bool heard = false;
@@ -89,16 +90,20 @@ PeerStatus PeerSession::status() const {
   st.address = i.peer.address;
   st.instance = i.peer_instance;
   st.up = i.up;
+  st.advert_heard = i.advert_heard;
   st.last_heard_s = i.heard ? std::chrono::duration<double>(Clock::now() - i.last_heard).count() : -1;
   st.chunks_received = i.chunks_received;
   st.chunks_refused = i.chunks_refused;
   const uint64_t now_ms = system_wall_ms();
   for (const StreamHead& h : i.advertised) {
-    if (h.writer == i.ours.instance) continue;  // this node is that writer's origin
+    auto mine = i.heads->get(h.writer);
+    // This node is its own writer's origin: that writer is shown only when the peer holds more
+    // of it than this node does (its stream was cut back here after a crash or corruption).
+    const Seqno own_held = mine ? mine->last_seqno : Seqno(0);
+    if (h.writer == i.ours.instance && h.last_seqno <= own_held) continue;
     WriterLag l;
     l.writer = to_hex(h.writer);
     l.peer_seqno = h.last_seqno.value;
-    auto mine = i.heads->get(h.writer);
     l.applied_seqno = mine ? mine->last_seqno.value : 0;
     l.lag_ops = l.peer_seqno > l.applied_seqno ? l.peer_seqno - l.applied_seqno : 0;
     if (l.lag_ops > 0) {
@@ -252,6 +257,7 @@ void PeerSession::run() {
           {
             std::lock_guard<std::mutex> g(i.mutex);
             i.advertised = advertised;
+            i.advert_heard = true;
           }
           send_acks();  // ops this node holds already (from another peer) wait for no move here
           fetch_more();

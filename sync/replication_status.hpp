@@ -35,6 +35,7 @@ struct PeerStatus {
   std::string address;           // as configured, e.g. "tcp://127.0.0.1:7101"
   std::string instance;          // the peer's instance id once it said hello, else empty
   bool up = false;               // a session is established (hello accepted both ways)
+  bool advert_heard = false;     // it told which writers it holds (an advert; a sibling: its folders read)
   double last_heard_s = -1;      // seconds since the last message from it; -1: never
   uint64_t chunks_received = 0;  // verified chunks applied from it
   uint64_t chunks_refused = 0;   // chunks that failed verification: never applied
@@ -84,6 +85,7 @@ struct NodeStatus {
   std::vector<WriterApplied> writers;
   std::vector<WriterProblem> problems;  // writers that cannot move on now
   uint64_t clock_holds = 0;             // times a writer was held by the clock bound since start
+  uint64_t copy_failures = 0;           // times a copy of another writer could not be written or synced
   std::vector<PeerStatus> peers;
   // Peers refused at hello or on a link, by reason ("unknown key", "cluster id",
   // "vector space", "protocol version"), since start.

@@ -169,12 +169,12 @@ std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, Instan
     p.chunks_refused = s.refused;
     p.last_heard_s = std::chrono::duration<double>(now - s.listed).count();
     p.up = p.last_heard_s <= std::max(1.0, 10 * std::chrono::duration<double>(poll_).count());
+    p.advert_heard = p.up;
     const DataDir dir{path};
     if (auto id = load_identity(dir); id.ok()) p.instance = to_hex(id->instance);
     auto writers = list_writer_dirs(dir, nullptr);
     if (writers.ok()) {
       for (const WriterDir& w : *writers) {
-        if (w.instance == own) continue;
         auto theirs = head_from_files(w.path, w.instance);
         if (!theirs) continue;
         WriterLag l;
@@ -196,6 +196,9 @@ std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, Instan
             l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
           }
         }
+        // This node is its own writer's origin: shown only when the sibling holds more of it
+        // (the stream was cut back here after a crash or corruption).
+        if (w.instance == own && l.lag_ops == 0) continue;
         p.writers.push_back(l);
       }
     }

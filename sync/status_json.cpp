@@ -149,6 +149,7 @@ std::string status_to_json(const NodeStatus& s) {
     problems.push_back({{"writer", p.writer}, {"problem", p.problem}, {"seqno", p.seqno}, {"detail", p.detail}});
   j["problems"] = std::move(problems);
   j["clock_holds"] = s.clock_holds;
+  j["copy_failures"] = s.copy_failures;
   json peers = json::array();
   for (const PeerStatus& p : s.peers) {
     json lags = json::array();
@@ -238,6 +239,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
     }
   }
   top.u64("clock_holds", &s.clock_holds);
+  top.u64("copy_failures", &s.copy_failures);
 
   if (const json* peers = top.array("peers")) {
     const std::string path = top.child("peers");
@@ -314,7 +316,7 @@ std::string status_to_text(const NodeStatus& s) {
   }
 
   out += "\nwriter problems (" + std::to_string(s.problems.size()) + "; clock-bound holds since start: " +
-         std::to_string(s.clock_holds) + ")\n";
+         std::to_string(s.clock_holds) + ", copy write failures: " + std::to_string(s.copy_failures) + ")\n";
   if (s.problems.empty()) out += "  none\n";
   for (const WriterProblem& p : s.problems) {
     out += "  " + p.writer + "  " + p.problem + (p.seqno ? " at seqno " + std::to_string(p.seqno) : std::string()) +

@@ -46,6 +46,7 @@ Result<std::unique_ptr<WriterMirror>> WriterMirror::open(const DataDir& dir, Ins
     if (!s.ok()) return s;
   }
   m->durable_ = m->head();
+  m->durable_position_ = m->position();
   return m;
 }
 
@@ -56,12 +57,48 @@ std::string WriterMirror::segment_path(SegmentIndex index) const {
 std::optional<WriterMirror::SyncPoint> WriterMirror::sync_point() const {
   const StreamHead h = head();
   if (!file_ || (h.segment == durable_.segment && h.segment_bytes == durable_.segment_bytes)) return std::nullopt;
-  return SyncPoint{file_, h};
+  return SyncPoint{file_, h, position(), generation_};
 }
 
-void WriterMirror::synced(const StreamHead& h) {
+void WriterMirror::synced(const SyncPoint& point) {
   auto key = [](const StreamHead& x) { return std::make_tuple(x.segment, x.segment_bytes); };
-  if (key(durable_) < key(h)) durable_ = h;
+  if (point.generation != generation_ || !(key(durable_) < key(point.head))) return;
+  durable_ = point.head;
+  durable_position_ = point.position;
+}
+
+Status WriterMirror::rewind() {
+  const Position& d = durable_position_;
+  file_.reset();
+  // Every segment file past the durable one goes (a sealed durable segment: its successor too).
+  std::error_code ec;
+  std::vector<SegmentIndex> later;
+  for (fs::directory_iterator it(dir_.writer_dir(writer_), ec), end; !ec && it != end; it.increment(ec)) {
+    auto index = parse_segment_file_name(it->path().filename().string());
+    if (index && (!d.has_segment || d.segment < *index)) later.push_back(*index);
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return Status::IoError("cannot list " + dir_.writer_dir(writer_) + ": " + ec.message());
+  FileSystem& files = posix_file_system();
+  for (SegmentIndex index : later) {
+    Status s = files.remove(segment_path(index));
+    if (!s.ok()) return s;
+  }
+  if (d.has_segment) {
+    Status s = files.truncate(segment_path(d.segment), d.segment_bytes);
+    if (!s.ok()) return s;
+  }
+  if (!later.empty()) {
+    Status s = files.sync_dir(dir_.writer_dir(writer_));
+    if (!s.ok()) return s;
+  }
+  has_segment_ = d.has_segment;
+  segment_ = d.segment;
+  segment_bytes_ = d.segment_bytes;
+  sealed_ = d.sealed;
+  next_ = d.next;
+  ++generation_;
+  return Status::Ok();
 }
 
 StreamHead WriterMirror::head() const {
@@ -219,7 +256,10 @@ Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Check
   }
   out.records = std::move(checked.records);
   out.held = checked.held;
-  if (sync_now) durable_ = head();
+  if (sync_now) {
+    durable_ = head();
+    durable_position_ = position();
+  }
   if (sealed_) file_.reset();
   return out;
 }

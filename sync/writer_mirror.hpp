@@ -24,6 +24,9 @@
 // Its last segment is synced once there: the process before may have died between writing and
 // syncing it, and what a copy resumes from counts as durable.
 //
+// A copy that could not be written or synced (a full disk) is rewound to its durable head by
+// rewind(): what was written after it is cut off, and fetched again once there is room.
+//
 // Threading: not synchronised; one owner at a time (sync/mirror_set.hpp serialises callers).
 // check() is static and reads only its arguments: it may run outside the owner's lock.
 #pragma once
@@ -67,15 +70,31 @@ class WriterMirror {
   // How far it is synced (at most head()).
   StreamHead durable_head() const { return durable_; }
 
+  // Where the copy stands in its stream: what head() and next_fetch() are made of.
+  struct Position {
+    bool has_segment = false;   // a segment file with a verified header exists
+    SegmentIndex segment;       // the newest one
+    uint64_t segment_bytes = 0;
+    bool sealed = false;
+    SegmentContinuation next;   // what its next record must continue
+  };
   // What to fdatasync to make head() durable: the open segment's file and the head it will
   // make durable. None when durable_head() is head() already.
   struct SyncPoint {
     std::shared_ptr<AppendFile> file;
     StreamHead head;
+    Position position;        // the copy's position at head
+    uint64_t generation = 0;  // rewinds before it was taken
   };
   std::optional<SyncPoint> sync_point() const;
-  // After point.file->sync() succeeded: durable_head() moves to point.head (never back).
-  void synced(const StreamHead& head);
+  // After point.file->sync() succeeded: durable_head() moves to point.head (never back). A
+  // point taken before the last rewind() is ignored.
+  void synced(const SyncPoint& point);
+  // After a write or sync failed: cuts the open segment back to durable_head(), removes any
+  // later segment file, and moves head() back there, so the copy holds only what is durable
+  // and the rest is fetched again. The records between the two were handed on (applied)
+  // already: they come again. IoError when the files cannot be cut (the copy stays failed).
+  Status rewind();
   bool empty() const { return !has_segment_; }
   // What to ask a peer for next: the open segment from its verified end, or the next segment
   // from 0 once the current one is sealed.
@@ -132,6 +151,8 @@ class WriterMirror {
   WriterMirror(DataDir dir, InstanceId writer, VectorSpace space) : dir_(std::move(dir)), writer_(writer), space_(std::move(space)) {}
   std::string segment_path(SegmentIndex index) const;
 
+  Position position() const { return Position{has_segment_, segment_, segment_bytes_, sealed_, next_}; }
+
   DataDir dir_;
   InstanceId writer_;
   VectorSpace space_;
@@ -141,6 +162,8 @@ class WriterMirror {
   bool sealed_ = false;
   SegmentContinuation next_;  // what its next record must continue
   StreamHead durable_;        // synced up to here
+  Position durable_position_; // the position at durable_
+  uint64_t generation_ = 0;   // rewinds so far
   std::shared_ptr<AppendFile> file_;  // the open segment, opened on the first append; shared with a sync in progress
 };
 

@@ -26,6 +26,7 @@ NodeStatus sample_status() {
   s.problems = {{"00000000000000cc", "clock-held", 41, "stamped ahead"},
                 {"00000000000000dd", "copy-failed", 0, "write: No space left on device"}};
   s.clock_holds = 3;
+  s.copy_failures = 4;
   PeerStatus up;
   up.address = "tcp://127.0.0.1:7101";
   up.instance = "00000000000000bb";
@@ -60,6 +61,7 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
     REQUIRE(a.problems[i].detail == b.problems[i].detail);
   }
   REQUIRE(a.clock_holds == b.clock_holds);
+  REQUIRE(a.copy_failures == b.copy_failures);
   REQUIRE(a.writers.size() == b.writers.size());
   for (size_t i = 0; i < a.writers.size(); ++i) {
     REQUIRE(a.writers[i].writer == b.writers[i].writer);
@@ -109,7 +111,7 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
                            "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
                            "\"writer\"", "\"own_writer\"", "\"state\"", "\"reason\"", "\"io_failures\"",
-                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\""}) {
+                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\""}) {
     REQUIRE(json.find(name) != std::string::npos);
   }
   REQUIRE(json.find("\"applied_remote_ops\":18446744073709551615") != std::string::npos);
@@ -171,7 +173,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
         "  tcp://10.1.2.3:7101  down  instance unknown  never heard  chunks 0 received, 0 refused\n",
         "    no writers advertised\n", "  cluster id: 2\n", "  unknown key: 1\n",
         "own writer    failed: fdatasync: No space left on device (2 I/O failures since start)\n",
-        "writer problems (2; clock-bound holds since start: 3)\n",
+        "writer problems (2; clock-bound holds since start: 3, copy write failures: 4)\n",
         "  00000000000000cc  clock-held at seqno 41: stamped ahead\n",
         "  00000000000000dd  copy-failed: write: No space left on device\n"}) {
     REQUIRE(text.find(expected) != std::string::npos);
@@ -183,7 +185,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   REQUIRE(off.find("peers (0)\n  none configured\n") != std::string::npos);
   REQUIRE(off.find("lane backlog  0 (recall sees every applied op)\n") != std::string::npos);
   REQUIRE(off.find("own writer    writable\n") != std::string::npos);
-  REQUIRE(off.find("writer problems (0; clock-bound holds since start: 0)\n  none\n") != std::string::npos);
+  REQUIRE(off.find("writer problems (0; clock-bound holds since start: 0, copy write failures: 0)\n  none\n") != std::string::npos);
 }
 
 TEST_CASE("the Prometheus text of a status has every family with its labels and values", "[metrics]") {

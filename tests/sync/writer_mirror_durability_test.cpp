@@ -36,13 +36,13 @@ TEST_CASE("writer mirror: appends to an open segment are durable only after sync
   REQUIRE(point->file != nullptr);
   CHECK(same_head(point->head, m->head()));
   REQUIRE(point->file->sync().ok());
-  m->synced(point->head);
+  m->synced(*point);
   CHECK(same_head(m->durable_head(), m->head()));
   CHECK_FALSE(m->sync_point().has_value());
   // A late report of an older sync never moves the durable head back.
-  StreamHead older = point->head;
-  older.last_seqno = Seqno(1);
-  older.segment_bytes -= 1;
+  WriterMirror::SyncPoint older = *point;
+  older.head.last_seqno = Seqno(1);
+  older.head.segment_bytes -= 1;
   m->synced(older);
   CHECK(same_head(m->durable_head(), m->head()));
 
