@@ -15,6 +15,7 @@ packages=(
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
   redis-server                                  # bench replication: Redis side by side (optional there)
+  faketime                                      # tests: a node whose clock runs ahead
 )
 
 missing=()
