@@ -291,8 +291,10 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   impl->endpoint = std::move(ep.value());
   std::vector<query_actor> queries;
   for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
-    queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get(),
-                                        ReadYourWrites{impl->identity.instance, impl->acknowledged}));
+    queries.push_back(spawn_query_actor(
+        *impl->system, impl->engine,
+        [ep = impl->endpoint.get()](const ClientCall& call, const ClientResponse& r) { ep->reply(call, r); },
+        ReadYourWrites{impl->identity.instance, impl->acknowledged, impl->replica}));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
