@@ -77,6 +77,7 @@ struct Node::Impl {
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
+  bool endpoint_file_written = false;  // DIR/client.endpoint is this node's: stop() removes it
 
   // Books an op that could not be applied; the first failure of a writer is logged.
   void apply_failed(InstanceId writer, Seqno seqno, const Status& why) {
@@ -146,10 +147,20 @@ std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->repl
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 InstanceId Node::instance() const { return impl_->identity.instance; }
 
-Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = std::move(options);
-  impl->log = log ? std::move(log) : [](const std::string&) {};
+namespace {
+
+// FailedPrecondition when NodeOptions::stop_requested says so: the start stops between steps.
+Status check_stop_requested(const Node::Impl& impl) {
+  if (impl.options.stop_requested && impl.options.stop_requested())
+    return Status::FailedPrecondition("start interrupted: a stop was requested");
+  return Status::Ok();
+}
+
+// Every step of Node::start, in order. On an error it returns at once; what it started is then
+// in impl, which Node::stop() ends. Locals die here, before that stop: a handle left in one
+// (the writer state's subscription holds the replica actor) would keep the actor system from
+// ending.
+Status start_node(std::unique_ptr<Node::Impl>& impl) {
   const DataDir& dir = impl->options.dir;
   FileSystem& fs = impl->options.fs ? *impl->options.fs : posix_file_system();
 
@@ -159,6 +170,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   auto lock = DirLock::acquire(dir);
   if (!lock.ok()) return lock.status();
   impl->lock.emplace(std::move(lock.value()));
+  if (Status st = check_stop_requested(*impl); !st.ok()) return st;
 
   // The replicated state: every verified op of every writer folder, own stream first.
   impl->engine = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
@@ -181,11 +193,14 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     if (w.instance == impl->identity.instance) continue;
     auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance));
     if (!scan.ok()) return scan.status();
+    if (Status st = check_stop_requested(*impl); !st.ok()) return st;
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
     others.push_back(std::move(scan.value()));
   }
   // The lanes are built once from the replayed state, side by side on the scheduler's threads.
+  if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   impl->engine->rebuild_lanes(std::max<size_t>(1, impl->options.worker_threads));
+  if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
   if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
   impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +
@@ -227,7 +242,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   if (auto own = state->durable_head()) impl->heads->update(*own);
   state->on_durable_head([heads = impl->heads.get()](const StreamHead& h) { heads->update(h); });
   {
-    Impl* raw = impl.get();
+    Node::Impl* raw = impl.get();
     impl->mirrors = std::make_unique<MirrorSet>(
         dir, impl->identity.vector_space, impl->identity.instance, impl->heads.get(),
         [raw](InstanceId writer, const std::vector<MirroredRecord>& records) {
@@ -292,11 +307,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
     ours.instance = impl->identity.instance;
     ours.vector_space = impl->identity.vector_space.id();
     auto r = Replicator::start(impl->options.sync, dir, ours, impl->heads.get(), impl->mirrors.get(), impl->log);
-    if (!r.ok()) {
-      caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
-      caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
-      return r.status();
-    }
+    if (!r.ok()) return r.status();
     impl->replicator = std::move(r.value());
   }
   if (!impl->options.sync.shared_parent.empty()) {
@@ -304,22 +315,27 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
                                           /*session_base=*/1u << 20, impl->options.sync.shared_poll, impl->log);
     impl->log("sync: following the data directories in " + impl->options.sync.shared_parent);
   }
+  // The metrics exporter listens before clients are served: a node whose metrics port is taken
+  // never publishes a client endpoint.
+  if (!impl->options.metrics_listen.empty()) {
+    const Node::Impl* raw = impl.get();
+    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(/*with_digest=*/false); });
+    if (!m.ok()) return m.status();
+    impl->metrics = std::move(m.value());
+    impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
+  }
+  if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
   auto ep = ClientEndpoint::bind(eps);
-  if (!ep.ok()) {
-    // The actor system waits for every actor before it goes: end the two already spawned.
-    impl->replicator.reset();
-    impl->tailer.reset();
-    caf::anon_send_exit(impl->writer, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(impl->replica, caf::exit_reason::user_shutdown);
-    return ep.status();
-  }
+  if (!ep.ok()) return ep.status();
   impl->endpoint = std::move(ep.value());
   std::vector<query_actor> queries;
   for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
-    queries.push_back(spawn_query_actor(*impl->system, impl->engine, impl->endpoint.get(),
-                                        ReadYourWrites{impl->identity.instance, impl->acknowledged}));
+    queries.push_back(spawn_query_actor(
+        *impl->system, impl->engine,
+        [ep = impl->endpoint.get()](const ClientCall& call, const ClientResponse& r) { ep->reply(call, r); },
+        ReadYourWrites{impl->identity.instance, impl->acknowledged, impl->replica}));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
@@ -332,23 +348,9 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   std::string ep_text;
   for (const auto& e : impl->endpoints) ep_text += e + "\n";
   Status s = write_file_atomically(dir.endpoint_path(), ep_text);
-  if (!s.ok()) {
-    std::unique_ptr<Node> n(new Node(std::move(impl)));
-    n->stop();
-    return s;
-  }
+  if (!s.ok()) return Status::IoError("cannot write the client endpoint file: " + s.message());
+  impl->endpoint_file_written = true;
   for (const auto& e : impl->endpoints) impl->log("listening on " + e);
-  if (!impl->options.metrics_listen.empty()) {
-    const Impl* raw = impl.get();
-    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(/*with_digest=*/false); });
-    if (!m.ok()) {
-      std::unique_ptr<Node> n(new Node(std::move(impl)));
-      n->stop();
-      return m.status();
-    }
-    impl->metrics = std::move(m.value());
-    impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
-  }
   // Started last: no early return above may leave a joinable thread behind.
   if (impl->mirrors->repairing()) {
     OwnStreamRepair::Context c;
@@ -382,7 +384,23 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
       });
     }
   });
-  return std::unique_ptr<Node>(new Node(std::move(impl)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->log = log ? std::move(log) : [](const std::string&) {};
+  Status s = start_node(impl);
+  std::unique_ptr<Node> node(new Node(std::move(impl)));
+  if (!s.ok()) {
+    // Everything started so far, in reverse order; then the lock goes with the node.
+    node->stop();
+    return s;
+  }
+  return node;
 }
 
 void Node::stop() {
@@ -403,14 +421,16 @@ void Node::stop() {
   i.indexer_stop.store(true);
   i.indexer_wake.notify_one();
   if (i.indexer.joinable()) i.indexer.join();
-  std::remove(i.options.dir.endpoint_path().c_str());
+  if (i.endpoint_file_written) ::unlink(i.options.dir.endpoint_path().c_str());
   if (i.system) {
     // The writer answers what it has staged before it sees the exit: flush first.
-    caf::anon_send(i.writer, flush_atom::value);
-    caf::anon_send_exit(i.writer, caf::exit_reason::user_shutdown);
+    if (i.writer) {
+      caf::anon_send(i.writer, flush_atom::value);
+      caf::anon_send_exit(i.writer, caf::exit_reason::user_shutdown);
+    }
     for (auto& q : i.queries) caf::anon_send_exit(q, caf::exit_reason::user_shutdown);
     i.queries.clear();
-    caf::anon_send_exit(i.replica, caf::exit_reason::user_shutdown);
+    if (i.replica) caf::anon_send_exit(i.replica, caf::exit_reason::user_shutdown);
     i.replica = nullptr;
     // Handles keep actors alive, and the system waits for its detached writer thread to end.
     // The writer's completions reply through the endpoint, so it goes only after the writer.
@@ -419,7 +439,13 @@ void Node::stop() {
     i.system->await_all_actors_done();
     i.system.reset();
   }
+  // Closing a ZeroMQ IPC socket leaves its file behind: the socket files this node bound go too.
+  std::vector<std::string> socket_files;
+  if (i.endpoint)
+    for (const auto& e : i.endpoint->bound())
+      if (e.rfind("ipc://", 0) == 0) socket_files.push_back(e.substr(6));
   i.endpoint.reset();
+  for (const auto& f : socket_files) ::unlink(f.c_str());
 }
 
 }  // namespace vasana

@@ -34,20 +34,26 @@ struct NodeOptions {
   FileSystem* fs = nullptr;                   // null: the real file system
   SyncOptions sync;                           // replication; off unless listen or peers are set
   std::string metrics_listen;                 // Prometheus exporter, "127.0.0.1:PORT"; "" = none
+  // Asked between the steps of start() (any thread may make it true); when true, start() stops
+  // what it started and returns FailedPrecondition. Empty: never.
+  std::function<bool()> stop_requested;
 };
 
 using LogSink = std::function<void(const std::string& line)>;
 
 class Node {
  public:
-  // Locks the data directory, verifies and repairs the own stream, spawns the actors, binds
-  // the client endpoints and writes DIR/client.endpoint. Errors: Busy (directory in use),
-  // NotFound (not initialised), Incompatible (foreign vector space), IoError (bind, disk).
+  // Locks the data directory, verifies and repairs the own stream, spawns the actors, starts the
+  // metrics exporter, binds the client endpoints and writes DIR/client.endpoint. Errors: Busy
+  // (directory in use), NotFound (not initialised), Incompatible (foreign vector space), IoError
+  // (bind, metrics port, disk), FailedPrecondition (options.stop_requested). On an error,
+  // everything it started is stopped again before it returns: the sockets are closed (the IPC
+  // socket file removed) and the lock released.
   static Result<std::unique_ptr<Node>> start(NodeOptions options, LogSink log);
   ~Node();  // stop()s
 
   // Stops accepting requests, lets the writer finish its batch, shuts the actors down and
-  // removes DIR/client.endpoint. Idempotent.
+  // removes DIR/client.endpoint and the IPC socket file. Idempotent.
   void stop();
 
   const std::vector<std::string>& endpoints() const;

@@ -50,26 +50,42 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
 
 namespace {
 
-query_actor::behavior_type query_behavior(query_actor::pointer, std::shared_ptr<const RecallEngine> engine,
-                                          ClientEndpoint* endpoint, ReadYourWrites ryw) {
+query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
+                                          QueryReply reply, ReadYourWrites ryw) {
+  auto answer = [engine, reply](const ClientCall& call) {
+    reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+  };
   return {
-      [=](const ClientCall& call) {
-        const Seqno acked(ryw.acknowledged->load(std::memory_order_acquire));
-        if (!engine->wait_applied(ryw.writer, acked, std::chrono::seconds(5))) {
-          endpoint->reply(call, error_response(call.request.request_id, ClientError::unavailable,
-                                               "the replica is more than 5 s behind the writer; try again"));
+      [=](ClientCall& call) {
+        const uint64_t acked = ryw.acknowledged->load(std::memory_order_acquire);
+        if (applied_seqno(*engine, ryw.writer) >= acked) {
+          answer(call);
           return;
         }
-        endpoint->reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+        // The replica answers once it has applied that far; meanwhile this actor serves others.
+        auto waiting = std::make_shared<const ClientCall>(std::move(call));
+        self->request(ryw.replica, kReadYourWritesWait, applied_atom::value, acked)
+            .then([answer, waiting](uint64_t) { answer(*waiting); },
+                  [reply, waiting](caf::error& err) {
+                    const uint64_t rid = waiting->request.request_id;
+                    if (err == caf::sec::request_timeout)
+                      reply(*waiting, error_response(rid, ClientError::unavailable,
+                                                     "the replica is more than " +
+                                                         std::to_string(kReadYourWritesWait.count()) +
+                                                         " s behind the writer; try again"));
+                    else
+                      reply(*waiting, error_response(rid, ClientError::unavailable,
+                                                     "the replica is not running (the node is stopping)"));
+                  });
       },
   };
 }
 
 }  // namespace
 
-query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine,
-                              ClientEndpoint* endpoint, ReadYourWrites ryw) {
-  return sys.spawn(query_behavior, std::move(engine), endpoint, std::move(ryw));
+query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
+                              ReadYourWrites ryw) {
+  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw));
 }
 
 }  // namespace vasana

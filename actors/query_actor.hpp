@@ -1,15 +1,20 @@
 // Query actors: a pool that answers recall from the replicated state (replica/recall_engine.hpp)
 // on the actor scheduler's threads, so that queries run in parallel with each other and with
 // the writer. A query reads under the engine's read lock and never waits for a write batch: the
-// writer applies committed ops one at a time. Includes CAF: include only from actor code.
+// writer applies committed ops one at a time. A query that must wait for the replica to apply
+// acknowledged writes asks the replica actor and is answered when its reply comes, so the
+// waiting holds no scheduler thread: other queries and actors run meanwhile. Includes CAF:
+// include only from actor code.
 #pragma once
 
 #include <caf/all.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "actors/client_endpoint.hpp"
+#include "actors/replica_actor.hpp"
 #include "replica/recall_engine.hpp"
 
 namespace vasana {
@@ -17,15 +22,21 @@ namespace vasana {
 using query_actor = caf::typed_actor<caf::reacts_to<ClientCall>>;
 
 // What a query waits for before it reads: the replica has applied every op of the node's own
-// writer up to the highest seqno acknowledged when the query started.
+// writer up to the highest seqno acknowledged when the query started. When it has not yet, the
+// query asks replica (applied_atom) and waits at most kReadYourWritesWait for the answer, then
+// answers `unavailable`.
 struct ReadYourWrites {
   InstanceId writer;
   std::shared_ptr<const std::atomic<uint64_t>> acknowledged;
+  replica_actor replica;
 };
 
-// endpoint receives the answers and must outlive the actor's last message.
-query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine,
-                              ClientEndpoint* endpoint, ReadYourWrites ryw);
+// Sends a call's answer to its caller (ClientEndpoint::reply); thread-safe.
+using QueryReply = std::function<void(const ClientCall& call, const ClientResponse& response)>;
+
+// reply must stay callable until the actor's last message.
+query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
+                              ReadYourWrites ryw);
 
 // The recall of one client call, answered as a ClientResponse (pure: no actor needed).
 ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);

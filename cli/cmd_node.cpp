@@ -1,9 +1,13 @@
 // `vasana init` and `vasana serve`.
+#include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <pthread.h>
+#include <thread>
 
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
@@ -27,6 +31,42 @@ void log_line(const std::string& line) {
 int exit_code_for(const Status& s) {
   return s.code() == Code::invalid_argument ? kExitUsage : kExitFailed;
 }
+
+// Waits for SIGINT or SIGTERM (blocked in every thread) on a thread of its own, from before the
+// node starts until the process ends, so a stop signal is seen during the start too.
+class StopSignals {
+ public:
+  explicit StopSignals(const sigset_t& set) : set_(set), thread_([this] { watch(); }) {}
+  ~StopSignals() {
+    // Wakes the watcher if no signal came: a signal sent to that thread alone ends its sigwait.
+    if (!signalled()) pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+  bool signalled() const { return signal_.load() != 0; }
+  // The signal that came (SIGINT or SIGTERM), once one has.
+  int wait() {
+    std::unique_lock<std::mutex> g(mu_);
+    cv_.wait(g, [this] { return signalled(); });
+    return signal_.load();
+  }
+
+ private:
+  void watch() {
+    int sig = 0;
+    if (sigwait(&set_, &sig) != 0) sig = SIGTERM;
+    std::lock_guard<std::mutex> g(mu_);
+    signal_.store(sig);
+    cv_.notify_all();
+  }
+
+  sigset_t set_;
+  std::atomic<int> signal_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 }  // namespace
 
@@ -84,17 +124,25 @@ int cmd_serve(const Words& words) {
     opts.sync.secret_key = keys->secret_z85;
   }
   log_line("malloc: " + malloc_tuning());
+  StopSignals signals(stop_signals);
+  opts.stop_requested = [&signals] { return signals.signalled(); };
   auto node = Node::start(opts, log_line);
-  if (!node.ok()) return fail(exit_code_for(node.status()), "serve: " + node.status().message());
+  if (!node.ok()) {
+    // A stop signal during the start ends it like a stop after it: in order, exit code 0.
+    if (signals.signalled()) {
+      log_line(std::string("stopped on ") + signal_name(signals.wait()) + " before the node was ready");
+      return kExitOk;
+    }
+    return fail(exit_code_for(node.status()), "serve: " + node.status().message());
+  }
   std::string extra;
   if (!node.value()->sync_endpoint().empty()) extra += "; peers on " + node.value()->sync_endpoint();
   if (node.value()->metrics_port() != 0)
     extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
   log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root + extra);
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  log_line(std::string("stopping on ") + (sig == SIGINT ? "SIGINT" : "SIGTERM"));
+  const int sig = signals.wait();
+  log_line(std::string("stopping on ") + signal_name(sig));
   node.value()->stop();
   log_line("stopped");
   return kExitOk;
