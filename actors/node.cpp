@@ -279,7 +279,7 @@ Result<std::unique_ptr<Node>> Node::start(NodeOptions options, LogSink log) {
   }
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
-  auto ep = ClientEndpoint::bind(eps);
+  auto ep = ClientEndpoint::bind(eps, client_endpoint_limits(impl->options.limits));
   if (!ep.ok()) {
     // The actor system waits for every actor before it goes: end the two already spawned.
     impl->replicator.reset();
