@@ -126,7 +126,7 @@ TEST_CASE("the node refuses a NUL byte and control characters that bypass the co
   CHECK(d.records() == 1);
 }
 
-TEST_CASE("times outside the supported range are refused with exit code 2; the extreme valid ones print exactly") {
+TEST_CASE("times outside the supported range are refused with exit code 2, and the extreme valid ones print exactly") {
   ServedDir d;
   const std::string file = d.tmp.sub("times.jsonl");
   write_text(file, "{\"text\": \"wraps\", \"ref\": \"a\", \"valid_from\": 18446744073709551615}\n");
