@@ -7,6 +7,8 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "store/file_access.hpp"
+
 namespace vasana {
 
 namespace {
@@ -21,25 +23,60 @@ struct OutgoingReply {
 
 }  // namespace
 
-struct ClientEndpoint::Impl {
-  zmq::context_t ctx{1};
-  std::vector<zmq::socket_t> sockets;  // touched only by the socket thread after start
-  Dispatch dispatch;
-  int wake_fd = -1;
-  std::mutex mu;
-  std::deque<OutgoingReply> outbox;  // guarded by mu
-  std::atomic<bool> stopping{false};
-  std::thread thread;
+ClientEndpointLimits client_endpoint_limits(const InputLimits& limits) {
+  ClientEndpointLimits l;
+  l.max_message_bytes = limits.max_text_bytes + 64 * 1024;
+  return l;
+}
 
-  ~Impl() {
+// What the socket thread and the in-flight slots share: slots may outlive the endpoint (a call
+// still in an actor's mailbox when the node stops), so this lives as long as the last of them.
+struct InFlightGate {
+  int wake_fd = -1;
+  size_t max_calls = 0, max_bytes = 0;
+  std::atomic<size_t> calls{0}, bytes{0};
+
+  ~InFlightGate() {
     if (wake_fd >= 0) ::close(wake_fd);
   }
-
-  void wake() {
+  void wake() const {
     uint64_t one = 1;
     ssize_t n = ::write(wake_fd, &one, sizeof one);
     (void)n;  // eventfd write fails only on counter overflow, which still wakes the poller
   }
+  bool open() const {
+    return calls.load(std::memory_order_acquire) < max_calls && bytes.load(std::memory_order_acquire) < max_bytes;
+  }
+};
+
+struct InFlightSlot {
+  std::shared_ptr<InFlightGate> gate;
+  size_t bytes;
+  InFlightSlot(std::shared_ptr<InFlightGate> g, size_t b) : gate(std::move(g)), bytes(b) {
+    gate->calls.fetch_add(1, std::memory_order_acq_rel);
+    gate->bytes.fetch_add(bytes, std::memory_order_acq_rel);
+  }
+  ~InFlightSlot() {
+    const bool was_full = !gate->open();
+    gate->calls.fetch_sub(1, std::memory_order_acq_rel);
+    gate->bytes.fetch_sub(bytes, std::memory_order_acq_rel);
+    if (was_full) gate->wake();  // the socket thread may be waiting for room to read again
+  }
+};
+
+struct ClientEndpoint::Impl {
+  zmq::context_t ctx{1};
+  std::vector<zmq::socket_t> sockets;  // touched only by the socket thread after start
+  ClientEndpointLimits limits;
+  Dispatch dispatch;
+  std::shared_ptr<InFlightGate> gate = std::make_shared<InFlightGate>();
+  std::mutex mu;
+  std::deque<OutgoingReply> outbox;  // guarded by mu
+  std::atomic<uint64_t> dropped{0};
+  std::atomic<bool> stopping{false};
+  std::thread thread;
+
+  void wake() { gate->wake(); }
 
   void send_replies() {
     std::deque<OutgoingReply> batch;
@@ -52,17 +89,19 @@ struct ClientEndpoint::Impl {
                                                  zmq::buffer(kClientTag.data(), kClientTag.size()),
                                                  zmq::buffer(r.body)};
       try {
-        zmq::send_multipart(sockets[r.socket], frames, zmq::send_flags::dontwait);
+        // Not sent (EAGAIN): the client's queue is full because it does not read its replies.
+        if (!zmq::send_multipart(sockets[r.socket], frames, zmq::send_flags::dontwait))
+          dropped.fetch_add(1, std::memory_order_relaxed);
       } catch (const zmq::error_t&) {
         // The caller went away (EHOSTUNREACH with router_mandatory): its answer has nobody to go to.
       }
     }
   }
 
-  // Decodes every request waiting on socket idx into calls (at most a bounded batch, so one
-  // busy socket cannot starve the replies).
+  // Decodes requests waiting on socket idx into calls: at most a bounded batch, so one busy
+  // socket cannot starve the replies, and only while the in-flight gate is open.
   void receive(uint8_t idx, std::vector<ClientCall>& calls) {
-    for (size_t n = 0; n < kMaxBatch; ++n) {
+    for (size_t n = 0; n < kMaxBatch && gate->open(); ++n) {
       std::vector<zmq::message_t> frames;
       zmq::recv_result_t got;
       try {
@@ -86,6 +125,7 @@ struct ClientEndpoint::Impl {
         continue;
       }
       call.request = std::move(req.value());
+      call.slot = std::make_shared<InFlightSlot>(gate, frames[2].size());
       calls.push_back(std::move(call));
     }
   }
@@ -101,8 +141,12 @@ struct ClientEndpoint::Impl {
   void run() {
     std::vector<zmq::pollitem_t> items;
     for (auto& s : sockets) items.push_back({s.handle(), 0, ZMQ_POLLIN, 0});
-    items.push_back({nullptr, wake_fd, ZMQ_POLLIN, 0});
+    items.push_back({nullptr, gate->wake_fd, ZMQ_POLLIN, 0});
     while (!stopping.load(std::memory_order_acquire)) {
+      // With the gate closed the sockets are not read: their requests wait in ZeroMQ's queues
+      // until answers free room (a freed slot wakes this thread).
+      const short want = gate->open() ? ZMQ_POLLIN : 0;
+      for (size_t i = 0; i + 1 < items.size(); ++i) items[i].events = want;
       try {
         zmq::poll(items.data(), items.size(), std::chrono::milliseconds(200));
       } catch (const zmq::error_t& e) {
@@ -111,7 +155,7 @@ struct ClientEndpoint::Impl {
       }
       if (items.back().revents & ZMQ_POLLIN) {
         uint64_t v;
-        ssize_t n = ::read(wake_fd, &v, sizeof v);
+        ssize_t n = ::read(gate->wake_fd, &v, sizeof v);
         (void)n;
       }
       std::vector<ClientCall> calls;
@@ -126,18 +170,24 @@ struct ClientEndpoint::Impl {
 
 ClientEndpoint::ClientEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<std::string>& endpoints) {
+Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<std::string>& endpoints,
+                                                             ClientEndpointLimits limits) {
   auto impl = std::make_unique<Impl>();
+  impl->limits = limits;
+  impl->gate->max_calls = limits.max_in_flight;
+  impl->gate->max_bytes = limits.max_in_flight_bytes;
   std::vector<std::string> bound;
   for (const auto& ep : endpoints) {
-    if (ep.rfind("ipc://", 0) == 0 && ep.size() - 6 >= 107)
+    const bool ipc = ep.rfind("ipc://", 0) == 0;
+    if (ipc && ep.size() - 6 >= 107)
       return Status::InvalidArgument("IPC path " + ep.substr(6) + " is longer than the 107 bytes a Unix socket allows; use a shorter data directory or client.endpoint");
     try {
       zmq::socket_t s(impl->ctx, zmq::socket_type::router);
       s.set(zmq::sockopt::linger, 0);
       s.set(zmq::sockopt::router_mandatory, 1);
-      s.set(zmq::sockopt::sndhwm, 100000);
-      s.set(zmq::sockopt::rcvhwm, 100000);
+      s.set(zmq::sockopt::sndhwm, limits.queue_per_client);
+      s.set(zmq::sockopt::rcvhwm, limits.queue_per_client);
+      s.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(limits.max_message_bytes));
       if (ep.find("://[") != std::string::npos) s.set(zmq::sockopt::ipv6, 1);
       s.bind(ep);
       bound.push_back(s.get(zmq::sockopt::last_endpoint));
@@ -145,9 +195,14 @@ Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<s
     } catch (const zmq::error_t& e) {
       return Status::IoError("cannot bind client endpoint " + ep + ": " + e.what());
     }
+    // Connecting to a Unix socket needs write permission on it: this decides who may be a client.
+    if (ipc && ep.size() > 6 && ep[6] != '@') {
+      Status s = set_mode(bound.back().substr(6), private_socket_mode());
+      if (!s.ok()) return s;
+    }
   }
-  impl->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (impl->wake_fd < 0) return Status::IoError("eventfd failed");
+  impl->gate->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (impl->gate->wake_fd < 0) return Status::IoError("eventfd failed");
   std::unique_ptr<ClientEndpoint> ep(new ClientEndpoint(std::move(impl)));
   ep->bound_ = std::move(bound);
   return ep;
@@ -172,8 +227,17 @@ void ClientEndpoint::stop() {
   impl_->dispatch = nullptr;  // drops what it holds (the gateway handle)
 }
 
+uint64_t ClientEndpoint::dropped_replies() const { return impl_->dropped.load(std::memory_order_relaxed); }
+
+const ClientEndpointLimits& ClientEndpoint::limits() const { return impl_->limits; }
+
 void ClientEndpoint::reply(const ClientCall& call, const ClientResponse& response) {
   std::string body = encode_response(response);
+  if (body.size() > impl_->limits.max_reply_bytes)
+    body = encode_response(error_response(
+        response.request_id, ClientError::bad_input,
+        "the answer is " + std::to_string(body.size()) + " bytes, more than the " +
+            std::to_string(impl_->limits.max_reply_bytes) + " bytes a reply may carry; ask for fewer hits (a lower limit)"));
   bool was_empty;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

@@ -2,6 +2,14 @@
 // owned by one thread. Incoming requests are decoded and handed to a dispatch function;
 // replies come back from any thread through reply(), which queues them and wakes the
 // socket thread (the sockets themselves are only ever touched by that thread).
+//
+// Memory is bounded whatever clients do (ClientEndpointLimits): a message larger than
+// max_message_bytes makes ZeroMQ drop that client's connection before the message is held; at
+// most max_in_flight calls (and max_in_flight_bytes of requests) are handed on and not yet
+// finished: past that the endpoint stops reading, and requests wait in ZeroMQ's per-client queue
+// (queue_per_client messages, then the client's own send blocks). A client that does not read
+// its replies has at most queue_per_client of them queued here; later ones are dropped and
+// counted (dropped_replies()). A reply above max_reply_bytes is replaced by an error saying so.
 #pragma once
 
 #include <atomic>
@@ -15,15 +23,33 @@
 #include <vector>
 
 #include "protocol/client_codec.hpp"
+#include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 
 namespace vasana {
+
+struct ClientEndpointLimits {
+  size_t max_message_bytes = 64 * 1024 + 64 * 1024;  // ZMQ_MAXMSGSIZE of each received frame
+  int queue_per_client = 64;                          // ZMQ_SNDHWM and ZMQ_RCVHWM, in messages
+  size_t max_in_flight = 4096;
+  size_t max_in_flight_bytes = 256u << 20;
+  size_t max_reply_bytes = 4u << 20;
+};
+
+// The limits for a node whose memories may hold limits.max_text_bytes of text: the largest valid
+// request (that text plus realm, ref, tags, source and a vector: under 64 KiB more) fits.
+ClientEndpointLimits client_endpoint_limits(const InputLimits& limits);
+
+// Holds one call's place among the calls in flight; the place is freed when the last copy of
+// the call is gone (answered, or dropped by whoever held it).
+struct InFlightSlot;
 
 // One request, with the address its reply goes to.
 struct ClientCall {
   uint8_t socket = 0;        // which bound socket it came in on
   std::string routing_id;    // ZeroMQ identity of the caller
   ClientRequest request;
+  std::shared_ptr<InFlightSlot> slot;  // null for calls not made by an endpoint (tests)
 };
 
 class ClientEndpoint {
@@ -31,8 +57,10 @@ class ClientEndpoint {
   // Receives the calls that arrived together, in arrival order.
   using Dispatch = std::function<void(std::vector<ClientCall>&&)>;
 
-  // Binds every endpoint (for example "ipc:///data/client.sock", "tcp://127.0.0.1:7410").
-  static Result<std::unique_ptr<ClientEndpoint>> bind(const std::vector<std::string>& endpoints);
+  // Binds every endpoint (for example "ipc:///data/client.sock", "tcp://127.0.0.1:7410"). An
+  // IPC socket file gets private_socket_mode() (store/file_access.hpp).
+  static Result<std::unique_ptr<ClientEndpoint>> bind(const std::vector<std::string>& endpoints,
+                                                      ClientEndpointLimits limits = ClientEndpointLimits{});
   // Starts the socket thread. dispatch runs on that thread and must not block. Call once.
   void run(Dispatch dispatch);
   ~ClientEndpoint();  // stop()s
@@ -43,6 +71,9 @@ class ClientEndpoint {
   void reply(const ClientCall& call, const ClientResponse& response);
   // The endpoints as bound (a "tcp://127.0.0.1:*" request resolves to the real port).
   const std::vector<std::string>& bound() const { return bound_; }
+  // Replies dropped because their client's queue was full (it does not read), since start.
+  uint64_t dropped_replies() const;
+  const ClientEndpointLimits& limits() const;
 
  private:
   struct Impl;

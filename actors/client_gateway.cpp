@@ -2,6 +2,7 @@
 
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
+#include "protocol/recall_input.hpp"
 #include "sync/status_json.hpp"
 
 namespace vasana {
@@ -31,7 +32,8 @@ ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queri
       instance_(instance),
       vector_space_id_(std::move(vector_space_id)),
       ack_gate_(ack_gate),
-      status_(std::move(status)) {}
+      status_(std::move(status)),
+      lane_names_(engine_ ? engine_->lane_names() : std::vector<std::string>{}) {}
 
 void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
@@ -79,6 +81,11 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input,
                                               "query vector has " + std::to_string(qdim) + " dimensions; this store's vector space " +
                                                   vector_space_id_ + " has " + std::to_string(limits_.vector_dim)));
+        return;
+      }
+      Status v = validate_recall(call.request.recall, limits_, lane_names_);
+      if (!v.ok()) {
+        endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
         return;
       }
       if (queries_.empty()) {

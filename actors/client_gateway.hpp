@@ -1,5 +1,6 @@
 // The client gateway: answers the calls the client endpoint decodes, on the endpoint's socket
-// thread. Validates every request (bad input is answered at once and never reaches the writer),
+// thread. Validates every request (bad input is answered at once and never reaches the writer or
+// a query actor: protocol/memory_input.hpp for a remember, protocol/recall_input.hpp for a recall),
 // turns a remember into a put_memory op and hands it to the writer, whose completion queues
 // the reply. Includes CAF (through writer_actor.hpp): include only from actor code and tests.
 #pragma once
@@ -41,6 +42,7 @@ class ClientGateway {
   std::string vector_space_id_;
   AckGate* ack_gate_;  // outlives the gateway (the node stops the endpoint first)
   std::function<NodeStatus()> status_;
+  std::vector<std::string> lane_names_;  // the lanes a recall may name (fixed for the engine's life)
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);

@@ -327,7 +327,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
-  auto ep = ClientEndpoint::bind(eps);
+  auto ep = ClientEndpoint::bind(eps, client_endpoint_limits(impl->options.limits));
   if (!ep.ok()) return ep.status();
   impl->endpoint = std::move(ep.value());
   std::vector<query_actor> queries;

@@ -16,4 +16,8 @@ std::optional<std::string> resolve_data_dir(const Args& args, const NodeConfig& 
 // InvalidArgument when neither is given; NotFound when no node runs on the directory.
 Result<std::string> find_endpoint(const Args& args, const NodeConfig& config);
 
+// The exit code for a failed step: kExitUsage when the input was bad (invalid_argument),
+// otherwise kExitFailed.
+inline int exit_code_of(const Status& s) { return s.code() == Code::invalid_argument ? kExitUsage : kExitFailed; }
+
 }  // namespace vasana

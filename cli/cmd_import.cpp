@@ -65,7 +65,7 @@ int cmd_import(const Words& words) {
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "import: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
-  if (!client.ok()) return fail(kExitUsage, "import: " + client.status().message());
+  if (!client.ok()) return fail(exit_code_of(client.status()), "import: " + client.status().message());
 
   std::vector<ClientRequest> requests(memories.size());
   for (size_t i = 0; i < memories.size(); ++i) {

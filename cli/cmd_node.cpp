@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/malloc_tunables.hpp"
 #include "cli/scoring_file.hpp"
+#include "store/file_access.hpp"
 #include "sync/curve_keys.hpp"
 
 namespace vasana {
@@ -78,6 +79,7 @@ int cmd_init(const Words& words) {
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
   auto dir = resolve_data_dir(*args, *cfg);
   if (!dir) return fail(kExitUsage, "init: --data DIR is required (or set VASANA_DATA)");
+  set_file_access(cfg->group_access ? FileAccess::group : FileAccess::owner_only);
   auto id = init_data_dir(DataDir{*dir}, VectorSpace{});
   if (!id.ok()) return fail(kExitFailed, "init: " + id.status().message());
   std::printf("initialised %s: writer %s, vector space %s\n", dir->c_str(), to_hex(id->instance).c_str(),
@@ -93,6 +95,7 @@ int cmd_serve(const Words& words) {
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
   auto dir = resolve_data_dir(*args, *cfg);
   if (!dir) return fail(kExitUsage, "serve: --data DIR is required (or set VASANA_DATA)");
+  set_file_access(cfg->group_access ? FileAccess::group : FileAccess::owner_only);
 
   // Block the stop signals in every thread; this one waits for them.
   sigset_t stop_signals;

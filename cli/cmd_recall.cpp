@@ -4,8 +4,10 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/jsonl_memory.hpp"
 #include "cli/node_client.hpp"
 #include "cli/pipelined_calls.hpp"
+#include "protocol/recall_input.hpp"
 
 #include <fstream>
 #include <iostream>
@@ -88,7 +90,8 @@ void print_text(const RecallAnswer& a, bool explain) {
 
 // One query line of a batch: {"query": ..., "realms": [...], "limit": N, "as_of": T,
 // "lanes": [...]}; realms default to the command line's --realm.
-Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms) {
+Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
+                                         const InputLimits& limits) {
   using nlohmann::json;
   json obj = json::parse(line, nullptr, false);
   if (obj.is_discarded() || !obj.is_object()) return Status::InvalidArgument("not a JSON object");
@@ -107,9 +110,9 @@ Result<RecallQuery> query_from_json_line(const std::string& line, const std::vec
       }
     } else if (k == "limit" && v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1000) {
       q.limit = v.get<uint32_t>();
-    } else if (k == "as_of" && (v.is_string() || v.is_number_integer())) {
-      auto t = v.is_string() ? parse_time_ms(v.get<std::string>()) : std::optional<int64_t>(v.get<int64_t>());
-      if (!t) return Status::InvalidArgument("as_of is not a time");
+    } else if (k == "as_of") {
+      auto t = time_from_json(v, "as_of");
+      if (!t.ok()) return t.status();
       q.as_of_ms = *t;
     } else if (k == "lanes" && v.is_array()) {
       for (const auto& l : v) {
@@ -121,8 +124,9 @@ Result<RecallQuery> query_from_json_line(const std::string& line, const std::vec
     }
   }
   if (q.text.empty()) return Status::InvalidArgument("query is required");
-  if (!is_valid_utf8(q.text)) return Status::InvalidArgument("query is not valid UTF-8");
   if (q.realms.empty()) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
+  Status v = validate_recall(q, limits, {});
+  if (!v.ok()) return v;
   return q;
 }
 
@@ -140,7 +144,7 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto q = query_from_json_line(line, args.all("realm"));
+    auto q = query_from_json_line(line, args.all("realm"), cfg.limits);
     if (!q.ok()) {
       any_bad = true;
       out.push_back(JsonObject().unum("line", n).str("error", q.status().message()).done());
@@ -157,7 +161,7 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
-  if (!client.ok()) return fail(kExitUsage, "recall: " + client.status().message());
+  if (!client.ok()) return fail(exit_code_of(client.status()), "recall: " + client.status().message());
   auto answered = run_pipelined(*client.value(), std::move(requests), 16, std::chrono::seconds(30),
                                 [&](size_t i, const ClientResponse& r) {
                                   std::string& o = out[slot[i]];
@@ -219,18 +223,22 @@ int cmd_recall(const Words& words) {
   }
   if (auto t = args->get("as-of")) {
     auto ms = parse_time_ms(*t);
-    if (!ms) return fail(kExitUsage, "recall: --as-of '" + *t + "' is not a time (use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds)");
+    if (!ms) return fail(kExitUsage, "recall: --as-of '" + *t + "' is not a time (" + std::string(kTimeFormsHelp) + ")");
     q.as_of_ms = *ms;
   }
   if (auto l = args->get("lanes")) q.lanes = split_commas(*l);
   for (const char* which : {"since", "until"}) {
     if (auto t = args->get(which)) {
       auto ms = parse_time_ms(*t);
-      if (!ms) return fail(kExitUsage, std::string("recall: --") + which + " '" + *t + "' is not a time");
+      if (!ms)
+        return fail(kExitUsage, std::string("recall: --") + which + " '" + *t + "' is not a time (" +
+                                    std::string(kTimeFormsHelp) + ")");
       (std::string(which) == "since" ? q.window_from_ms : q.window_to_ms) = *ms;
     }
   }
   q.include_staged = args->has("staged");
+  // Checked here for a quick, clear answer; the node checks again (lane names too).
+  if (Status v = validate_recall(q, cfg->limits, {}); !v.ok()) return fail(kExitUsage, "recall: " + v.message());
   long timeout_ms = 10000;
   if (auto t = args->get("timeout-ms")) timeout_ms = std::atol(t->c_str());
   if (timeout_ms <= 0) return fail(kExitUsage, "recall: --timeout-ms must be a positive number");
@@ -239,7 +247,7 @@ int cmd_recall(const Words& words) {
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
-  if (!client.ok()) return fail(kExitUsage, "recall: " + client.status().message());
+  if (!client.ok()) return fail(exit_code_of(client.status()), "recall: " + client.status().message());
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
   if (!res.ok()) return fail(kExitFailed, "recall: " + res.status().message());
   if (res->kind == ClientResponse::Kind::error)

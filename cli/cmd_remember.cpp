@@ -30,8 +30,8 @@ int cmd_remember(const Words& words) {
     if (auto t = args->get(which)) {
       auto ms = parse_time_ms(*t);
       if (!ms)
-        return fail(kExitUsage, std::string("remember: --") + which + " '" + *t +
-                                    "' is not a time (use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds)");
+        return fail(kExitUsage, std::string("remember: --") + which + " '" + *t + "' is not a time (" +
+                                    std::string(kTimeFormsHelp) + ")");
       (std::string(which) == "valid-from" ? m.valid_from_ms : m.valid_to_ms) = *ms;
     }
   }
@@ -57,7 +57,7 @@ int cmd_remember(const Words& words) {
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "remember: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
-  if (!client.ok()) return fail(kExitUsage, "remember: " + client.status().message());
+  if (!client.ok()) return fail(exit_code_of(client.status()), "remember: " + client.status().message());
   const std::string req_ref = m.ref;
   ClientRequest req;
   req.kind = ClientRequest::Kind::remember;

@@ -18,7 +18,7 @@ int cmd_status(const Words& words) {
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "status: " + ep.status().message());
   auto client = NodeClient::connect(*ep);
-  if (!client.ok()) return fail(kExitUsage, "status: " + client.status().message());
+  if (!client.ok()) return fail(exit_code_of(client.status()), "status: " + client.status().message());
   ClientRequest req;
   req.kind = ClientRequest::Kind::status;
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(10000));

@@ -1,23 +1,37 @@
 #include "cli/jsonl_memory.hpp"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace vasana {
 
-namespace {
-
 using nlohmann::json;
 
-Result<int64_t> time_field(const json& v, const char* name) {
-  if (v.is_number_integer()) return v.get<int64_t>();
+Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name) {
+  if (v.is_number_unsigned()) {
+    // An unsigned JSON integer above INT64_MAX would wrap to a negative time if read as int64.
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return Status::InvalidArgument(name + " " + std::to_string(u) + " is outside the supported times (" +
+                                     std::string(kTimeFormsHelp) + ")");
+    Status s = check_time_ms(name, static_cast<int64_t>(u));
+    if (!s.ok()) return s;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    Status s = check_time_ms(name, v.get<int64_t>());
+    if (!s.ok()) return s;
+    return v.get<int64_t>();
+  }
   if (v.is_string()) {
     auto t = parse_time_ms(v.get<std::string>());
     if (t) return *t;
+    return Status::InvalidArgument(name + " '" + v.get<std::string>() + "' is not a time (" +
+                                   std::string(kTimeFormsHelp) + ")");
   }
-  return Status::InvalidArgument(std::string(name) + " must be a time (2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds)");
+  return Status::InvalidArgument(name + " must be a time (" + std::string(kTimeFormsHelp) + ")");
 }
-
-}  // namespace
 
 Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits) {
   json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -48,7 +62,7 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
         m.tags.push_back(t.get<std::string>());
       }
     } else if (key == "valid_from" || key == "valid_to") {
-      auto t = time_field(v, key.c_str());
+      auto t = time_from_json(v, key);
       if (!t.ok()) return t.status();
       (key == "valid_from" ? m.valid_from_ms : m.valid_to_ms) = *t;
     } else if (key == "vector") {

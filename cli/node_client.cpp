@@ -1,5 +1,12 @@
 #include "cli/node_client.hpp"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -24,6 +31,10 @@ NodeClient::~NodeClient() = default;
 Result<std::string> NodeClient::endpoint_of(const std::string& data_dir) {
   auto text = read_whole_file(data_dir + "/client.endpoint");
   if (!text.ok()) {
+    if (::access(data_dir.c_str(), X_OK) != 0 && errno == EACCES)
+      return Status::FailedPrecondition("permission denied reading " + data_dir +
+                                        ": the data directory and the node's socket are private to the user the "
+                                        "node runs as (and its group, with [node] group_access = true)");
     if (text.status().code() == Code::not_found)
       return Status::NotFound("no node is running on " + data_dir + " (no client.endpoint there); start one with `vasana serve --data " + data_dir + "`");
     return text.status();
@@ -36,7 +47,43 @@ Result<std::string> NodeClient::endpoint_of(const std::string& data_dir) {
   return first;
 }
 
+namespace {
+
+// ZeroMQ connects in the background and retries forever, so a socket this user may not open
+// would only show as a time-out. One plain connect(2) first says what is wrong at once.
+Status probe_ipc_socket(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path[0] == '@' || path.size() >= sizeof addr.sun_path) return Status::Ok();  // ZeroMQ decides
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::Ok();
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  } while (rc != 0 && errno == EINTR);
+  const int err = rc == 0 ? 0 : errno;
+  ::close(fd);
+  switch (err) {
+    case 0: return Status::Ok();
+    case EACCES:
+    case EPERM:
+      return Status::FailedPrecondition(
+          "permission denied connecting to the node's socket " + path +
+          ": only the user the node runs as (and its group, with [node] group_access = true) may connect");
+    case ENOENT: return Status::NotFound("no node socket at " + path + ": is the node running?");
+    case ECONNREFUSED: return Status::NotFound("nothing listens on the node socket " + path + ": is the node running?");
+    default: return Status::Ok();  // let ZeroMQ try, and time out if it must
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpoint, void* context) {
+  if (endpoint.rfind("ipc://", 0) == 0) {
+    Status s = probe_ipc_socket(endpoint.substr(6));
+    if (!s.ok()) return s;
+  }
   auto impl = std::make_unique<Impl>(static_cast<zmq::context_t*>(context));
   try {
     impl->socket.set(zmq::sockopt::linger, 0);

@@ -13,8 +13,11 @@ namespace vasana {
 
 class NodeClient {
  public:
-  // Reads DIR/client.endpoint, which a running node writes. NotFound when no node runs there.
+  // Reads DIR/client.endpoint, which a running node writes. NotFound when no node runs there;
+  // FailedPrecondition saying "permission denied" when this user may not enter DIR.
   static Result<std::string> endpoint_of(const std::string& data_dir);
+  // An IPC endpoint is tried once with a plain connect(2) first: FailedPrecondition saying
+  // "permission denied" when this user may not connect, NotFound when no node listens there.
   // context: a ZeroMQ context (zmq::context_t*) to share between the clients of one process;
   // null gives the client a context (and an I/O thread) of its own.
   static Result<std::unique_ptr<NodeClient>> connect(const std::string& endpoint, void* context = nullptr);

@@ -99,7 +99,12 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
            c.data_dir = v;
            return Status::Ok();
          })},
-        {"worker_threads", integer_key(1, 64, [](NodeConfig& c, int64_t v) { c.worker_threads = size_t(v); })}}},
+        {"worker_threads", integer_key(1, 64, [](NodeConfig& c, int64_t v) { c.worker_threads = size_t(v); })},
+        {"group_access", Key{[](const toml::node& n, const std::string& name, NodeConfig& c) {
+           if (!n.is_boolean()) return Status::InvalidArgument(name + " must be true or false");
+           c.group_access = *n.value<bool>();
+           return Status::Ok();
+         }}}}},
       {"client",
        {{"tcp", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            if (!v.empty() && !is_loopback_tcp(v))

@@ -19,6 +19,10 @@ namespace vasana {
 struct NodeConfig {
   std::string data_dir;      // [node] data_dir; empty = from --data / VASANA_DATA
   size_t worker_threads = 2;  // [node] worker_threads
+  // [node] group_access: false = the data directory, its files and the client socket are
+  // the owner's only (0700/0600); true = the owner's group may read them and connect (0750/0640,
+  // socket 0660). See store/file_access.hpp.
+  bool group_access = false;
   std::string client_tcp;    // [client] tcp; empty = IPC socket only
   GroupCommitOptions group_commit;
   LogWriterOptions log;

@@ -2,6 +2,7 @@
 // word-aligned memory under traversal limits; kj::Exception never leaves here.
 #pragma once
 
+#include <capnp/blob.h>
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/exception.h>
@@ -15,6 +16,11 @@
 #include "protocol/status.hpp"
 
 namespace vasana {
+
+// std::string to and from Cap'n Proto Text by length: the implicit conversions go through
+// c_str() and cut the text at its first NUL, so a validator would never see the rest.
+inline capnp::Text::Reader text_of(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
+inline std::string string_of(capnp::Text::Reader t) { return std::string(t.cStr(), t.size()); }
 
 inline std::string message_bytes(capnp::MessageBuilder& mb) {
   kj::Array<capnp::word> flat = capnp::messageToFlatArray(mb);

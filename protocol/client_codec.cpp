@@ -9,12 +9,12 @@ namespace vasana {
 namespace {
 
 void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
-  for (unsigned i = 0; i < list.size(); ++i) list.set(i, v[i]);
+  for (unsigned i = 0; i < list.size(); ++i) list.set(i, text_of(v[i]));
 }
 
 std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
   std::vector<std::string> out;
-  for (auto t : list) out.emplace_back(t.cStr(), t.size());
+  for (auto t : list) out.push_back(string_of(t));
   return out;
 }
 
@@ -31,7 +31,7 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::remember: fill_put_memory(req.initRemember(), r.memory); break;
     case ClientRequest::Kind::recall: {
       auto q = req.initRecall();
-      q.setText(r.recall.text);
+      q.setText(text_of(r.recall.text));
       set_texts(q.initRealms(unsigned(r.recall.realms.size())), r.recall.realms);
       q.setLimit(r.recall.limit);
       q.setHasAsOf(r.recall.as_of_ms.has_value());
@@ -64,7 +64,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
       case schema::ClientRequest::RECALL: {
         auto q = req.getRecall();
         out.kind = ClientRequest::Kind::recall;
-        out.recall.text = q.getText();
+        out.recall.text = string_of(q.getText());
         out.recall.realms = get_texts(q.getRealms());
         out.recall.limit = q.getLimit();
         if (q.getHasAsOf()) out.recall.as_of_ms = q.getAsOfMs();

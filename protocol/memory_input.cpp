@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 
 namespace vasana {
 
@@ -43,47 +42,74 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
-namespace {
-
-Status check_text_field(const char* name, std::string_view v, size_t max, bool required) {
+Status check_text(std::string_view name, std::string_view v, size_t max, bool required) {
   if (required && v.empty()) return Status::InvalidArgument(std::string(name) + " is required and must not be empty");
   if (v.size() > max)
     return Status::InvalidArgument(std::string(name) + " is " + std::to_string(v.size()) +
                                    " bytes; the limit is " + std::to_string(max));
   if (!is_valid_utf8(v)) return Status::InvalidArgument(std::string(name) + " is not valid UTF-8");
+  if (v.find('\0') != std::string_view::npos)
+    return Status::InvalidArgument(std::string(name) + " contains a NUL byte");
   return Status::Ok();
 }
+
+namespace {
 
 bool has_control_chars(std::string_view v) {
   return std::any_of(v.begin(), v.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
 }
 
+// A name-like field (realm, ref, tag): check_text, and no control characters.
+Status check_label(const char* name, std::string_view v, size_t max, bool required) {
+  Status s = check_text(name, v, max, required);
+  if (!s.ok()) return s;
+  if (has_control_chars(v)) return Status::InvalidArgument(std::string(name) + " contains control characters");
+  return Status::Ok();
+}
+
 }  // namespace
 
+Status check_realm(std::string_view realm) { return check_label("realm", realm, kMaxRealmBytes, true); }
+
+bool is_supported_time_ms(int64_t ms) {
+  return ms == kOpenPast || ms == kOpenFuture || (ms >= kMinTimeMs && ms <= kMaxTimeMs);
+}
+
+Status check_time_ms(std::string_view name, int64_t ms) {
+  if (is_supported_time_ms(ms)) return Status::Ok();
+  return Status::InvalidArgument(std::string(name) + " " + std::to_string(ms) +
+                                 " ms is outside the supported times (epoch milliseconds " +
+                                 std::to_string(kMinTimeMs) + " to " + std::to_string(kMaxTimeMs) +
+                                 ", years 0000 to 9999)");
+}
+
 Status validate_memory(const MemoryInput& m, const InputLimits& limits) {
-  Status s = check_text_field("realm", m.realm, kMaxRealmBytes, true);
+  Status s = check_realm(m.realm);
   if (!s.ok()) return s;
-  if (has_control_chars(m.realm)) return Status::InvalidArgument("realm contains control characters");
   if (!is_memory_kind(m.kind)) {
     std::string all;
     for (auto k : memory_kinds()) all += (all.empty() ? "" : ", ") + std::string(k);
     return Status::InvalidArgument("unknown kind '" + m.kind + "'; kinds are: " + all);
   }
-  s = check_text_field("text", m.text, limits.max_text_bytes, true);
+  s = check_text("text", m.text, limits.max_text_bytes, true);
   if (!s.ok()) return s;
   if (m.text.find_first_not_of(" \t\r\n") == std::string::npos)
     return Status::InvalidArgument("text is only white space");
-  s = check_text_field("ref", m.ref, kMaxRefBytes, false);
+  s = check_label("ref", m.ref, kMaxRefBytes, false);
   if (!s.ok()) return s;
   if (m.tags.size() > kMaxTags)
     return Status::InvalidArgument("too many tags: " + std::to_string(m.tags.size()) + "; the limit is " + std::to_string(kMaxTags));
   for (const auto& t : m.tags) {
-    s = check_text_field("tag", t, kMaxTagBytes, true);
+    s = check_label("tag", t, kMaxTagBytes, true);
     if (!s.ok()) return s;
   }
-  s = check_text_field("source session", m.source_session, kMaxSourceBytes, false);
+  s = check_text("source session", m.source_session, kMaxSourceBytes, false);
   if (!s.ok()) return s;
-  s = check_text_field("source tool", m.source_tool, kMaxSourceBytes, false);
+  s = check_text("source tool", m.source_tool, kMaxSourceBytes, false);
+  if (!s.ok()) return s;
+  s = check_time_ms("valid-from", m.valid_from_ms);
+  if (!s.ok()) return s;
+  s = check_time_ms("valid-to", m.valid_to_ms);
   if (!s.ok()) return s;
   if (m.valid_from_ms > m.valid_to_ms)
     return Status::InvalidArgument("valid-from (" + format_time_ms(m.valid_from_ms) + ") is after valid-to (" +
@@ -121,7 +147,7 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 std::optional<int64_t> parse_time_ms(std::string_view s) {
   int64_t plain;
   if (!s.empty() && s.find_first_not_of("0123456789", s[0] == '-' ? 1 : 0) == std::string_view::npos) {
-    if (parse_int(s, plain)) return plain;
+    if (parse_int(s, plain) && is_supported_time_ms(plain)) return plain;
     return std::nullopt;
   }
   // YYYY-MM-DD[THH:MM:SS[.fff]Z]
@@ -152,14 +178,32 @@ std::optional<int64_t> parse_time_ms(std::string_view s) {
 
 std::string format_time_ms(int64_t ms) {
   if (ms == kOpenPast || ms == kOpenFuture) return "open";
-  int64_t secs = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
-  int64_t frac = ms - secs * 1000;
-  std::time_t t = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
+  // Floor division throughout: no negation or addition that could overflow an int64.
+  int64_t secs = ms / 1000, frac = ms % 1000;
+  if (frac < 0) {
+    frac += 1000;
+    --secs;
+  }
+  int64_t days = secs / 86400, sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    --days;
+  }
+  // civil_from_days (H. Hinnant); |days| <= 1.1e11, so nothing below overflows.
+  const int64_t z = days + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t mo = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (mo <= 2);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(frac));
+  std::snprintf(buf, sizeof buf, "%s%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", y < 0 ? "-" : "",
+                static_cast<long long>(y < 0 ? -y : y), static_cast<int>(mo), static_cast<int>(d),
+                static_cast<int>(sod / 3600), static_cast<int>(sod / 60 % 60), static_cast<int>(sod % 60),
+                static_cast<int>(frac));
   return buf;
 }
 

@@ -48,13 +48,36 @@ bool is_memory_kind(std::string_view k);
 // True when s is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 
-// Ok, or InvalidArgument naming the field and what is wrong with it.
+// Ok, or InvalidArgument naming the field and what is wrong with it. No field may hold a NUL
+// byte (Cap'n Proto text and C strings end at one, so the stored value would be cut short);
+// realm, ref and tags may hold no control character at all.
 Status validate_memory(const MemoryInput& m, const InputLimits& limits);
 
+// One text field: InvalidArgument naming it when required and empty, longer than max bytes,
+// not UTF-8, or holding a NUL byte.
+Status check_text(std::string_view name, std::string_view v, size_t max, bool required);
+
+// The realm rules of validate_memory, for every request that names a realm (recall too).
+Status check_realm(std::string_view realm);
+
+// The times a client may give: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (what the
+// text form can write), and the two open bounds kOpenPast and kOpenFuture.
+constexpr int64_t kMinTimeMs = -62167219200000;  // 0000-01-01T00:00:00.000Z
+constexpr int64_t kMaxTimeMs = 253402300799999;  // 9999-12-31T23:59:59.999Z
+bool is_supported_time_ms(int64_t ms);
+// Ok, or InvalidArgument naming the field, the value and the supported range.
+Status check_time_ms(std::string_view name, int64_t ms);
+// How the accepted time forms are described in error messages.
+inline constexpr std::string_view kTimeFormsHelp =
+    "use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds, from year 0000 to 9999";
+
 // Parses "2026-11-30", "2026-11-30T12:34:56Z", "2026-11-30T12:34:56.789Z" (UTC only) or a
-// plain integer of milliseconds since the epoch.
+// plain integer of milliseconds since the epoch; nullopt for anything else, including an
+// integer outside the supported times (is_supported_time_ms).
 std::optional<int64_t> parse_time_ms(std::string_view s);
-// The inverse for display: "2026-11-30T12:34:56.789Z"; "open" for the two open bounds.
+// The inverse for display: "2026-11-30T12:34:56.789Z"; "open" for the two open bounds. Any
+// other int64 is written exactly too (years past 9999 with more digits, years before 0000 with
+// a minus sign), so stored data from anywhere prints without overflow.
 std::string format_time_ms(int64_t ms);
 
 }  // namespace vasana

@@ -170,32 +170,32 @@ std::optional<std::string_view> op_type_name(uint16_t code) {
 }
 
 void fill_put_memory(schema::PutMemory::Builder put, const MemoryInput& m) {
-  put.setRealm(m.realm);
+  put.setRealm(text_of(m.realm));
   put.setKind(kind_from_name(m.kind));
-  put.setText(m.text);
+  put.setText(text_of(m.text));
   auto tags = put.initTags(static_cast<unsigned>(m.tags.size()));
-  for (size_t i = 0; i < m.tags.size(); ++i) tags.set(static_cast<unsigned>(i), m.tags[i]);
-  put.setRef(m.ref);
+  for (size_t i = 0; i < m.tags.size(); ++i) tags.set(static_cast<unsigned>(i), text_of(m.tags[i]));
+  put.setRef(text_of(m.ref));
   put.setValidFromMs(m.valid_from_ms);
   put.setValidToMs(m.valid_to_ms);
   auto src = put.initSource();
-  src.setSession(m.source_session);
-  src.setTool(m.source_tool);
+  src.setSession(text_of(m.source_session));
+  src.setTool(text_of(m.source_tool));
   auto vec = put.initVector(static_cast<unsigned>(m.vector.size()));
   for (size_t i = 0; i < m.vector.size(); ++i) vec.set(static_cast<unsigned>(i), m.vector[i]);
 }
 
 MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
   MemoryInput m;
-  m.realm = p.getRealm();
+  m.realm = string_of(p.getRealm());
   m.kind = kind_name(p.getKind());
-  m.text = p.getText();
-  for (auto t : p.getTags()) m.tags.emplace_back(t);
-  m.ref = p.getRef();
+  m.text = string_of(p.getText());
+  for (auto t : p.getTags()) m.tags.push_back(string_of(t));
+  m.ref = string_of(p.getRef());
   m.valid_from_ms = p.getValidFromMs();
   m.valid_to_ms = p.getValidToMs();
-  m.source_session = p.getSource().getSession();
-  m.source_tool = p.getSource().getTool();
+  m.source_session = string_of(p.getSource().getSession());
+  m.source_tool = string_of(p.getSource().getTool());
   for (float f : p.getVector()) m.vector.push_back(f);
   return m;
 }

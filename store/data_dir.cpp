@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/hybrid_clock.hpp"
 
@@ -37,12 +39,7 @@ std::string identity_text(const Identity& id) {
   return o.str();
 }
 
-Status make_dirs(const std::string& p) {
-  std::error_code ec;
-  fs::create_directories(p, ec);
-  if (ec) return Status::IoError("cannot create " + p + ": " + ec.message());
-  return Status::Ok();
-}
+Status make_dirs(const std::string& p) { return make_private_dirs(p); }
 
 }  // namespace
 
@@ -51,6 +48,8 @@ Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space) {
   if (fs::exists(dir.identity_path(), ec))
     return Status::FailedPrecondition(dir.root + " is already a vasana data directory");
   Status s = make_dirs(dir.root);
+  // A folder that existed before init (made by hand or by mktemp) becomes private too.
+  if (s.ok()) s = set_mode(dir.root, private_dir_mode());
   if (s.ok()) s = make_dirs(dir.writers_dir());
   if (s.ok()) s = make_dirs(dir.quarantine_dir());
   if (!s.ok()) return s;
@@ -123,8 +122,13 @@ bool data_dir_maybe_in_use(const DataDir& dir) {
 }
 
 Result<DirLock> DirLock::acquire(const DataDir& dir) {
-  int fd = ::open(dir.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // The directory a node serves is private (or its group's): one made by hand, or by a version
+  // that made it world-readable, is closed here before anything is read from it or written.
+  Status mode = set_mode(dir.root, private_dir_mode());
+  if (!mode.ok()) return mode;
+  int fd = ::open(dir.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, private_file_mode());
   if (fd < 0) return Status::IoError("cannot open " + dir.lock_path() + ": " + std::strerror(errno));
+  (void)::fchmod(fd, private_file_mode());  // exact whatever the umask; the lock works either way
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     char buf[32] = {0};

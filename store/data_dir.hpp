@@ -35,6 +35,7 @@ struct Identity {
 };
 
 // Creates DIR (if needed) with a fresh random instance id. Fails if DIR already has an identity.
+// DIR and everything made in it get the modes of store/file_access.hpp (owner-only by default).
 Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space);
 // NotFound when DIR was never initialised; Corruption when the identity file is unreadable.
 Result<Identity> load_identity(const DataDir& dir);
@@ -45,7 +46,8 @@ Result<Identity> load_identity(const DataDir& dir);
 bool data_dir_maybe_in_use(const DataDir& dir);
 
 // Exclusive ownership of a data directory, held for the life of this object. A second holder,
-// in this process or another, gets Busy naming the pid of the first.
+// in this process or another, gets Busy naming the pid of the first. acquire() first sets DIR's
+// own mode to private_dir_mode() (store/file_access.hpp).
 class DirLock {
  public:
   static Result<DirLock> acquire(const DataDir& dir);

@@ -1,5 +1,7 @@
 #include "store/file_io.hpp"
 
+#include "store/file_access.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -44,8 +46,13 @@ class PosixAppendFile final : public AppendFile {
 class PosixFileSystem final : public FileSystem {
  public:
   Result<std::unique_ptr<AppendFile>> create(const std::string& path) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, private_file_mode());
     if (fd < 0) return errno_status("create", path);
+    if (::fchmod(fd, private_file_mode()) != 0) {  // exact, whatever the umask
+      Status s = errno_status("set the mode of", path);
+      ::close(fd);
+      return s;
+    }
     return std::unique_ptr<AppendFile>(new PosixAppendFile(fd, path));
   }
 
@@ -115,10 +122,12 @@ Status sync_directory(const std::string& dir) {
 
 Status write_file_atomically(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, private_file_mode());
   if (fd < 0) return errno_status("create", tmp);
   PosixAppendFile f(fd, tmp);
-  Status s = f.append(data);
+  Status s;
+  if (::fchmod(fd, private_file_mode()) != 0) s = errno_status("set the mode of", tmp);
+  if (s.ok()) s = f.append(data);
   if (s.ok() && ::fsync(fd) != 0) s = errno_status("fsync", tmp);
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = errno_status("rename", tmp);
   if (!s.ok()) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/hybrid_clock.hpp"
 
@@ -24,8 +25,8 @@ std::vector<std::string> quarantined_segments(const DataDir& dir, InstanceId ins
 Status quarantine_segment(const DataDir& dir, InstanceId instance, const SegmentSummary& seg,
                           std::vector<std::string>* actions) {
   std::error_code ec;
-  fs::create_directories(dir.quarantine_dir(), ec);
-  if (ec) return Status::IoError("cannot create " + dir.quarantine_dir() + ": " + ec.message());
+  Status made = make_private_dirs(dir.quarantine_dir());
+  if (!made.ok()) return made;
   const std::string name = to_hex(instance) + "-" + fs::path(seg.path).filename().string() + "-" +
                            std::to_string(system_wall_ms());
   const std::string target = dir.quarantine_dir() + "/" + name;
@@ -56,8 +57,8 @@ Status quarantine_segment(const DataDir& dir, InstanceId instance, const Segment
 Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit) {
   const std::string wdir = dir.writer_dir(id.instance);
   std::error_code ec;
-  fs::create_directories(wdir, ec);
-  if (ec) return Status::IoError("cannot create " + wdir + ": " + ec.message());
+  Status made = make_private_dirs(wdir);
+  if (!made.ok()) return made;
   auto scanned = scan_writer(wdir, id.instance, id.vector_space, /*own=*/true, visit);
   if (!scanned.ok()) return scanned.status();
   Recovery rec;

@@ -4,6 +4,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "store/file_access.hpp"
 #include "store/segment_format.hpp"
 #include "store/stream_repair.hpp"
 
@@ -217,8 +218,8 @@ Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Check
   if (fresh) {
     std::error_code ec;
     const bool new_dir = !fs::exists(dir_.writer_dir(writer_), ec);
-    fs::create_directories(dir_.writer_dir(writer_), ec);
-    if (ec) return Status::IoError("cannot create " + dir_.writer_dir(writer_) + ": " + ec.message());
+    Status made = make_private_dirs(dir_.writer_dir(writer_));
+    if (!made.ok()) return made;
     if (new_dir) {  // the folder's own entry must survive a power loss too
       Status d = posix_file_system().sync_dir(dir_.writers_dir());
       if (!d.ok()) return d;

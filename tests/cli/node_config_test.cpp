@@ -21,7 +21,7 @@ namespace {
 
 // Every field of a NodeConfig, to compare two configs whole.
 auto fields(const NodeConfig& c) {
-  return std::make_tuple(c.data_dir, c.worker_threads, c.client_tcp, c.group_commit.max_ops,
+  return std::make_tuple(c.data_dir, c.worker_threads, c.group_access, c.client_tcp, c.group_commit.max_ops,
                          c.group_commit.max_bytes, c.log.seal_bytes, c.log.seal_age_ms, c.limits.max_text_bytes,
                          c.scoring_file, c.semantic.exact_limit, c.semantic.index.ef_construction,
                          c.semantic.index.ef_search);
@@ -245,7 +245,8 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
   // Every key of the code is there, once, in its section.
   std::vector<std::string> names;
   for (const auto& k : keys) names.push_back(k.section + "." + k.key);
-  std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "client.tcp", "recall.scoring_file"};
+  std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "node.group_access", "client.tcp",
+                                    "recall.scoring_file"};
   for (const auto& k : integer_keys())
     if (k.section != "node") want.push_back(k.section + "." + k.key);
   std::sort(names.begin(), names.end());

@@ -136,3 +136,93 @@ TEST_CASE("a vector of another dimension than the store's is refused naming both
   limits.vector_dim = 0;  // not checked
   CHECK(validate_memory(m, limits).ok());
 }
+
+TEST_CASE("validation refuses a NUL byte in every text field, and control characters in realm, ref and tags",
+          "[protocol]") {
+  const std::string nul("a\0b", 3);
+  MemoryInput m = good_memory();
+  m.text = "nul" + nul;
+  check_rejected(m, "text contains a NUL byte");
+  m = good_memory();
+  m.ref = nul;
+  check_rejected(m, "ref contains a NUL byte");
+  m = good_memory();
+  m.tags = {"ok", nul};
+  check_rejected(m, "tag contains a NUL byte");
+  m = good_memory();
+  m.realm = nul;
+  check_rejected(m, "realm contains a NUL byte");
+  m = good_memory();
+  m.source_session = nul;
+  check_rejected(m, "source session contains a NUL byte");
+
+  for (const char* bad : {"line\nbreak", "tab\there", "esc\x1b[0m", "bell\a"}) {
+    INFO(bad);
+    m = good_memory();
+    m.ref = bad;
+    check_rejected(m, "ref contains control characters");
+    m = good_memory();
+    m.tags = {bad};
+    check_rejected(m, "tag contains control characters");
+    m = good_memory();
+    m.realm = bad;
+    check_rejected(m, "realm contains control characters");
+  }
+  // The positive control: text may hold line breaks and tabs, a ref and tags any printable text.
+  m = good_memory();
+  m.text = "first line\n\tsecond line";
+  m.ref = "doc-1 §2 (v3)";
+  m.tags = {"ünïcödé", "with space"};
+  CHECK(validate_memory(m, InputLimits{}).ok());
+}
+
+TEST_CASE("validation refuses times outside the years 0000 to 9999 but keeps the open bounds", "[protocol]") {
+  MemoryInput m = good_memory();
+  m.valid_from_ms = kMinTimeMs;
+  m.valid_to_ms = kMaxTimeMs;
+  CHECK(validate_memory(m, InputLimits{}).ok());
+  m.valid_from_ms = kOpenPast;
+  m.valid_to_ms = kOpenFuture;
+  CHECK(validate_memory(m, InputLimits{}).ok());
+
+  m = good_memory();
+  m.valid_from_ms = kMinTimeMs - 1;
+  check_rejected(m, "valid-from -62167219200001 ms is outside the supported times");
+  m = good_memory();
+  m.valid_to_ms = kMaxTimeMs + 1;
+  check_rejected(m, "valid-to 253402300800000 ms is outside");
+  m = good_memory();
+  m.valid_from_ms = -1;  // 18446744073709551615 read as an int64
+  m.valid_to_ms = kOpenFuture - 1;
+  check_rejected(m, "valid-to");
+
+  CHECK(parse_time_ms("253402300799999") == kMaxTimeMs);
+  CHECK(parse_time_ms("-62167219200000") == kMinTimeMs);
+  CHECK(parse_time_ms("9999-12-31T23:59:59.999Z") == kMaxTimeMs);
+  CHECK(parse_time_ms("0000-01-01") == kMinTimeMs);
+  CHECK(parse_time_ms("9223372036854775807") == kOpenFuture);
+  CHECK_FALSE(parse_time_ms("253402300800000").has_value());
+  CHECK_FALSE(parse_time_ms("9223372036854775806").has_value());
+  CHECK_FALSE(parse_time_ms("18446744073709551615").has_value());
+  CHECK_FALSE(parse_time_ms("-9223372036854775809").has_value());
+}
+
+TEST_CASE("format_time_ms writes every int64 exactly, the extremes included", "[protocol]") {
+  CHECK(format_time_ms(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(format_time_ms(-1) == "1969-12-31T23:59:59.999Z");
+  CHECK(format_time_ms(1795996800000 + 789) == "2026-11-30T00:00:00.789Z");
+  CHECK(format_time_ms(kMaxTimeMs) == "9999-12-31T23:59:59.999Z");
+  CHECK(format_time_ms(kMinTimeMs) == "0000-01-01T00:00:00.000Z");
+  CHECK(format_time_ms(-62135596800000) == "0001-01-01T00:00:00.000Z");
+  CHECK(format_time_ms(kOpenPast) == "open");
+  CHECK(format_time_ms(kOpenFuture) == "open");
+  // Outside the range a client may give, but possible in data: exact, never wrapped.
+  CHECK(format_time_ms(kOpenFuture - 1) == "292278994-08-17T07:12:55.806Z");
+  CHECK(format_time_ms(kOpenPast + 1) == "-292275055-05-16T16:47:04.193Z");
+  // Every supported time prints as text that parses back to itself.
+  for (int64_t ms : {kMinTimeMs, kMinTimeMs + 1, int64_t(-86400001), int64_t(-1), int64_t(0), int64_t(951782400000),
+                     int64_t(4107542399999), kMaxTimeMs - 1, kMaxTimeMs}) {
+    INFO(ms);
+    CHECK(parse_time_ms(format_time_ms(ms)) == ms);
+  }
+}
