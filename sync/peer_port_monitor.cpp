@@ -45,7 +45,7 @@ std::string remote_address(int fd) {
 // The address without its port: the log limiter's key, so that one host's reconnects share it.
 std::string host_of(const std::string& address) {
   const size_t colon = address.rfind(':');
-  return colon == std::string::npos || address.empty() || address[0] == 'u' ? address : address.substr(0, colon);
+  return colon == std::string::npos ? address : address.substr(0, colon);
 }
 
 std::string protocol_error_text(uint32_t code) {
