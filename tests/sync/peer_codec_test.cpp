@@ -246,7 +246,7 @@ TEST_CASE("peer codec: a hello from a node that predates acksWanted reads as wan
 // Limits: what one message may hold (protocol/peer_codec.hpp). Past them decoding refuses, and
 // says the message was oversized (not merely malformed).
 
-TEST_CASE("an advert or an ack of at most 4096 heads decodes; one of more is refused as oversized") {
+TEST_CASE("an advert or an ack of at most 4096 heads decodes, and one of more is refused as oversized") {
   PeerAdvert a;
   for (uint64_t n = 0; n < kMaxAdvertHeads; ++n) a.heads.push_back(head_of(n));
   bool oversized = true;
@@ -308,7 +308,7 @@ TEST_CASE("refusal texts are cut to 256 bytes when made, and longer ones are ref
   CHECK(oversized);
 }
 
-TEST_CASE("a chunk of more than 32 MiB is refused as oversized; garbage is malformed, not oversized") {
+TEST_CASE("a chunk of more than 32 MiB is refused as oversized, and garbage as malformed, not oversized") {
   PeerChunk c;
   c.writer = InstanceId(7);
   c.bytes.assign(kMaxPeerChunkBytes + 1, 'b');
