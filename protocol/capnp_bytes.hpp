@@ -54,9 +54,10 @@ inline MessageScratch& message_scratch() {
 
 // Calls fn(root reader) on the message in bytes. Returns Corruption when the bytes are not a
 // well-formed message; fn returns a Status of its own. Bytes at a word-aligned address are read
-// in place; others are copied into aligned memory first.
+// in place; others are copied into aligned memory first. traversal_limit_words bounds the words
+// the reader may visit (a message whose pointers alias one object cannot make it read more).
 template <class Root, class Fn>
-Status read_message(std::string_view bytes, Fn&& fn) {
+Status read_message(std::string_view bytes, Fn&& fn, uint64_t traversal_limit_words = 8 * 1024 * 1024) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return Status::Corruption("message size " + std::to_string(bytes.size()) + " is not a whole number of words");
   const size_t n = bytes.size() / sizeof(capnp::word);
@@ -78,7 +79,7 @@ Status read_message(std::string_view bytes, Fn&& fn) {
     words = own.asPtr();
   }
   capnp::ReaderOptions opts;
-  opts.traversalLimitInWords = 8 * 1024 * 1024;
+  opts.traversalLimitInWords = traversal_limit_words;
   opts.nestingLimit = 16;
   Status result;
   kj::Maybe<kj::Exception> failure = kj::runCatchingExceptions([&]() {

@@ -22,7 +22,16 @@ void fill_heads(capnp::List<schema::StreamHead>::Builder list, const std::vector
   }
 }
 
-Status read_heads(capnp::List<schema::StreamHead>::Reader list, std::vector<StreamHead>* out) {
+Status too_large(bool* oversized, std::string what) {
+  if (oversized) *oversized = true;
+  return Status::Corruption("peer message too large: " + what);
+}
+
+Status read_heads(capnp::List<schema::StreamHead>::Reader list, std::vector<StreamHead>* out, bool* oversized) {
+  if (list.size() > kMaxAdvertHeads)
+    return too_large(oversized, std::to_string(list.size()) + " stream heads, at most " +
+                                    std::to_string(kMaxAdvertHeads));
+  out->reserve(list.size());
   for (auto r : list) {
     StreamHead h;
     h.writer = InstanceId(r.getWriter());
@@ -36,6 +45,15 @@ Status read_heads(capnp::List<schema::StreamHead>::Reader list, std::vector<Stre
     h.segment_bytes = r.getSegmentBytes();
     out->push_back(h);
   }
+  return Status::Ok();
+}
+
+// The longest text a refusal may carry, as received: at most kMaxRefusalTextBytes.
+Status read_text(capnp::Text::Reader t, const char* field, std::string* out, bool* oversized) {
+  if (t.size() > kMaxRefusalTextBytes)
+    return too_large(oversized, std::string(field) + " of " + std::to_string(t.size()) + " bytes, at most " +
+                                    std::to_string(kMaxRefusalTextBytes));
+  out->assign(t.cStr(), t.size());
   return Status::Ok();
 }
 
@@ -91,11 +109,17 @@ std::string encode_peer_message(const PeerMessage& m) {
   return message_bytes(mb);
 }
 
-Result<PeerMessage> decode_peer_message(std::string_view bytes) {
+Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized) {
+  if (oversized) *oversized = false;
   PeerMessage m;
+  // A well-formed message is read once: the reader visits about as many words as it holds.
+  const uint64_t traversal = 2 * (bytes.size() / sizeof(capnp::word)) + 64;
   Status s = read_message<schema::PeerMessage>(bytes, [&](schema::PeerMessage::Reader root) -> Status {
     switch (root.which()) {
       case schema::PeerMessage::HELLO: {
+        if (bytes.size() > kMaxHelloBytes)
+          return too_large(oversized, "hello of " + std::to_string(bytes.size()) + " bytes, at most " +
+                                          std::to_string(kMaxHelloBytes));
         auto h = root.getHello();
         m.kind = PeerMessage::Kind::hello;
         m.hello.cluster = h.getCluster().cStr();
@@ -108,15 +132,15 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes) {
       case schema::PeerMessage::REFUSED: {
         auto r = root.getRefused();
         m.kind = PeerMessage::Kind::refused;
-        m.refused.reason = r.getReason().cStr();
-        m.refused.message = r.getMessage().cStr();
-        return Status::Ok();
+        Status t = read_text(r.getReason(), "refusal reason", &m.refused.reason, oversized);
+        if (!t.ok()) return t;
+        return read_text(r.getMessage(), "refusal message", &m.refused.message, oversized);
       }
       case schema::PeerMessage::ADVERT: {
         auto a = root.getAdvert();
         m.kind = PeerMessage::Kind::advert;
         m.advert.sent_ms = a.getSentMs();
-        return read_heads(a.getHeads(), &m.advert.heads);
+        return read_heads(a.getHeads(), &m.advert.heads, oversized);
       }
       case schema::PeerMessage::FETCH: {
         auto f = root.getFetch();
@@ -134,6 +158,9 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes) {
         m.chunk.segment = SegmentIndex(c.getSegment());
         m.chunk.offset = c.getOffset();
         auto b = c.getBytes();
+        if (b.size() > kMaxPeerChunkBytes)
+          return too_large(oversized, "chunk of " + std::to_string(b.size()) + " bytes, at most " +
+                                          std::to_string(kMaxPeerChunkBytes));
         m.chunk.bytes.assign(reinterpret_cast<const char*>(b.begin()), b.size());
         m.chunk.sealed = c.getSealed();
         m.chunk.missing = c.getMissing();
@@ -141,10 +168,10 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes) {
       }
       case schema::PeerMessage::ACK:
         m.kind = PeerMessage::Kind::ack;
-        return read_heads(root.getAck().getHeads(), &m.ack.heads);
+        return read_heads(root.getAck().getHeads(), &m.ack.heads, oversized);
     }
     return Status::Corruption("peer message of an unknown kind (a newer protocol?)");
-  });
+  }, traversal);
   if (!s.ok()) return s;
   return m;
 }
@@ -156,6 +183,12 @@ PeerMessage peer_hello(PeerHello h) {
   return m;
 }
 PeerMessage peer_refused(std::string reason, std::string message) {
+  for (std::string* t : {&reason, &message}) {
+    if (t->size() <= kMaxRefusalTextBytes) continue;
+    size_t n = kMaxRefusalTextBytes;
+    while (n > 0 && (static_cast<unsigned char>((*t)[n]) & 0xC0) == 0x80) --n;  // not inside a character
+    t->resize(n);
+  }
   PeerMessage m;
   m.kind = PeerMessage::Kind::refused;
   m.refused = PeerRefused{std::move(reason), std::move(message)};

@@ -1,5 +1,6 @@
 // The peer protocol's messages as plain values, and their Cap'n Proto encoding (peer.capnp).
-// Decoding untrusted bytes never throws: a malformed message is a Corruption status.
+// Decoding untrusted bytes never throws: a malformed message, or one past the limits below, is a
+// Corruption status.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,18 @@ namespace vasana {
 
 inline constexpr std::string_view kPeerTag = "vasana.peer.1";
 inline constexpr uint16_t kPeerProtocolVersion = 1;
+
+// What one message may hold; decoding refuses more (a peer sending more is broken or hostile).
+// An advert or an ack names at most this many writers' heads (a cluster of more writers is
+// advertised in part: sync/peer_server.hpp).
+inline constexpr size_t kMaxAdvertHeads = 4096;
+// A hello, encoded, is at most this long: the cluster id and the vector space id fit in it
+// (about 440 bytes together).
+inline constexpr size_t kMaxHelloBytes = 512;
+// A refusal's reason and message are each at most this long; peer_refused() cuts longer ones.
+inline constexpr size_t kMaxRefusalTextBytes = 256;
+// A chunk carries at most this many bytes: whatever a fetch asks, a server sends no more.
+inline constexpr uint32_t kMaxPeerChunkBytes = 32u << 20;
 
 struct PeerHello {
   std::string cluster;
@@ -74,9 +87,12 @@ struct PeerMessage {
 };
 
 std::string encode_peer_message(const PeerMessage& m);
-Result<PeerMessage> decode_peer_message(std::string_view bytes);
+// Corruption when bytes are not a well-formed message or exceed a limit above; *oversized (when
+// given) tells which: true for a message past a limit.
+Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized = nullptr);
 
 PeerMessage peer_hello(PeerHello h);
+// Reason and message cut to kMaxRefusalTextBytes (at a UTF-8 character boundary).
 PeerMessage peer_refused(std::string reason, std::string message);
 PeerMessage peer_advert(PeerAdvert a);
 PeerMessage peer_fetch(PeerFetch f);

@@ -98,6 +98,18 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 "(unknown key, cluster id, vector space, protocol version).",
                                 MetricType::Counter);
   for (const auto& [reason, count] : s.refused) add(refused, {{"reason", reason}}, static_cast<double>(count));
+  MetricFamily handshakes = family("vasana_peer_handshake_failures_total",
+                                   "Connections to the peer port that failed their handshake since the process "
+                                   "started, by reason: protocol (not ZMTP 3 with CURVE: raw TCP, a plain ZeroMQ "
+                                   "socket), auth (key not allowed), no-detail (ended mid-handshake).",
+                                   MetricType::Counter);
+  for (const auto& [reason, count] : s.handshake_failures)
+    add(handshakes, {{"reason", reason}}, static_cast<double>(count));
+  MetricFamily bad = family("vasana_peer_bad_messages_total",
+                            "Peer messages that could not be taken since the process started, by reason: malformed "
+                            "(does not decode), oversized (past a per-kind limit); the connection was dropped.",
+                            MetricType::Counter);
+  for (const auto& [reason, count] : s.bad_messages) add(bad, {{"reason", reason}}, static_cast<double>(count));
 
   MetricFamily own_state = family("vasana_own_writer_state",
                                   "1 for the state this node's own writer is in, 0 for the others: writable; failed "
@@ -128,10 +140,10 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   add(copy_failures, {}, static_cast<double>(s.copy_failures));
 
   std::vector<MetricFamily> out;
-  out.reserve(16);
+  out.reserve(18);
   for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &own_state, &io_failures, &problems, &holds,
-                          &copy_failures, &up,
-                          &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused}) {
+                          &copy_failures, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused,
+                          &handshakes, &bad}) {
     out.push_back(std::move(*f));
   }
   return out;

@@ -19,6 +19,8 @@
 //   vasana_peer_chunks_received_total{peer}         counter  verified chunks applied from the peer
 //   vasana_peer_chunks_refused_total{peer}          counter  chunks that failed verification
 //   vasana_peer_refused_total{reason}               counter  peers refused at hello or on a link
+//   vasana_peer_handshake_failures_total{reason}    counter  failed handshakes on the peer port
+//   vasana_peer_bad_messages_total{reason}          counter  peer messages refused as malformed/oversized
 //
 // The peer label is the peer's configured address (PeerStatus::address), the writer label the
 // writer's instance id (16 hex digits), the reason label the NodeStatus::refused key. Labels

@@ -14,13 +14,16 @@
 #include "store/little_endian.hpp"
 #include "store/segment_format.hpp"
 #include "store/hybrid_clock.hpp"
+#include "sync/log_limiter.hpp"
+#include "sync/peer_limits.hpp"
+#include "sync/peer_port_monitor.hpp"
 #include "sync/peer_wire.hpp"
 
 namespace vasana {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr uint32_t kMaxChunkBytes = 32u << 20;  // a fetch never gets more, whatever it asks
+constexpr uint32_t kMaxChunkBytes = kMaxPeerChunkBytes;  // a fetch never gets more, whatever it asks
 // Live tail: new bytes pushed to a peer that is level with a writer's head, at most this much
 // per head move (more is left to its fetches).
 constexpr uint32_t kMaxPushBytes = 256u << 10;
@@ -92,6 +95,11 @@ struct PeerServer::Impl {
   LogFn log;
   AckFn ack;
   RefuseFn refuse;
+  BadMessageFn bad;
+  std::unique_ptr<PeerPortMonitor> monitor;
+  LogLimiter limiter;  // lines a remote party causes: one a minute per address
+  // Connections (routing ids) that sent a message this node could not take: ignored until then.
+  std::map<std::string, Clock::time_point> muted;
   struct Peer {
     InstanceId instance;
     Clock::time_point last_heard;
@@ -138,15 +146,28 @@ struct PeerServer::Impl {
   }
 };
 
-bool PeerServer::Impl::send_advert(const std::string& rid, Peer& peer, const std::vector<StreamHead>& heads) {
+bool PeerServer::Impl::send_advert(const std::string& rid, Peer& peer, const std::vector<StreamHead>& all) {
   PeerAdvert a;
-  a.heads = heads;
+  if (all.size() <= kMaxAdvertHeads) {
+    a.heads = all;
+  } else {
+    // More writers than an advert may name: this node's own first, then the others in order.
+    for (const StreamHead& h : all)
+      if (h.writer == own()) a.heads.push_back(h);
+    for (const StreamHead& h : all)
+      if (h.writer != own() && a.heads.size() < kMaxAdvertHeads) a.heads.push_back(h);
+    if (auto line = limiter.admit("advert", "peer: " + std::to_string(all.size()) + " writers here, an advert names " +
+                                                std::to_string(kMaxAdvertHeads) + "; the rest are not advertised"))
+      log(*line);
+  }
+  const std::vector<StreamHead>& heads = a.heads;
   a.sent_ms = system_wall_ms();
   peer.last_advert = Clock::now();
   peer.told.clear();
+  const std::vector<StreamHead> sent = heads;
   if (!send_peer(*socket, peer_advert(std::move(a)), &rid)) return false;
   server->adverts_++;
-  for (const StreamHead& h : heads) peer.told[h.writer] = position(h);
+  for (const StreamHead& h : sent) peer.told[h.writer] = position(h);
   return true;
 }
 
@@ -221,7 +242,12 @@ void PeerServer::Impl::own_moved(const StreamHead& head) {
 
 Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                       DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                      RefuseFn refuse) {
+                                                      RefuseFn refuse, BadMessageFn bad) {
+  const size_t hello_bytes = encode_peer_message(peer_hello(ours)).size();
+  if (hello_bytes > kMaxHelloBytes)
+    return Status::InvalidArgument("sync.cluster '" + ours.cluster + "' with vector space " + ours.vector_space +
+                                   " makes a hello of " + std::to_string(hello_bytes) + " bytes, more than " +
+                                   std::to_string(kMaxHelloBytes) + ": use a shorter cluster id");
   std::unique_ptr<PeerServer> s(new PeerServer());
   s->impl_ = std::make_unique<Impl>();
   Impl& i = *s->impl_;
@@ -233,8 +259,10 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
   i.log = std::move(log);
   i.ack = std::move(ack);
   i.refuse = std::move(refuse);
+  i.bad = bad ? std::move(bad) : [](const std::string&) {};
   try {
     i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::router);
+    i.socket->set(zmq::sockopt::maxmsgsize, kMaxServerMessageBytes);
     i.socket->set(zmq::sockopt::linger, 0);
     i.socket->set(zmq::sockopt::router_mandatory, 1);
     i.socket->set(zmq::sockopt::curve_server, 1);
@@ -243,6 +271,9 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
     i.socket->set(zmq::sockopt::sndhwm, 1000);
     i.socket->set(zmq::sockopt::rcvhwm, 1000);
     if (options.listen.find("://[") != std::string::npos) i.socket->set(zmq::sockopt::ipv6, 1);
+    auto monitor = PeerPortMonitor::start(ctx, *i.socket, i.log);
+    if (!monitor.ok()) return monitor.status();
+    i.monitor = std::move(monitor.value());
     i.socket->bind(options.listen);
     s->endpoint_ = i.socket->get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& e) {
@@ -264,6 +295,14 @@ PeerServer::~PeerServer() {
   impl_->wake();
   if (thread_.joinable()) thread_.join();
   if (impl_->kick >= 0) ::close(impl_->kick);
+  if (impl_->monitor) {
+    zmq_socket_monitor(impl_->socket->handle(), nullptr, 0);
+    impl_->monitor.reset();
+  }
+}
+
+std::map<std::string, uint64_t> PeerServer::handshake_failures() const {
+  return impl_ && impl_->monitor ? impl_->monitor->failures() : std::map<std::string, uint64_t>{};
 }
 
 void PeerServer::run() {
@@ -361,9 +400,31 @@ void PeerServer::run() {
     for (int n = 0; n < 256; ++n) {
       auto got = receive_peer(sock, /*router=*/true);
       if (!got) break;
+      if (!i.muted.empty()) {
+        auto m = i.muted.find(got->routing_id);
+        if (m != i.muted.end()) {
+          if (Clock::now() < m->second) continue;  // dropped unread
+          i.muted.erase(m);
+        }
+      }
       if (!got->message.ok()) {
-        i.log("peer: unreadable message from " + (got->user_id.empty() ? "?" : got->user_id) + ": " +
-              got->message.status().message());
+        const std::string reason = got->oversized ? "oversized" : "malformed";
+        i.bad(reason);
+        const std::string from = got->address.empty() ? "unknown address" : got->address;
+        if (auto line = i.limiter.admit("bad message " + from,
+                                        "peer: bad message from " + from + " (key " +
+                                            (got->user_id.empty() ? "?" : got->user_id) + "): " +
+                                            got->message.status().message() + "; refused, ignoring it for " +
+                                            std::to_string(kBadPeerMute.count()) + " s"))
+          i.log(*line);
+        send_peer(sock, peer_refused("bad message", reason + " message: " + got->message.status().message()),
+                  &got->routing_id);
+        i.peers.erase(got->routing_id);
+        if (i.muted.size() >= 4096) {
+          const auto now = Clock::now();
+          for (auto m = i.muted.begin(); m != i.muted.end();) m = now >= m->second ? i.muted.erase(m) : std::next(m);
+        }
+        if (i.muted.size() < 4096) i.muted[got->routing_id] = Clock::now() + kBadPeerMute;
         continue;
       }
       const PeerMessage& m = *got->message;

@@ -24,6 +24,14 @@
 //   serving thread does not wake for it.
 // Acks from peers go to the ack callback; the hello this server answers with (ours) says
 // whether it wants any (PeerHello::acks_wanted).
+// Limits (sync/peer_limits.hpp): the socket takes no frame over kMaxServerMessageBytes (libzmq
+// drops the connection); a message that does not decode, or exceeds a per-kind limit, is counted
+// (bad-message callback: "malformed" or "oversized"), logged with the sender's address (at most
+// once a minute per address), answered with a refusal "bad message", and its connection is
+// forgotten and ignored for kBadPeerMute (a ROUTER cannot close one connection; a vasana session
+// drops its socket and reconnects on that refusal). An advert names at most kMaxAdvertHeads
+// writers: this node's own first. Failed handshakes on the port are counted and logged by a
+// PeerPortMonitor (sync/peer_port_monitor.hpp).
 //
 // Threading: start() spawns the thread; the destructor stops and joins it (within ~100 ms).
 // The socket is used by that thread and by the live tail's pushing thread, under one mutex
@@ -59,12 +67,15 @@ class PeerServer {
   using AckFn = std::function<void(InstanceId peer, InstanceId writer, Seqno seqno)>;
   // Refusals by reason, kept by the caller (shared with the sessions).
   using RefuseFn = std::function<void(const std::string& reason)>;
+  // Messages that could not be taken, by reason ("malformed", "oversized"), kept by the caller.
+  using BadMessageFn = std::function<void(const std::string& reason)>;
 
   // Binds options.listen as a CURVE server with secret_key. The ZAP handler of ctx must be
-  // running already. IoError when the bind fails.
+  // running already. IoError when the bind fails; InvalidArgument when ours does not fit a hello
+  // (kMaxHelloBytes: the cluster id and vector space id are too long).
   static Result<std::unique_ptr<PeerServer>> start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                    DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                   RefuseFn refuse);
+                                                   RefuseFn refuse, BadMessageFn bad = nullptr);
   ~PeerServer();
 
   std::string endpoint() const { return endpoint_; }  // as bound (the port when it was 0)
@@ -73,6 +84,8 @@ class PeerServer {
   uint64_t tails_pushed() const { return pushes_.load(); }
   uint64_t adverts_sent() const { return adverts_.load(); }
   uint64_t acks_received() const { return acks_.load(); }
+  // Failed handshakes on the port since start, by reason (sync/peer_port_monitor.hpp).
+  std::map<std::string, uint64_t> handshake_failures() const;
 
  private:
   PeerServer() = default;

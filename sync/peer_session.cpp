@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "store/hybrid_clock.hpp"
+#include "sync/log_limiter.hpp"
+#include "sync/peer_limits.hpp"
 #include "sync/peer_wire.hpp"
 
 namespace vasana {
@@ -18,6 +21,15 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kHelloConnectPoll = std::chrono::milliseconds(5);
 constexpr auto kHelloRetry = std::chrono::milliseconds(200);  // also: a hello sent and not answered
 constexpr auto kRefusedRetry = std::chrono::seconds(5);
+
+// A refusal's reason as a metric label: the ones nodes send, anything else "other" (a peer
+// cannot add labels).
+std::string refusal_label(const std::string& reason) {
+  for (const char* known : {"protocol version", "cluster id", "vector space", "same instance", "unknown key",
+                            "bad message"})
+    if (reason == known) return reason;
+  return "other";
+}
 }  // namespace
 
 struct PeerSession::Impl {
@@ -25,11 +37,18 @@ struct PeerSession::Impl {
   PeerConfig peer;
   SyncOptions options;
   PeerHello ours;
+  zmq::context_t* ctx = nullptr;
+  std::string public_key;  // this node's
   std::unique_ptr<zmq::socket_t> socket;
   MirrorSet* mirrors = nullptr;
   const StreamHeads* heads = nullptr;
   LogFn log;
   RefuseFn refuse;
+  BadMessageFn bad;
+  LogLimiter limiter;  // lines the peer's bad messages cause: one a minute
+
+  // A new DEALER connected to the peer (the old one, if any, is closed: its queue dropped).
+  Status open_socket();
 
   mutable std::mutex mutex;  // guards what status() reads
   bool up = false;
@@ -42,10 +61,39 @@ struct PeerSession::Impl {
   uint64_t chunks_refused = 0;
 };
 
+Status PeerSession::Impl::open_socket() {
+  try {
+    auto s = std::make_unique<zmq::socket_t>(*ctx, zmq::socket_type::dealer);
+    s->set(zmq::sockopt::linger, 0);
+    s->set(zmq::sockopt::maxmsgsize, kMaxSessionMessageBytes);
+    s->set(zmq::sockopt::curve_serverkey, peer.public_key);
+    s->set(zmq::sockopt::curve_publickey, public_key);
+    s->set(zmq::sockopt::curve_secretkey, options.secret_key);
+    s->set(zmq::sockopt::reconnect_ivl, 100);
+    s->set(zmq::sockopt::reconnect_ivl_max, 5000);
+    s->set(zmq::sockopt::sndhwm, 1000);
+    s->set(zmq::sockopt::rcvhwm, 1000);
+    // Queue nothing for a peer that is not connected: hello is repeated until it answers.
+    s->set(zmq::sockopt::immediate, 1);
+    if (peer.address.find("://[") != std::string::npos) s->set(zmq::sockopt::ipv6, 1);
+    s->connect(peer.address);
+    socket = std::move(s);
+  } catch (const zmq::error_t& e) {
+    return Status::InvalidArgument("peer " + peer.address + ": " + e.what());
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uint64_t id, PeerConfig peer,
                                                         const SyncOptions& options, PeerHello ours,
                                                         const std::string& public_key, MirrorSet* mirrors,
-                                                        const StreamHeads* heads, LogFn log, RefuseFn refuse) {
+                                                        const StreamHeads* heads, LogFn log, RefuseFn refuse,
+                                                        BadMessageFn bad) {
+  const size_t hello_bytes = encode_peer_message(peer_hello(ours)).size();
+  if (hello_bytes > kMaxHelloBytes)
+    return Status::InvalidArgument("sync.cluster '" + ours.cluster + "' with vector space " + ours.vector_space +
+                                   " makes a hello of " + std::to_string(hello_bytes) + " bytes, more than " +
+                                   std::to_string(kMaxHelloBytes) + ": use a shorter cluster id");
   std::unique_ptr<PeerSession> s(new PeerSession());
   s->impl_ = std::make_unique<Impl>();
   Impl& i = *s->impl_;
@@ -53,27 +101,14 @@ Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uin
   i.peer = std::move(peer);
   i.options = options;
   i.ours = std::move(ours);
+  i.ctx = &ctx;
+  i.public_key = public_key;
   i.mirrors = mirrors;
   i.heads = heads;
   i.log = std::move(log);
   i.refuse = std::move(refuse);
-  try {
-    i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::dealer);
-    i.socket->set(zmq::sockopt::linger, 0);
-    i.socket->set(zmq::sockopt::curve_serverkey, i.peer.public_key);
-    i.socket->set(zmq::sockopt::curve_publickey, public_key);
-    i.socket->set(zmq::sockopt::curve_secretkey, options.secret_key);
-    i.socket->set(zmq::sockopt::reconnect_ivl, 100);
-    i.socket->set(zmq::sockopt::reconnect_ivl_max, 5000);
-    i.socket->set(zmq::sockopt::sndhwm, 1000);
-    i.socket->set(zmq::sockopt::rcvhwm, 1000);
-    // Queue nothing for a peer that is not connected: hello is repeated until it answers.
-    i.socket->set(zmq::sockopt::immediate, 1);
-    if (i.peer.address.find("://[") != std::string::npos) i.socket->set(zmq::sockopt::ipv6, 1);
-    i.socket->connect(i.peer.address);
-  } catch (const zmq::error_t& e) {
-    return Status::InvalidArgument("peer " + i.peer.address + ": " + e.what());
-  }
+  i.bad = bad ? std::move(bad) : [](const std::string&) {};
+  if (Status st = i.open_socket(); !st.ok()) return st;
   s->thread_ = std::thread([p = s.get()] { p->run(); });
   return s;
 }
@@ -118,8 +153,11 @@ PeerStatus PeerSession::status() const {
 void PeerSession::run() {
   pthread_setname_np(pthread_self(), "vasana.peer");
   Impl& i = *impl_;
-  zmq::socket_t& sock = *i.socket;
+  zmq::socket_t* sock = i.socket.get();  // replaced by reconnect()
   Clock::time_point next_hello = Clock::now();
+  // When the first hello not answered yet was queued (nothing heard since): a peer that takes
+  // the connection but answers nothing within peer_timeout gets a new one.
+  std::optional<Clock::time_point> waiting_since;
   auto connect_poll = kHelloConnectPoll;
   bool established = false;
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
@@ -145,7 +183,7 @@ void PeerSession::run() {
       acked[theirs.writer] = mine->last_seqno;
       ack.heads.push_back(*mine);
     }
-    if (!ack.heads.empty()) send_peer(sock, peer_ack(std::move(ack)));
+    if (!ack.heads.empty()) send_peer(*sock, peer_ack(std::move(ack)));
   };
 
   auto set_up = [&](bool up) {
@@ -161,6 +199,11 @@ void PeerSession::run() {
     return heads.back();
   };
   auto raise_advertised = [&](const PeerChunk& c) {
+    // No more writers than an advert may name: a chunk of an unnamed one is taken (and verified)
+    // all the same, only not remembered here.
+    const bool named = std::any_of(advertised.begin(), advertised.end(),
+                                   [&](const StreamHead& x) { return x.writer == c.writer; });
+    if (!named && advertised.size() >= kMaxAdvertHeads) return;
     StreamHead& h = head_in(advertised, c.writer);
     const auto end = std::make_pair(c.segment, c.offset + c.bytes.size());
     if (std::make_pair(h.segment, h.segment_bytes) < end) std::tie(h.segment, h.segment_bytes) = end;
@@ -172,17 +215,38 @@ void PeerSession::run() {
   };
   auto fetch_more = [&] {
     for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
-      if (!send_peer(sock, peer_fetch(f))) {
+      if (!send_peer(*sock, peer_fetch(f))) {
         i.mirrors->release(i.id);
         break;
       }
     }
   };
 
+  // Marks the peer down and replaces the socket (what was queued for the old connection is
+  // dropped; the peer sees that connection close).
+  auto reconnect = [&](const std::string& key, const std::string& why) {
+    if (auto line = i.limiter.admit(key, "peer " + i.peer.address + ": " + why + "; reconnecting"))
+      i.log(*line);
+    established = false;
+    set_up(false);
+    i.mirrors->release(i.id);
+    Status st = i.open_socket();
+    if (!st.ok()) i.log("peer " + i.peer.address + ": cannot make a new socket, keeping the old one: " + st.message());
+    sock = i.socket.get();
+    next_hello = Clock::now();
+    connect_poll = kHelloConnectPoll;
+    waiting_since.reset();
+  };
+
   while (!stop_.load(std::memory_order_relaxed)) {
     const auto now = Clock::now();
+    if (!established && waiting_since && now - *waiting_since > i.options.peer_timeout) {
+      reconnect("unanswered", "hello unanswered for " + std::to_string(i.options.peer_timeout.count()) + " ms");
+      continue;
+    }
     if (!established && now >= next_hello) {
-      if (send_peer(sock, peer_hello(i.ours))) {
+      if (send_peer(*sock, peer_hello(i.ours))) {
+        if (!waiting_since) waiting_since = now;
         next_hello = now + kHelloRetry;
         connect_poll = kHelloConnectPoll;  // for the next time the link is down
       } else {
@@ -190,7 +254,7 @@ void PeerSession::run() {
         connect_poll = std::min<std::chrono::milliseconds>(connect_poll * 2, kHelloRetry);
       }
     }
-    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0},
+    zmq::pollitem_t items[] = {{static_cast<void*>(*sock), 0, ZMQ_POLLIN, 0},
                                {nullptr, head_moved, ZMQ_POLLIN, 0}};
     auto wait = std::chrono::milliseconds(100);
     if (!established)
@@ -206,13 +270,19 @@ void PeerSession::run() {
       if (established) send_acks();
     }
     for (int n = 0; n < 256; ++n) {
-      auto got = receive_peer(sock, /*router=*/false);
+      auto got = receive_peer(*sock, /*router=*/false);
       if (!got) break;
       if (!got->message.ok()) {
-        i.log("peer " + i.peer.address + ": unreadable message: " + got->message.status().message());
-        continue;
+        const std::string reason = got->oversized ? "oversized" : "malformed";
+        i.bad(reason);
+        if (auto line = i.limiter.admit("bad message", "peer " + i.peer.address + ": bad message: " +
+                                                           got->message.status().message()))
+          i.log(*line);
+        reconnect("bad message", "after a " + reason + " message");
+        break;
       }
       const PeerMessage& m = *got->message;
+      waiting_since.reset();
       {
         std::lock_guard<std::mutex> g(i.mutex);
         i.last_heard = Clock::now();
@@ -243,9 +313,20 @@ void PeerSession::run() {
           break;
         }
         case PeerMessage::Kind::refused:
-          if (established || i.up) i.log("peer " + i.peer.address + ": it refused this node: " + m.refused.message);
-          else if (m.refused.reason != "no hello") i.log("peer " + i.peer.address + ": refused: " + m.refused.message);
-          if (m.refused.reason != "no hello") i.refuse("refused by peer: " + m.refused.reason);
+          // Rate-limited: refusals come when the peer sends them, not only in answer to a hello.
+          if (established || i.up) {
+            if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": it refused this node: " +
+                                                           m.refused.message))
+              i.log(*line);
+          } else if (m.refused.reason != "no hello") {
+            if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": refused: " + m.refused.message))
+              i.log(*line);
+          }
+          if (m.refused.reason != "no hello") i.refuse("refused by peer: " + refusal_label(m.refused.reason));
+          if (m.refused.reason == "bad message") {
+            reconnect("refused", "it refused a message of this node as bad");
+            break;
+          }
           established = false;
           set_up(false);
           i.mirrors->release(i.id);
@@ -304,14 +385,12 @@ void PeerSession::run() {
       }
     }
     if (established) {
-      std::lock_guard<std::mutex> g(i.mutex);
-      if (Clock::now() - i.last_heard > i.options.peer_timeout) {
-        i.log("peer " + i.peer.address + ": silent for " + std::to_string(i.options.peer_timeout.count()) +
-              " ms: down; saying hello again");
-        established = false;
-        i.up = false;
-        next_hello = Clock::now();
+      bool silent = false;
+      {
+        std::lock_guard<std::mutex> g(i.mutex);
+        silent = Clock::now() - i.last_heard > i.options.peer_timeout;
       }
+      if (silent) reconnect("silent", "silent for " + std::to_string(i.options.peer_timeout.count()) + " ms: down");
     }
     if (!established) i.mirrors->release(i.id);
   }

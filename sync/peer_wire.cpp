@@ -19,32 +19,46 @@ bool send_peer(zmq::socket_t& s, const PeerMessage& m, const std::string* routin
 }
 
 std::optional<ReceivedPeer> receive_peer(zmq::socket_t& s, bool router) {
+  // Frame by frame: a peer message has 2 frames (3 on a ROUTER); more are read and dropped, so a
+  // sender cannot make this side hold an endless multipart message.
+  const size_t keep = router ? 3 : 2;
   std::vector<zmq::message_t> frames;
+  size_t count = 0;
   try {
-    auto got = zmq::recv_multipart(s, std::back_inserter(frames), zmq::recv_flags::dontwait);
-    if (!got) return std::nullopt;
+    for (;;) {
+      zmq::message_t m;
+      // The first frame only if one is queued; the rest of a message is there with it.
+      if (!s.recv(m, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none)) return std::nullopt;
+      ++count;
+      const bool more = m.more();
+      if (frames.size() < keep) frames.push_back(std::move(m));
+      if (!more) break;
+    }
   } catch (const zmq::error_t&) {
-    return std::nullopt;
+    if (frames.empty()) return std::nullopt;
   }
   ReceivedPeer r;
   size_t i = 0;
   if (router) {
-    if (frames.empty()) return r;
     r.routing_id = frames[0].to_string();
     i = 1;
-  }
-  if (frames.size() != i + 2 || frames[i].to_string_view() != kPeerTag) {
-    r.message = Status::Corruption("not a vasana peer message (wrong tag or frame count)");
-    return r;
-  }
-  // Only a CURVE server's messages carry the key ZAP accepted; cppzmq throws when it is absent.
-  if (router) {
-    try {
-      r.user_id = frames[i + 1].gets("User-Id");
-    } catch (const zmq::error_t&) {
+    // Only a CURVE server's messages carry the key ZAP accepted; cppzmq throws when it is absent.
+    if (frames.size() > 1) {
+      try {
+        r.user_id = frames[1].gets("User-Id");
+      } catch (const zmq::error_t&) {
+      }
+      try {
+        r.address = frames[1].gets("Peer-Address");
+      } catch (const zmq::error_t&) {
+      }
     }
   }
-  r.message = decode_peer_message(frames[i + 1].to_string_view());
+  if (count != i + 2 || frames[i].to_string_view() != kPeerTag) {
+    r.message = Status::Corruption("not a vasana peer message (wrong tag or " + std::to_string(count) + " frames)");
+    return r;
+  }
+  r.message = decode_peer_message(frames[i + 1].to_string_view(), &r.oversized);
   return r;
 }
 

@@ -19,7 +19,9 @@ bool send_peer(zmq::socket_t& s, const PeerMessage& m, const std::string* routin
 struct ReceivedPeer {
   std::string routing_id;  // ROUTER only
   std::string user_id;     // the sender's CURVE public key (Z85) as ZAP accepted it
+  std::string address;     // ROUTER only: the sender's IP address ("Peer-Address"), "" if unknown
   Result<PeerMessage> message = Status::Corruption("nothing received");
+  bool oversized = false;  // message failed: past a limit of protocol/peer_codec.hpp
 };
 // One message without waiting; nullopt when none is queued.
 std::optional<ReceivedPeer> receive_peer(zmq::socket_t& s, bool router);

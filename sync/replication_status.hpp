@@ -90,6 +90,12 @@ struct NodeStatus {
   // Peers refused at hello or on a link, by reason ("unknown key", "cluster id",
   // "vector space", "protocol version"), since start.
   std::map<std::string, uint64_t> refused;
+  // Failed handshakes on the peer port, by reason ("protocol", "auth", "no-detail"), since start
+  // (sync/peer_port_monitor.hpp).
+  std::map<std::string, uint64_t> handshake_failures;
+  // Peer messages that could not be taken, by reason ("malformed", "oversized"), since start:
+  // their connections were dropped (sync/peer_limits.hpp).
+  std::map<std::string, uint64_t> bad_messages;
 };
 
 }  // namespace vasana

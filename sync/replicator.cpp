@@ -3,6 +3,7 @@
 #include <zmq.hpp>
 
 #include "sync/curve_keys.hpp"
+#include "sync/log_limiter.hpp"
 #include "sync/peer_server.hpp"
 #include "sync/peer_session.hpp"
 #include "sync/zap_allowlist.hpp"
@@ -22,10 +23,16 @@ struct Replicator::Impl {
 
   mutable std::mutex refused_mutex;
   std::map<std::string, uint64_t> refused;
+  std::map<std::string, uint64_t> bad_messages;
   void refuse(const std::string& reason) {
     std::lock_guard<std::mutex> g(refused_mutex);
     refused[reason]++;
   }
+  void bad_message(const std::string& reason) {
+    std::lock_guard<std::mutex> g(refused_mutex);
+    bad_messages[reason]++;
+  }
+  LogLimiter zap_lines;  // the same refusal (key, address, reason) is logged once a minute
 };
 
 Result<std::unique_ptr<Replicator>> Replicator::start(const SyncOptions& options, const DataDir& dir, PeerHello ours,
@@ -46,13 +53,14 @@ Result<std::unique_ptr<Replicator>> Replicator::start(const SyncOptions& options
   Impl* raw = &i;
   zo.log = [raw](const std::string& line) {
     raw->refuse("unknown key");
-    raw->log("peer: " + line);
+    if (auto limited = raw->zap_lines.admit(line, "peer: " + line)) raw->log(*limited);
   };
   auto zap = ZapAllowlist::start(i.ctx, zo);
   if (!zap.ok()) return zap.status();
   i.zap = std::move(zap.value());
   if (options.ack_replicas > 0) i.gate = std::make_unique<AckGate>(ours.instance, options.ack_replicas, options.ack_timeout);
   auto refuse = [raw](const std::string& reason) { raw->refuse(reason); };
+  auto bad = [raw](const std::string& reason) { raw->bad_message(reason); };
   if (!options.listen.empty()) {
     AckGate* gate = i.gate.get();
     PeerHello served = ours;
@@ -62,14 +70,14 @@ Result<std::unique_ptr<Replicator>> Replicator::start(const SyncOptions& options
         [gate](InstanceId peer, InstanceId writer, Seqno seqno) {
           if (gate) gate->on_ack(peer, writer, seqno);
         },
-        refuse);
+        refuse, bad);
     if (!server.ok()) return server.status();
     i.server = std::move(server.value());
     i.log("sync: serving peers on " + i.server->endpoint() + " (cluster '" + options.cluster + "')");
   }
   uint64_t id = 0;
   for (const auto& p : options.peers) {
-    auto s = PeerSession::start(i.ctx, ++id, p, options, ours, *public_key, mirrors, heads, i.log, refuse);
+    auto s = PeerSession::start(i.ctx, ++id, p, options, ours, *public_key, mirrors, heads, i.log, refuse, bad);
     if (!s.ok()) return s.status();
     i.sessions.push_back(std::move(s.value()));
   }
@@ -87,8 +95,10 @@ Replicator::~Replicator() {
 void Replicator::fill_status(NodeStatus* st) const {
   st->cluster = impl_->options.cluster;
   for (const auto& s : impl_->sessions) st->peers.push_back(s->status());
+  if (impl_->server) st->handshake_failures = impl_->server->handshake_failures();
   std::lock_guard<std::mutex> g(impl_->refused_mutex);
   st->refused = impl_->refused;
+  st->bad_messages = impl_->bad_messages;
 }
 
 std::string Replicator::endpoint() const { return impl_->server ? impl_->server->endpoint() : ""; }

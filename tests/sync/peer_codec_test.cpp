@@ -242,3 +242,84 @@ TEST_CASE("peer codec: a hello from a node that predates acksWanted reads as wan
   REQUIRE(n.ok());
   CHECK_FALSE(n->hello.acks_wanted);
 }
+
+// Limits: what one message may hold (protocol/peer_codec.hpp). Past them decoding refuses, and
+// says the message was oversized (not merely malformed).
+
+TEST_CASE("an advert or an ack of at most 4096 heads decodes, and one of more is refused as oversized") {
+  PeerAdvert a;
+  for (uint64_t n = 0; n < kMaxAdvertHeads; ++n) a.heads.push_back(head_of(n));
+  bool oversized = true;
+  auto ok = decode_peer_message(encode_peer_message(peer_advert(a)), &oversized);
+  REQUIRE(ok.ok());  // positive control: the limit itself passes
+  CHECK_FALSE(oversized);
+  CHECK(ok->advert.heads.size() == kMaxAdvertHeads);
+
+  a.heads.push_back(head_of(kMaxAdvertHeads));
+  auto big = decode_peer_message(encode_peer_message(peer_advert(a)), &oversized);
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.status().code() == Code::corruption);
+  CHECK(oversized);
+  CHECK_THAT(big.status().message(), Catch::Contains("4097 stream heads"));
+
+  PeerAck ack;
+  ack.heads = a.heads;
+  auto big_ack = decode_peer_message(encode_peer_message(peer_ack(ack)), &oversized);
+  CHECK_FALSE(big_ack.ok());
+  CHECK(oversized);
+}
+
+TEST_CASE("a hello longer than 512 bytes is refused as oversized") {
+  PeerHello h;
+  h.cluster = "c";
+  h.instance = InstanceId(0x1234);
+  h.vector_space = "hash-embed/256/1";
+  bool oversized = true;
+  REQUIRE(decode_peer_message(encode_peer_message(peer_hello(h)), &oversized).ok());
+  CHECK_FALSE(oversized);
+  h.cluster = std::string(600, 'x');
+  const std::string bytes = encode_peer_message(peer_hello(h));
+  REQUIRE(bytes.size() > kMaxHelloBytes);
+  auto r = decode_peer_message(bytes, &oversized);
+  REQUIRE_FALSE(r.ok());
+  CHECK(oversized);
+  CHECK_THAT(r.status().message(), Catch::Contains("hello"));
+}
+
+TEST_CASE("refusal texts are cut to 256 bytes when made, and longer ones are refused when received") {
+  auto m = peer_refused(std::string(300, 'r'), std::string(1000, 'm'));
+  CHECK(m.refused.reason.size() == kMaxRefusalTextBytes);
+  CHECK(m.refused.message.size() == kMaxRefusalTextBytes);
+  auto back = decode_peer_message(encode_peer_message(m));
+  REQUIRE(back.ok());
+  CHECK(back->refused.message == std::string(kMaxRefusalTextBytes, 'm'));
+  // Cut at a character boundary: a 2-byte character straddling the limit goes whole.
+  auto utf = peer_refused("x", std::string(255, 'a') + "\xc3\xa9");
+  CHECK(utf.refused.message == std::string(255, 'a'));
+
+  // A sender that does not cut (hand-made message) is refused.
+  PeerMessage raw;
+  raw.kind = PeerMessage::Kind::refused;
+  raw.refused.reason = "cluster id";
+  raw.refused.message = std::string(kMaxRefusalTextBytes + 1, 'm');
+  bool oversized = false;
+  auto r = decode_peer_message(encode_peer_message(raw), &oversized);
+  CHECK_FALSE(r.ok());
+  CHECK(oversized);
+}
+
+TEST_CASE("a chunk of more than 32 MiB is refused as oversized, and garbage as malformed, not oversized") {
+  PeerChunk c;
+  c.writer = InstanceId(7);
+  c.bytes.assign(kMaxPeerChunkBytes + 1, 'b');
+  bool oversized = false;
+  auto r = decode_peer_message(encode_peer_message(peer_chunk(c)), &oversized);
+  CHECK_FALSE(r.ok());
+  CHECK(oversized);
+  c.bytes.resize(1000);
+  CHECK(decode_peer_message(encode_peer_message(peer_chunk(c)), &oversized).ok());
+
+  auto junk = decode_peer_message(std::string(64, '\x7f'), &oversized);
+  CHECK_FALSE(junk.ok());
+  CHECK_FALSE(oversized);
+}
