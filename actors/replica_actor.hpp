@@ -22,10 +22,14 @@ using CommittedBatch = WriterState::CommittedBatch;
 
 using replica_actor = caf::typed_actor<caf::reacts_to<apply_atom, CommittedBatch>>;
 
-// Applies batches of writer's records, in the order they are sent; log reports an op that could
-// not be applied.
+// Called on the replica actor's thread for each op that could not be applied (its payload does
+// not decode, or the state refused it), with its seqno and why.
+using ApplyFailedFn = std::function<void(Seqno seqno, const Status& why)>;
+
+// Applies batches of writer's records, in the order they are sent; apply_failed hears of each op
+// that could not be applied (the node books it in its ApplyFailures: log, status, metrics).
 replica_actor spawn_replica_actor(caf::actor_system& sys, std::shared_ptr<RecallEngine> engine, InstanceId writer,
-                                  std::function<void(const std::string&)> log);
+                                  ApplyFailedFn apply_failed);
 
 }  // namespace vasana
 

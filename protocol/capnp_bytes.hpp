@@ -46,11 +46,20 @@ inline MessageScratch& message_scratch() {
 }
 }  // namespace detail
 
-// Calls fn(root reader) on the message in bytes. Returns Corruption when the bytes are not a
-// well-formed message; fn returns a Status of its own. Bytes at a word-aligned address are read
-// in place; others are copied into aligned memory first.
+// The bounds read_message applies unless told others: at most 64 MiB read, 16 levels deep.
+inline capnp::ReaderOptions default_reader_options() {
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = 8 * 1024 * 1024;
+  opts.nestingLimit = 16;
+  return opts;
+}
+
+// Calls fn(root reader) on the message in bytes, read under opts. Returns Corruption when the
+// bytes are not a well-formed message or reading them passes opts' bounds; fn returns a Status
+// of its own. Bytes at a word-aligned address are read in place; others are copied into aligned
+// memory first.
 template <class Root, class Fn>
-Status read_message(std::string_view bytes, Fn&& fn) {
+Status read_message(std::string_view bytes, Fn&& fn, const capnp::ReaderOptions& opts = default_reader_options()) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return Status::Corruption("message size " + std::to_string(bytes.size()) + " is not a whole number of words");
   const size_t n = bytes.size() / sizeof(capnp::word);
@@ -71,9 +80,6 @@ Status read_message(std::string_view bytes, Fn&& fn) {
     std::memcpy(own.begin(), bytes.data(), bytes.size());
     words = own.asPtr();
   }
-  capnp::ReaderOptions opts;
-  opts.traversalLimitInWords = 8 * 1024 * 1024;
-  opts.nestingLimit = 16;
   Status result;
   kj::Maybe<kj::Exception> failure = kj::runCatchingExceptions([&]() {
     capnp::FlatArrayMessageReader reader(words, opts);
