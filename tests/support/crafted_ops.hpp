@@ -230,6 +230,10 @@ inline std::vector<CraftedOp> malformed_ops() {
         const char bad[] = "caf\xc3 au lait \xff";
         p.setText(capnp::Text::Reader(bad, sizeof(bad) - 1));
       }));
+  add("text not UTF-8 after a long ASCII run", put, put_with([](schema::PutMemory::Builder p) {
+        const char bad[] = "twenty-four ascii bytes \xe2\x82 and then a cut euro sign";
+        p.setText(capnp::Text::Reader(bad, sizeof(bad) - 1));
+      }));
   add("a tag that is not UTF-8", put, put_with([](schema::PutMemory::Builder p) {
         const char bad[] = "\xed\xa0\x80";  // a surrogate
         p.initTags(1).set(0, capnp::Text::Reader(bad, sizeof(bad) - 1));
