@@ -291,7 +291,10 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   // Committed records go to the replica actor, which applies them off the writer's thread; the
   // writer publishes how far it has acknowledged, and a query first waits until the replica
   // has applied that far: after remember returns, a recall on this node sees the memory.
-  impl->replica = spawn_replica_actor(*impl->system, impl->engine, impl->identity.instance, impl->log);
+  impl->replica = spawn_replica_actor(*impl->system, impl->engine, impl->identity.instance,
+                                      [raw = impl.get()](Seqno seqno, const Status& why) {
+                                        raw->apply_failed(raw->identity.instance, seqno, why);
+                                      });
   impl->acknowledged = std::make_shared<std::atomic<uint64_t>>(rec->scan.last_seqno.value);
   state->subscribe([replica = impl->replica, acked = impl->acknowledged](const CommittedBatch& batch) {
     caf::anon_send(replica, apply_atom::value, batch);

@@ -47,13 +47,13 @@ struct ReplicaActorState {
 using replica_pointer = replica_actor::stateful_pointer<ReplicaActorState>;
 
 replica_actor::behavior_type replica_behavior(replica_pointer self, std::shared_ptr<RecallEngine> engine,
-                                              InstanceId writer, std::function<void(const std::string&)> log) {
+                                              InstanceId writer, ApplyFailedFn apply_failed) {
   return {
       [=](apply_atom, const CommittedBatch& batch) {
         for (const auto& r : *batch) {
           auto op = decode_op(r.op_type, r.payload);
           Status s = op.ok() ? engine->apply(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
-          if (!s.ok()) log("replica: seqno " + std::to_string(r.seqno.value) + " not applied: " + s.to_string());
+          if (!s.ok()) apply_failed(r.seqno, s);
         }
         if (!self->state.waiting.empty()) self->state.settle(applied_seqno(*engine, writer), Clock::now());
       },
@@ -71,8 +71,8 @@ replica_actor::behavior_type replica_behavior(replica_pointer self, std::shared_
 }  // namespace
 
 replica_actor spawn_replica_actor(caf::actor_system& sys, std::shared_ptr<RecallEngine> engine, InstanceId writer,
-                                  std::function<void(const std::string&)> log) {
-  return sys.spawn<caf::detached>(replica_behavior, std::move(engine), writer, std::move(log));
+                                  ApplyFailedFn apply_failed) {
+  return sys.spawn<caf::detached>(replica_behavior, std::move(engine), writer, std::move(apply_failed));
 }
 
 }  // namespace vasana

@@ -36,9 +36,14 @@ inline constexpr std::chrono::seconds kReadYourWritesWait{5};
 using replica_actor = caf::typed_actor<caf::reacts_to<apply_atom, CommittedBatch>,
                                        caf::replies_to<applied_atom, uint64_t>::with<uint64_t>>;
 
-// Applies batches of writer's records; log reports an op that could not be applied.
+// Called on the replica actor's thread for each op that could not be applied (its payload does
+// not decode, or the state refused it), with its seqno and why.
+using ApplyFailedFn = std::function<void(Seqno seqno, const Status& why)>;
+
+// Applies batches of writer's records, in the order they are sent; apply_failed hears of each op
+// that could not be applied (the node books it in its ApplyFailures: log, status, metrics).
 replica_actor spawn_replica_actor(caf::actor_system& sys, std::shared_ptr<RecallEngine> engine, InstanceId writer,
-                                  std::function<void(const std::string&)> log);
+                                  ApplyFailedFn apply_failed);
 
 // The highest seqno of writer applied to engine's state (0: none). Takes the read lock.
 uint64_t applied_seqno(const RecallEngine& engine, InstanceId writer);

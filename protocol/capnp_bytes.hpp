@@ -52,12 +52,20 @@ inline MessageScratch& message_scratch() {
 }
 }  // namespace detail
 
-// Calls fn(root reader) on the message in bytes. Returns Corruption when the bytes are not a
-// well-formed message; fn returns a Status of its own. Bytes at a word-aligned address are read
-// in place; others are copied into aligned memory first. traversal_limit_words bounds the words
-// the reader may visit (a message whose pointers alias one object cannot make it read more).
+// The bounds read_message applies unless told others: at most 64 MiB read, 16 levels deep.
+inline capnp::ReaderOptions default_reader_options() {
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = 8 * 1024 * 1024;
+  opts.nestingLimit = 16;
+  return opts;
+}
+
+// Calls fn(root reader) on the message in bytes, read under opts. Returns Corruption when the
+// bytes are not a well-formed message or reading them passes opts' bounds; fn returns a Status
+// of its own. Bytes at a word-aligned address are read in place; others are copied into aligned
+// memory first.
 template <class Root, class Fn>
-Status read_message(std::string_view bytes, Fn&& fn, uint64_t traversal_limit_words = 8 * 1024 * 1024) {
+Status read_message(std::string_view bytes, Fn&& fn, const capnp::ReaderOptions& opts = default_reader_options()) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
     return Status::Corruption("message size " + std::to_string(bytes.size()) + " is not a whole number of words");
   const size_t n = bytes.size() / sizeof(capnp::word);
@@ -78,9 +86,6 @@ Status read_message(std::string_view bytes, Fn&& fn, uint64_t traversal_limit_wo
     std::memcpy(own.begin(), bytes.data(), bytes.size());
     words = own.asPtr();
   }
-  capnp::ReaderOptions opts;
-  opts.traversalLimitInWords = traversal_limit_words;
-  opts.nestingLimit = 16;
   Status result;
   kj::Maybe<kj::Exception> failure = kj::runCatchingExceptions([&]() {
     capnp::FlatArrayMessageReader reader(words, opts);

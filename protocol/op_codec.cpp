@@ -1,5 +1,6 @@
 #include "protocol/op_codec.hpp"
 
+#include <cstring>
 #include <optional>
 
 #include "protocol/capnp_bytes.hpp"
@@ -218,7 +219,7 @@ Result<MemoryInput> decode_put_memory(std::string_view payload) {
 }
 
 namespace {
-// The checks of check_op_payload: the type is known to this build, and the message holds it.
+// The first checks of every op payload: the type is known to this build, and the message holds it.
 Status check_op_type(uint16_t op_type) {
   if (!op_type_name(op_type))
     return Status::Incompatible("op type " + std::to_string(op_type) + " is newer than this build; upgrade vasana");
@@ -232,14 +233,8 @@ Status check_op_holds(uint16_t op_type, Op::Reader op) {
 }
 }  // namespace
 
-Status check_op_payload(uint16_t op_type, std::string_view payload) {
-  Status s = check_op_type(op_type);
-  if (!s.ok()) return s;
-  return read_message<Op>(payload, [&](Op::Reader op) { return check_op_holds(op_type, op); });
-}
-
 Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload) {
-  Status s = check_op_payload(op_type, payload);
+  Status s = validate_op(op_type, payload);
   if (!s.ok()) return s;
   std::string out;
   s = read_message<Op>(payload, [&](Op::Reader op) {
@@ -256,100 +251,244 @@ namespace vasana {
 
 namespace {
 
-MemoryId memory_id(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
-
-std::vector<std::string> texts(capnp::List<capnp::Text>::Reader list) {
-  std::vector<std::string> out;
-  out.reserve(list.size());
-  for (auto t : list) out.emplace_back(t.cStr(), t.size());
-  return out;
+// Reads an op's fields into a plain value and says what is wrong with the first field that is
+// not as the schema and this build need it. Texts and lists are assigned into the value's
+// existing strings and vectors, so that a value decoded into again and again (validate_op's)
+// reuses their memory. A field Cap'n Proto cannot read at all (a pointer out of bounds or of
+// another kind, text without its NUL) throws kj::Exception: read_message turns that into
+// Corruption.
+// is_valid_utf8, with runs of ASCII (most text) skipped eight bytes at a time: a cut before a
+// byte below 0x80 is always a character boundary.
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ull) break;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i == s.size() || is_valid_utf8(s.substr(i));
 }
 
-std::vector<float> floats(capnp::List<float>::Reader list) {
-  std::vector<float> out;
-  out.reserve(list.size());
-  for (float f : list) out.push_back(f);
-  return out;
+class FieldDecoder {
+ public:
+  const Status& status() const { return status_; }
+
+  void text(const char* field, capnp::Text::Reader t, std::string& out, bool required = false) {
+    out.assign(t.cStr(), t.size());
+    if (!status_.ok()) return;
+    if (required && out.empty())
+      corrupt(std::string(field) + " is required and empty");
+    else if (!valid_utf8(out))
+      corrupt(std::string(field) + " is not valid UTF-8");
+  }
+
+  void texts(const char* field, capnp::List<capnp::Text>::Reader list, std::vector<std::string>& out) {
+    out.resize(list.size());
+    for (unsigned i = 0; i < list.size(); ++i) text(field, list[i], out[i]);
+  }
+
+  void floats(const char* field, capnp::List<float>::Reader list, std::vector<float>& out) {
+    if (list.size() > kMaxVectorDim) {
+      out.clear();
+      return corrupt(std::string(field) + " has " + std::to_string(list.size()) + " values; the limit is " +
+                     std::to_string(kMaxVectorDim));
+    }
+    out.resize(list.size());
+    for (unsigned i = 0; i < list.size(); ++i) out[i] = list[i];
+  }
+
+  // required: the op acts on that memory or triplet, so seqno 0 ("none") is not allowed.
+  void id(const char* field, schema::MemoryId::Reader r, MemoryId& out, bool required) {
+    out = MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())};
+    if (required && out.seqno.value == 0) corrupt(std::string(field) + " is required and missing");
+  }
+
+  // An enum value past the last one this build knows: written by a newer build, as an op type
+  // this build does not know is.
+  template <class Plain, class Schema>
+  void enumerated(const char* field, Schema raw, uint16_t known, Plain& out) {
+    const auto v = static_cast<uint16_t>(raw);
+    out = static_cast<Plain>(v < known ? v : 0);
+    if (v >= known && status_.ok())
+      status_ = Status::Incompatible(std::string(field) + " " + std::to_string(v) +
+                                     " is newer than this build; upgrade vasana");
+  }
+
+ private:
+  void corrupt(const std::string& why) {
+    if (status_.ok()) status_ = Status::Corruption(why);
+  }
+
+  Status status_;
+};
+
+// The value of alternative T in v, made T (with default fields) when v holds another op.
+template <class T>
+T& holding(OpValue& v) {
+  if (T* t = std::get_if<T>(&v)) return *t;
+  return v.emplace<T>();
 }
 
-OpValue decode(Op::Reader op) {
+// How many values each schema enum has (its last value + 1).
+constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kAccessKinds = 2;
+static_assert(static_cast<uint16_t>(schema::Kind::EPISODE) + 1 == kKinds);
+static_assert(static_cast<uint16_t>(schema::Status::ARCHIVED) + 1 == kStatuses);
+static_assert(static_cast<uint16_t>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) + 1 == kEpistemics);
+static_assert(static_cast<uint16_t>(schema::Decision::REJECT) + 1 == kDecisions);
+static_assert(static_cast<uint16_t>(schema::AccessKind::REINFORCED) + 1 == kAccessKinds);
+
+// Every field of op into out; which() is known to be a member this build has (check_op_holds).
+Status decode_into(Op::Reader op, OpValue& out) {
+  FieldDecoder d;
   switch (op.which()) {
     case Op::PUT_MEMORY: {
       auto p = op.getPutMemory();
-      PutMemoryOp v;
-      v.realm = p.getRealm();
-      v.kind = static_cast<MemoryKind>(p.getKind());
-      v.text = p.getText();
-      v.tags = texts(p.getTags());
-      v.ref = p.getRef();
+      auto& v = holding<PutMemoryOp>(out);
+      d.text("realm", p.getRealm(), v.realm, /*required=*/true);
+      d.enumerated("kind", p.getKind(), kKinds, v.kind);
+      d.text("text", p.getText(), v.text, /*required=*/true);
+      d.texts("tag", p.getTags(), v.tags);
+      d.text("ref", p.getRef(), v.ref);
       v.valid_from_ms = p.getValidFromMs();
       v.valid_to_ms = p.getValidToMs();
-      v.source_session = p.getSource().getSession();
-      v.source_tool = p.getSource().getTool();
-      v.vector = floats(p.getVector());
-      v.status = static_cast<MemoryStatus>(p.getStatus());
-      v.epistemic = static_cast<Epistemic>(p.getEpistemic());
+      auto source = p.getSource();
+      d.text("source session", source.getSession(), v.source_session);
+      d.text("source tool", source.getTool(), v.source_tool);
+      d.floats("vector", p.getVector(), v.vector);
+      d.enumerated("status", p.getStatus(), kStatuses, v.status);
+      d.enumerated("epistemic", p.getEpistemic(), kEpistemics, v.epistemic);
       v.confidence = p.getConfidence();
       v.pinned = p.getPinned();
-      return v;
+      break;
     }
     case Op::UPDATE_CONTENT: {
       auto u = op.getUpdateContent();
-      return UpdateContentOp{memory_id(u.getMemory()), u.getText(), u.getReplaceTags(), texts(u.getTags())};
+      auto& v = holding<UpdateContentOp>(out);
+      d.id("memory", u.getMemory(), v.memory, /*required=*/true);
+      d.text("text", u.getText(), v.text);
+      v.replace_tags = u.getReplaceTags();
+      d.texts("tag", u.getTags(), v.tags);
+      break;
     }
     case Op::SET_STATUS: {
       auto s = op.getSetStatus();
-      return SetStatusOp{memory_id(s.getMemory()), static_cast<MemoryStatus>(s.getStatus()), s.getReason(),
-                         memory_id(s.getReplacedBy())};
+      auto& v = holding<SetStatusOp>(out);
+      d.id("memory", s.getMemory(), v.memory, /*required=*/true);
+      d.enumerated("status", s.getStatus(), kStatuses, v.status);
+      d.text("reason", s.getReason(), v.reason);
+      d.id("replaced_by", s.getReplacedBy(), v.replaced_by, /*required=*/false);
+      break;
     }
     case Op::SET_VECTOR: {
       auto s = op.getSetVector();
-      return SetVectorOp{memory_id(s.getMemory()), floats(s.getVector()), s.getVectorSpace()};
+      auto& v = holding<SetVectorOp>(out);
+      d.id("memory", s.getMemory(), v.memory, /*required=*/true);
+      d.floats("vector", s.getVector(), v.vector);
+      d.text("vector_space", s.getVectorSpace(), v.vector_space);
+      break;
     }
     case Op::DELETE_MEMORY: {
-      auto d = op.getDeleteMemory();
-      return DeleteMemoryOp{memory_id(d.getMemory()), d.getReason()};
+      auto del = op.getDeleteMemory();
+      auto& v = holding<DeleteMemoryOp>(out);
+      d.id("memory", del.getMemory(), v.memory, /*required=*/true);
+      d.text("reason", del.getReason(), v.reason);
+      break;
     }
     case Op::ADD_TRIPLET: {
       auto t = op.getAddTriplet();
-      return AddTripletOp{t.getRealm(),       t.getSubject(),   t.getPredicate(),
-                          t.getObject(),      t.getValidFromMs(), t.getValidToMs(),
-                          memory_id(t.getSourceMemory())};
+      auto& v = holding<AddTripletOp>(out);
+      d.text("realm", t.getRealm(), v.realm);
+      d.text("subject", t.getSubject(), v.subject);
+      d.text("predicate", t.getPredicate(), v.predicate);
+      d.text("object", t.getObject(), v.object);
+      v.valid_from_ms = t.getValidFromMs();
+      v.valid_to_ms = t.getValidToMs();
+      d.id("source_memory", t.getSourceMemory(), v.source_memory, /*required=*/false);
+      break;
     }
     case Op::RETRACT_TRIPLET: {
       auto r = op.getRetractTriplet();
-      return RetractTripletOp{memory_id(r.getTriplet()), r.getReason()};
+      auto& v = holding<RetractTripletOp>(out);
+      d.id("triplet", r.getTriplet(), v.triplet, /*required=*/true);
+      d.text("reason", r.getReason(), v.reason);
+      break;
     }
     case Op::ADD_CORRECTION: {
       auto c = op.getAddCorrection();
-      return AddCorrectionOp{c.getRealm(), c.getWrong(), c.getRight(), c.getNote(), memory_id(c.getSourceMemory())};
+      auto& v = holding<AddCorrectionOp>(out);
+      d.text("realm", c.getRealm(), v.realm);
+      d.text("wrong", c.getWrong(), v.wrong);
+      d.text("right", c.getRight(), v.right);
+      d.text("note", c.getNote(), v.note);
+      d.id("source_memory", c.getSourceMemory(), v.source_memory, /*required=*/false);
+      break;
     }
     case Op::REVIEW_DECISION: {
       auto r = op.getReviewDecision();
-      return ReviewDecisionOp{memory_id(r.getMemory()), static_cast<ReviewVerdict>(r.getDecision()), r.getReviewer(),
-                              r.getNote()};
+      auto& v = holding<ReviewDecisionOp>(out);
+      d.id("memory", r.getMemory(), v.memory, /*required=*/true);
+      d.enumerated("decision", r.getDecision(), kDecisions, v.decision);
+      d.text("reviewer", r.getReviewer(), v.reviewer);
+      d.text("note", r.getNote(), v.note);
+      break;
     }
     case Op::ACCESS: {
       auto a = op.getAccess();
-      return AccessOp{memory_id(a.getMemory()), static_cast<AccessKind>(a.getKind()), a.getWeight()};
+      auto& v = holding<AccessOp>(out);
+      d.id("memory", a.getMemory(), v.memory, /*required=*/true);
+      d.enumerated("access kind", a.getKind(), kAccessKinds, v.kind);
+      v.weight = a.getWeight();
+      break;
     }
   }
-  return PutMemoryOp{};  // unreachable: check_op_holds ran first
+  return d.status();
 }
+
+// The bounds an op payload is read under: an op reads each of its words about once, so twice
+// its size (and a little for tiny ones) is never reached by a sound op and caps what a crafted
+// one (many pointers to the same bytes) makes a reader copy. Ops nest four levels at most.
+capnp::ReaderOptions op_reader_options(size_t payload_bytes) {
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = 2 * (payload_bytes / sizeof(capnp::word)) + 64;
+  opts.nestingLimit = 8;
+  return opts;
+}
+
+// The one decode of an op payload, for validate_op and decode_op alike. Its errors name the op
+// type the record claims ("put_memory: text is not valid UTF-8").
+Status decode_payload(uint16_t op_type, std::string_view payload, OpValue& out) {
+  Status s = check_op_type(op_type);
+  if (!s.ok()) return s;
+  s = read_message<Op>(
+      payload,
+      [&](Op::Reader op) {
+        Status holds = check_op_holds(op_type, op);
+        return holds.ok() ? decode_into(op, out) : holds;
+      },
+      op_reader_options(payload.size()));
+  if (s.ok()) return s;
+  std::string why = std::string(*op_type_name(op_type)) + ": " + s.message();
+  return s.code() == Code::incompatible ? Status::Incompatible(std::move(why)) : Status::Corruption(std::move(why));
+}
+
+// Above this, validate_op's value is dropped after use, so that a thread does not keep the
+// strings of one large op.
+constexpr size_t kKeepValueBytes = 64 * 1024;
 
 }  // namespace
 
+Status validate_op(uint16_t op_type, std::string_view payload) {
+  thread_local OpValue value;
+  Status s = decode_payload(op_type, payload, value);
+  if (payload.size() > kKeepValueBytes) value = OpValue{};
+  return s;
+}
+
 Result<OpValue> decode_op(uint16_t op_type, std::string_view payload) {
-  Status s = check_op_type(op_type);
+  OpValue out;
+  Status s = decode_payload(op_type, payload, out);
   if (!s.ok()) return s;
-  std::optional<OpValue> out;
-  s = read_message<Op>(payload, [&](Op::Reader op) {
-    Status holds = check_op_holds(op_type, op);
-    if (holds.ok()) out = decode(op);
-    return holds;
-  });
-  if (!s.ok()) return s;
-  return std::move(*out);
+  return out;
 }
 
 }  // namespace vasana

@@ -17,11 +17,18 @@ std::string encode_put_memory(const MemoryInput& m);
 // Decodes a put_memory payload back into its fields.
 Result<MemoryInput> decode_put_memory(std::string_view payload);
 
-// Ok when payload is a well-formed Op whose union member is op_type; Corruption when it is
-// malformed or names another op; Incompatible when op_type is newer than this build.
-Status check_op_payload(uint16_t op_type, std::string_view payload);
+// Ok when payload is an op this build can apply, by the same decode decode_op does: a
+// well-formed message (read under bounds on traversal and nesting set by its size) whose union
+// member is op_type, every field readable as its schema type, every Text valid UTF-8, every
+// enum a value this build knows, the fields an op needs present (a put's realm and text, the
+// memory or triplet an op acts on), vectors of at most kMaxVectorDim values. Corruption when it
+// is not; Incompatible when op_type or an enum value is newer than this build. Every check of a
+// record's payload (a segment's scan, a peer's chunk, `vasana verify`) is this one.
+// Threading: any thread; it reuses one decoded value per thread.
+Status validate_op(uint16_t op_type, std::string_view payload);
 
-// The whole op as a plain value (for the replica). Errors as check_op_payload.
+// The whole op as a plain value (for the replica). Ok exactly when validate_op is: the errors
+// are validate_op's.
 Result<OpValue> decode_op(uint16_t op_type, std::string_view payload);
 
 // The op's fields as one JSON object, for `vasana log`.

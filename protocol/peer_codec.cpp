@@ -113,7 +113,8 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized)
   if (oversized) *oversized = false;
   PeerMessage m;
   // A well-formed message is read once: the reader visits about as many words as it holds.
-  const uint64_t traversal = 2 * (bytes.size() / sizeof(capnp::word)) + 64;
+  capnp::ReaderOptions bounds = default_reader_options();
+  bounds.traversalLimitInWords = 2 * (bytes.size() / sizeof(capnp::word)) + 64;
   Status s = read_message<schema::PeerMessage>(bytes, [&](schema::PeerMessage::Reader root) -> Status {
     switch (root.which()) {
       case schema::PeerMessage::HELLO: {
@@ -171,7 +172,7 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized)
         return read_heads(root.getAck().getHeads(), &m.ack.heads, oversized);
     }
     return Status::Corruption("peer message of an unknown kind (a newer protocol?)");
-  }, traversal);
+  }, bounds);
   if (!s.ok()) return s;
   return m;
 }

@@ -200,7 +200,7 @@ class Scanner {
                                                 std::to_string(next_seqno_.value) + " was expected");
     if (r.prev_hash != prev_hash_) return fail(SegmentEnd::corrupt, off, "chain mismatch: previous hash differs");
     if (r.ts < last_ts_) return fail(SegmentEnd::corrupt, off, "effective timestamp goes backwards");
-    Status ps = check_op_payload(r.op_type, r.payload);
+    Status ps = validate_op(r.op_type, r.payload);
     if (!ps.ok())
       return fail(ps.code() == Code::incompatible ? SegmentEnd::incompatible : SegmentEnd::corrupt, off, ps.message());
     r.hash = chain_hash(expect_.instance, r.seqno, r.ts, r.op_type, r.prev_hash, r.payload);

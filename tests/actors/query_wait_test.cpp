@@ -96,7 +96,7 @@ class QueryHarness {
   QueryHarness() {
     engine_ = std::make_shared<RecallEngine>(make_all_lanes(), ScoringWeights{}, /*lane_helpers=*/0);
     system_ = std::make_unique<caf::actor_system>(config_);
-    replica_ = spawn_replica_actor(*system_, engine_, kWriter, [](const std::string&) {});
+    replica_ = spawn_replica_actor(*system_, engine_, kWriter, [](Seqno, const Status&) {});
   }
   ~QueryHarness() {
     for (auto& q : queries_) caf::anon_send_exit(q, caf::exit_reason::user_shutdown);

@@ -55,25 +55,25 @@ TEST_CASE("a put_memory payload decodes to the memory that was encoded", "[proto
   CHECK(decode_put_memory(payload.substr(0, payload.size() - 1)).status().code() == Code::corruption);
 }
 
-TEST_CASE("check_op_payload accepts a payload of its op type and refuses another or an unknown one",
+TEST_CASE("validate_op accepts a payload of its op type and refuses another or an unknown one",
           "[protocol]") {
   const std::string put = put_payload(1);
   const std::string del = delete_payload(1);
-  CHECK(check_op_payload(kPut, put).ok());
-  CHECK(check_op_payload(kDelete, del).ok());
+  CHECK(validate_op(kPut, put).ok());
+  CHECK(validate_op(kDelete, del).ok());
 
-  Status mismatch = check_op_payload(kDelete, put);
+  Status mismatch = validate_op(kDelete, put);
   CHECK(mismatch.code() == Code::corruption);
   CHECK_THAT(mismatch.message(), Catch::Contains("op type 5"));
-  CHECK(check_op_payload(kPut, del).code() == Code::corruption);
+  CHECK(validate_op(kPut, del).code() == Code::corruption);
 
-  Status newer = check_op_payload(kMaxOpType + 1, put);
+  Status newer = validate_op(kMaxOpType + 1, put);
   CHECK(newer.code() == Code::incompatible);
   CHECK_THAT(newer.message(), Catch::Contains("11"));
-  CHECK(check_op_payload(0xFFFF, put).code() == Code::incompatible);
+  CHECK(validate_op(0xFFFF, put).code() == Code::incompatible);
 
-  CHECK(check_op_payload(kPut, "").code() == Code::corruption);
-  CHECK(check_op_payload(kPut, std::string(16, '\xFF')).code() == Code::corruption);
+  CHECK(validate_op(kPut, "").code() == Code::corruption);
+  CHECK(validate_op(kPut, std::string(16, '\xFF')).code() == Code::corruption);
 }
 
 TEST_CASE("decode_op turns a payload into the plain op of its type", "[protocol]") {
