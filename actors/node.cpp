@@ -124,6 +124,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   }
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
+  if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
   if (replicator) replicator->fill_status(&st);
   if (tailer) {
     for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));

@@ -4,6 +4,7 @@
 #include <optional>
 #include <system_error>
 
+#include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/segment_format.hpp"
 #include "store/stream_repair.hpp"
@@ -90,9 +91,9 @@ Status resolve_quarantine(const DataDir& dir, InstanceId instance, const std::st
   const auto held = quarantined_segments(dir, instance);
   if (held.empty()) return Status::Ok();
   const std::string resolved = dir.quarantine_dir() + "/resolved";
+  Status made = make_private_dirs(resolved);
+  if (!made.ok()) return made;
   std::error_code ec;
-  fs::create_directories(resolved, ec);
-  if (ec) return Status::IoError("cannot create " + resolved + ": " + ec.message());
   for (const std::string& name : held) {
     const std::string from = dir.quarantine_dir() + "/" + name;
     auto why = read_whole_file(from + ".why");

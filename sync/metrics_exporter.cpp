@@ -57,6 +57,11 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 "recall lanes (count; 0: recall sees every applied op).",
                                 MetricType::Gauge);
   add(backlog, {}, static_cast<double>(s.lanes_backlog));
+  MetricFamily dropped = family("vasana_client_replies_dropped_total",
+                                "Replies dropped because their client did not read them (its queue of 64 was "
+                                "full), since the process started.",
+                                MetricType::Counter);
+  add(dropped, {}, static_cast<double>(s.client_replies_dropped));
 
   MetricFamily up = family("vasana_peer_up",
                            "1 if a replication session with the peer is established (hello accepted both ways), "
@@ -140,8 +145,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   add(copy_failures, {}, static_cast<double>(s.copy_failures));
 
   std::vector<MetricFamily> out;
-  out.reserve(18);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &own_state, &io_failures, &problems, &holds,
+  out.reserve(19);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &own_state, &io_failures, &problems, &holds,
                           &copy_failures, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused,
                           &handshakes, &bad}) {
     out.push_back(std::move(*f));

@@ -81,6 +81,8 @@ struct NodeStatus {
   // not yet indexed by the recall lanes (RecallEngine::lanes_backlog): until it is 0, recall may
   // miss some applied memories. 0 when the lanes are level with the state.
   uint64_t lanes_backlog = 0;
+  // Replies dropped since start because their client did not read them (its queue was full).
+  uint64_t client_replies_dropped = 0;
   OwnWriterStatus own_writer;
   std::vector<WriterApplied> writers;
   std::vector<WriterProblem> problems;  // writers that cannot move on now

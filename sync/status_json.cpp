@@ -136,6 +136,7 @@ std::string status_to_json(const NodeStatus& s) {
   j["digest"] = s.digest;
   j["applied_remote_ops"] = s.applied_remote_ops;
   j["lanes_backlog"] = s.lanes_backlog;
+  j["client_replies_dropped"] = s.client_replies_dropped;
   j["own_writer"] = {{"state", s.own_writer.state},
                      {"reason", s.own_writer.reason},
                      {"io_failures", s.own_writer.io_failures}};
@@ -203,6 +204,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   top.str("digest", &s.digest);
   top.u64("applied_remote_ops", &s.applied_remote_ops);
   top.u64("lanes_backlog", &s.lanes_backlog);
+  top.u64("client_replies_dropped", &s.client_replies_dropped);
   if (const json* own = top.object("own_writer")) {
     FieldReader r(*own, top.child("own_writer"), &failure);
     r.str("state", &s.own_writer.state);
@@ -301,6 +303,8 @@ std::string status_to_text(const NodeStatus& s) {
   line("remote ops", std::to_string(s.applied_remote_ops) + " applied since start");
   line("lane backlog", std::to_string(s.lanes_backlog) +
                            (s.lanes_backlog == 0 ? " (recall sees every applied op)" : " memories not yet indexed by recall"));
+  if (s.client_replies_dropped > 0)
+    line("dropped", std::to_string(s.client_replies_dropped) + " replies to clients that did not read them, since start");
 
   std::string own = s.own_writer.state;
   if (!s.own_writer.reason.empty()) own += ": " + s.own_writer.reason;

@@ -13,6 +13,7 @@
 #include <zmq_addon.hpp>
 
 #include "cli/node_client.hpp"
+#include "sync/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"
 
@@ -146,6 +147,12 @@ TEST_CASE("a client that never reads its replies leaves a bounded queue on the n
   // Unbounded, the ~2 GB of answers the greedy client never read would sit in the node.
   CHECK(hwm < rss_before + 400 * kMiB);
   CHECK(s.node->running());
+  // The replies the greedy client never took are counted where the operator looks.
+  ClientRequest status;
+  status.kind = ClientRequest::Kind::status;
+  auto st = status_from_json(s.call(status).status_json);
+  REQUIRE(st.ok());
+  CHECK(st->client_replies_dropped > 0);
 }
 
 }  // namespace vasana::test

@@ -36,11 +36,16 @@ struct Sibling {
 };
 
 // Waits until status() lists the sibling with a writer entry; returns it.
-PeerStatus sibling_status(const SharedDirTailer& t, const StreamHeads& heads, InstanceId own, uint64_t want_applied) {
+// Waits until the sibling shows want_applied applied and at least min_chunks chunks counted (the
+// tailer counts a chunk after the delivery that applied it returned, so the count may lag).
+PeerStatus sibling_status(const SharedDirTailer& t, const StreamHeads& heads, InstanceId own, uint64_t want_applied,
+                          uint64_t min_chunks = 0) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (;;) {
     auto st = t.status(heads, own);
-    if (st.size() == 1 && st[0].writers.size() == 1 && st[0].writers[0].applied_seqno >= want_applied) return st[0];
+    if (st.size() == 1 && st[0].writers.size() == 1 && st[0].writers[0].applied_seqno >= want_applied &&
+        st[0].chunks_received >= min_chunks)
+      return st[0];
     if (std::chrono::steady_clock::now() > deadline) {
       FAIL("the sibling never showed as wanted");
     }
@@ -64,7 +69,7 @@ TEST_CASE("shared directory status: a sibling is a peer, a follower that took ev
     MirrorSet set(mine, id->vector_space, id->instance, &heads, [](InstanceId, const std::vector<MirroredRecord>&) {});
     auto t = SharedDirTailer::start(parent.path(), mine.root, &set, 1u << 20, std::chrono::milliseconds(10),
                                     [](const std::string&) {});
-    const PeerStatus p = sibling_status(*t, heads, id->instance, 5);
+    const PeerStatus p = sibling_status(*t, heads, id->instance, 5, /*min_chunks=*/1);
     CHECK(p.address == origin.dir.root);
     CHECK(p.instance == to_hex(origin.id.instance));
     CHECK(p.up);

@@ -27,6 +27,7 @@ NodeStatus sample_status() {
                 {"00000000000000dd", "copy-failed", 0, "write: No space left on device"}};
   s.clock_holds = 3;
   s.copy_failures = 4;
+  s.client_replies_dropped = 9;
   PeerStatus up;
   up.address = "tcp://127.0.0.1:7101";
   up.instance = "00000000000000bb";
@@ -62,6 +63,7 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
   }
   REQUIRE(a.clock_holds == b.clock_holds);
   REQUIRE(a.copy_failures == b.copy_failures);
+  REQUIRE(a.client_replies_dropped == b.client_replies_dropped);
   REQUIRE(a.writers.size() == b.writers.size());
   for (size_t i = 0; i < a.writers.size(); ++i) {
     REQUIRE(a.writers[i].writer == b.writers[i].writer);
@@ -111,7 +113,7 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
                            "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
                            "\"writer\"", "\"own_writer\"", "\"state\"", "\"reason\"", "\"io_failures\"",
-                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\""}) {
+                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\"", "\"client_replies_dropped\""}) {
     REQUIRE(json.find(name) != std::string::npos);
   }
   REQUIRE(json.find("\"applied_remote_ops\":18446744073709551615") != std::string::npos);
@@ -165,6 +167,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   for (const char* expected :
        {"node          00000000000000aa\n", "cluster       prod-eu\n", "memories      1234\n",
         "lane backlog  37 memories not yet indexed by recall\n",
+        "dropped       9 replies to clients that did not read them, since start\n",
         "digest        9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
         "  00000000000000aa  500  (own)\n", "  00000000000000bb  980\n",
         "  tcp://127.0.0.1:7101  up  instance 00000000000000bb  last heard 0.25 s ago  chunks 12 received, 1 refused\n",
