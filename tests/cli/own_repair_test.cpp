@@ -53,6 +53,16 @@ void write_n(TestCluster& c, size_t i, size_t n, const std::string& prefix) {
   for (size_t k = 0; k < n; ++k) REQUIRE(c.remember(i, "shared", prefix + " harbor lantern " + std::to_string(k)).ok());
 }
 
+// Both nodes of c hold node 0's 30 memories; both are stopped and node 0's own stream is damaged.
+void replicate_then_corrupt_node0(TestCluster& c) {
+  REQUIRE(c.start_all() == "");
+  write_n(c, 0, 30, "n0");
+  REQUIRE(c.await_converged(30, 20s) == "");
+  REQUIRE(c.terminate(0) == "");
+  REQUIRE(c.terminate(1) == "");
+  corrupt_own_stream(c.node(0).data);
+}
+
 size_t own_quarantined(const std::string& data) {
   const OwnStream own = read_own_stream(data);
   return quarantined_segments(DataDir{data}, own.identity.instance).size();
@@ -64,12 +74,7 @@ TEST_CASE("a node whose own stream is corrupted fetches it back from a peer and 
           "every peer was heard") {
   TempDir tmp;
   TestCluster c(tmp, TestCluster::mesh(2));
-  REQUIRE(c.start_all() == "");
-  write_n(c, 0, 30, "n0");
-  REQUIRE(c.await_converged(30, 20s) == "");
-  REQUIRE(c.terminate(0) == "");
-  REQUIRE(c.terminate(1) == "");
-  corrupt_own_stream(c.node(0).data);
+  replicate_then_corrupt_node0(c);
   const size_t healthy_before = read_own_stream(c.node(0).data).scan.records;
   CHECK(healthy_before < 30);  // the scan stops at the damage
 
@@ -108,12 +113,7 @@ TEST_CASE("a node whose own stream is corrupted fetches it back from a peer and 
 TEST_CASE("vasana repair restores the own stream from another data directory, or gives records up only when told") {
   TempDir tmp;
   TestCluster c(tmp, TestCluster::mesh(2));
-  REQUIRE(c.start_all() == "");
-  write_n(c, 0, 30, "n0");
-  REQUIRE(c.await_converged(30, 20s) == "");
-  REQUIRE(c.terminate(0) == "");
-  REQUIRE(c.terminate(1) == "");
-  corrupt_own_stream(c.node(0).data);
+  replicate_then_corrupt_node0(c);
   const std::string d0 = c.node(0).data, d1 = c.node(1).data;
 
   // No source and no --accept-loss: nothing is given up, exit 1, and the node stays read-only.
