@@ -20,6 +20,7 @@
 
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/http_get.hpp"
 
 namespace vasana::test {
 namespace {
@@ -53,30 +54,6 @@ bool process_gone(pid_t pid) {
   const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
   const auto close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
-}
-
-// GET path from 127.0.0.1:port (HTTP/1.0, so the server closes when done); "" on any error.
-std::string http_get(int port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return "";
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(uint16_t(port));
-  std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    const std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size())) {
-      char buf[4096];
-      ssize_t n;
-      while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, size_t(n));
-    }
-  }
-  ::close(fd);
-  return out;
 }
 
 // Whatever happens in the test, the cluster is stopped: `down`, then SIGKILL for any node

@@ -19,6 +19,7 @@
 #include "sync/curve_keys.hpp"
 #include "sync/peer_limits.hpp"
 #include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/http_get.hpp"
 #include "tests/cli/test_cluster.hpp"
 
 namespace vasana::test {
@@ -37,27 +38,7 @@ int metrics_port(const std::string& log) {
 }
 
 // GET /metrics from 127.0.0.1:port; "" on any error.
-std::string scrape(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return "";
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(uint16_t(port));
-  std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    const std::string req = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == ssize_t(req.size())) {
-      char buf[4096];
-      ssize_t n;
-      while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, size_t(n));
-    }
-  }
-  ::close(fd);
-  return out;
-}
+std::string scrape(int port) { return http_get(port, "/metrics"); }
 
 // The value of a sample `name{reason="reason"}`; 0 when absent.
 double sample(const std::string& metrics, const std::string& name, const std::string& reason) {
