@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "store/hybrid_clock.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/test_cluster.hpp"
 
@@ -73,12 +74,19 @@ TEST_CASE("ops stamped by a node whose clock runs hours ahead are held by its pe
   const std::string log0 = c.node(0).process->stderr_text();
   CHECK(contains(log0, "writer " + writer1));
   CHECK(contains(log0, "ahead of this node's clock"));
-  // Its own clock was not dragged along: a new write here is stamped near its wall clock.
+  // Its own clock was not dragged along: a new write here is stamped near its wall clock, not
+  // two hours ahead.
   auto id = c.remember(0, "shared", "still in the present");
   REQUIRE(id.ok());
+  const uint64_t written_at = system_wall_ms();
+  REQUIRE(c.terminate(0) == "");
+  const OwnStream own = read_own_stream(c.node(0).data);
+  REQUIRE(own.scan.last_seqno == id->seqno);
+  const uint64_t stamped = own.scan.last_ts.physical_ms();
+  CHECK(stamped <= written_at + 5000);
+  CHECK(stamped + 60000 >= written_at);
 
   // With a bound wider than the skew, the same ops are taken.
-  REQUIRE(c.terminate(0) == "");
   {
     std::ofstream cfg(c.node(0).config, std::ios::app);  // the file ends in its [sync] section
     cfg << "max_clock_skew_ms = 86400000\n";
