@@ -70,7 +70,7 @@ int cmd_repair(const Words& words) {
     if (!r.ok()) return fail(kExitFailed, "repair: " + r.status().message());
     if (!r->restored) {
       std::printf("repair: %s\n", r->why_not.c_str());
-      if (r->why_not.find("another history") == std::string::npos) ++consulted;
+      if (!r->other_history) ++consulted;
       continue;
     }
     ++consulted;

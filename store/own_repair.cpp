@@ -56,6 +56,7 @@ Result<CopyRestore> restore_from_copy(const DataDir& dir, const Identity& id, co
     return out;
   }
   if (ours.last_seqno.value > 0 && (!at_ours || *at_ours != ours.last_hash)) {
+    out.other_history = true;
     out.why_not = source.root + "'s copy of writer " + to_hex(id.instance) + " disagrees with this node's stream at seqno " +
                   std::to_string(ours.last_seqno.value) + " (another history); not used";
     return out;

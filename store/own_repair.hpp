@@ -35,6 +35,7 @@ Status set_aside_unverified(const DataDir& dir, const Identity& id, const Writer
 struct CopyRestore {
   bool restored = false;   // ours now reaches further
   Seqno last_seqno;        // where the own stream ends after the call
+  bool other_history = false;  // the copy disagrees with ours: never used
   std::string why_not;     // when not restored: why the copy did not help
 };
 
