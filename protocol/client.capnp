@@ -20,7 +20,103 @@ struct ClientRequest {
     remember @3 :Ops.PutMemory;
     recall @4 :RecallQuery;
     status @5 :Void;           # replication and replica state (`vasana status`)
+    get @7 :Ops.MemoryId;       # one memory with every field (`vasana get`)
+    update @8 :UpdateRequest;   # a new version of a memory's text, tags or valid time
+    forget @9 :ForgetRequest;   # a tombstone: the memory leaves recall on every node
+    setStatus @10 :StatusRequest;  # archive, restore, verify, ...
+    pin @11 :PinRequest;
+    fact @12 :FactRequest;      # a triplet (subject, predicate, object) for the graph lane
+    correct @13 :CorrectRequest;   # a correction: a wrong phrase and the right one
+    retract @14 :Ops.MemoryId;  # withdraws a triplet (by the id of the op that added it)
+    list @15 :ListRequest;      # a realm's memories, paged and filtered (`vasana list`, export)
+    review @16 :ReviewRequest;  # a reviewer's approval or rejection of a proposed memory
+    history @17 :Ops.MemoryId;  # every op that touched a memory
+    contradictions @18 :ContradictionsRequest;  # open contradictions of functional predicates
   }
+  rememberOptions @6 :RememberOptions;   # with remember only
+}
+
+# What remember does beyond storing the memory.
+struct RememberOptions {
+  onExistingRef @0 :RefPolicy;   # the realm already holds a memory with this ref
+  supersedes @1 :Ops.MemoryId;   # seqno 0 = none: that memory is marked superseded by the new one
+  facts @2 :List(Fact);          # triplets whose source is the new memory
+}
+
+enum RefPolicy {
+  refuse @0;    # same content: the existing id comes back (nothing written); other content: refused
+  update @1;    # other content: written as an update of the existing memory
+}
+
+struct Fact {
+  subject @0 :Text;
+  predicate @1 :Text;
+  object @2 :Text;
+  validFromMs @3 :Int64 = -9223372036854775808;
+  validToMs @4 :Int64 = 9223372036854775807;
+}
+
+struct UpdateRequest {
+  memory @0 :Ops.MemoryId;
+  hasText @1 :Bool;            # false: the text stays
+  text @2 :Text;
+  replaceTags @3 :Bool;        # false: the tags stay
+  tags @4 :List(Text);
+  hasValidTime @5 :Bool;       # false: the valid time stays
+  validFromMs @6 :Int64 = -9223372036854775808;
+  validToMs @7 :Int64 = 9223372036854775807;
+}
+
+struct ForgetRequest {
+  memory @0 :Ops.MemoryId;
+  reason @1 :Text;
+}
+
+struct StatusRequest {
+  memory @0 :Ops.MemoryId;
+  status @1 :Ops.Status;
+  reason @2 :Text;
+}
+
+struct PinRequest {
+  memory @0 :Ops.MemoryId;
+  pinned @1 :Bool;
+}
+
+struct FactRequest {
+  realm @0 :Text;
+  fact @1 :Fact;
+  sourceMemory @2 :Ops.MemoryId;   # seqno 0 = none
+}
+
+struct CorrectRequest {
+  realm @0 :Text;
+  wrong @1 :Text;
+  right @2 :Text;
+  note @3 :Text;
+  sourceMemory @4 :Ops.MemoryId;   # seqno 0 = none
+}
+
+struct ListRequest {
+  realm @0 :Text;
+  kinds @1 :List(Ops.Kind);        # empty: every kind
+  tags @2 :List(Text);             # a memory must carry every one of them
+  statuses @3 :List(Ops.Status);   # empty: every status
+  includeDeleted @4 :Bool;
+  unreviewed @5 :Bool;             # only proposed memories no reviewer decided (the review queue)
+  after @6 :Ops.MemoryId;          # the page starts after this id (seqno 0 = from the start)
+  limit @7 :UInt32 = 100;          # 1..10000
+}
+
+struct ReviewRequest {
+  memory @0 :Ops.MemoryId;
+  decision @1 :Ops.Decision;
+  reviewer @2 :Text;               # required: who decided
+  note @3 :Text;
+}
+
+struct ContradictionsRequest {
+  realms @0 :List(Text);
 }
 
 struct RecallQuery {
@@ -35,6 +131,9 @@ struct RecallQuery {
   hasWindow @8 :Bool;          # a time window for the temporal lane (recorded or valid time)
   windowFromMs @9 :Int64 = -9223372036854775808;
   windowToMs @10 :Int64 = 9223372036854775807;
+  tags @11 :List(Text);        # a hit must carry every one of these tags
+  hasKnownAt @12 :Bool;        # false: what the store believes now
+  knownAtMs @13 :Int64;        # transaction time: statuses as the store held them then
 }
 
 struct LaneRank {
@@ -59,6 +158,18 @@ struct RecallHit {
   epistemicWeight @12 :Float64;
   strength @13 :Float64;
   phraseBoost @14 :Float64;
+  tags @15 :List(Text);
+  validFromMs @16 :Int64;
+  validToMs @17 :Int64;
+}
+
+# A stored correction that matches the query: shown ahead of the hits.
+struct CorrectionHit {
+  id @0 :Ops.MemoryId;
+  realm @1 :Text;
+  wrong @2 :Text;
+  right @3 :Text;
+  note @4 :Text;
 }
 
 struct RecallAnswer {
@@ -66,6 +177,7 @@ struct RecallAnswer {
   topRelevance @1 :Float64;
   known @2 :Bool;
   lanes @3 :List(Text);        # the lanes that ran
+  corrections @4 :List(CorrectionHit);
 }
 
 enum ErrorCode {
@@ -74,6 +186,8 @@ enum ErrorCode {
   ioFailure @2;         # the write's outcome is unknown after an I/O error: the writer stopped
   protocolMismatch @3;  # wrong tag or version
   internal @4;
+  conflict @5;          # refused by what the store holds (a ref with other content, a corrected phrase); nothing was written
+  notFound @6;          # no memory (or triplet) with that id
 }
 
 struct Error {
@@ -94,7 +208,72 @@ struct NodeInfo {
 struct Remembered {
   id @0 :Ops.MemoryId;
   effectiveTs @1 :UInt64;   # hybrid logical clock: 48 bits of ms, 16 bits of counter
-  existed @2 :Bool;         # the realm already held a memory with this ref: nothing was written
+  existed @2 :Bool;         # the realm already held a memory with this ref and this content: nothing was written
+  updated @3 :Bool;         # the ref was held with other content and the request asked for an update
+  status @4 :Ops.Status;    # what the memory was stored as (proposed when held for review)
+  flaggedBy @5 :Ops.MemoryId;   # the correction whose wrong phrase the text repeats (seqno 0 = none)
+}
+
+# Every field of one memory, as the node holds it now.
+struct MemoryView {
+  id @0 :Ops.MemoryId;
+  realm @1 :Text;
+  kind @2 :Ops.Kind;
+  text @3 :Text;
+  tags @4 :List(Text);
+  ref @5 :Text;
+  status @6 :Ops.Status;
+  statusReason @7 :Text;
+  replacedBy @8 :Ops.MemoryId;
+  epistemic @9 :Ops.Epistemic;
+  confidence @10 :Float32;
+  pinned @11 :Bool;
+  validFromMs @12 :Int64;
+  validToMs @13 :Int64;
+  recordedAtMs @14 :Int64;
+  updatedAtMs @15 :Int64;       # transaction time of the newest op that changed it
+  deleted @16 :Bool;
+  reviewed @17 :Bool;
+  reviewDecision @18 :Ops.Decision;
+  sourceSession @19 :Text;
+  sourceTool @20 :Text;
+  claimStatus @21 :Text;        # "" or what a conflicting claim made it (superseded, contradicted)
+}
+
+struct MemoryPage {
+  memories @0 :List(MemoryView);
+  next @1 :Ops.MemoryId;        # give as `after` for the next page; seqno 0 = no more
+}
+
+# An op written for a request that changes the store.
+struct Written {
+  id @0 :Ops.MemoryId;          # the op's id (a triplet's or a correction's id)
+  effectiveTs @1 :UInt64;
+}
+
+struct HistoryEntry {
+  op @0 :Text;                  # op type name
+  writer @1 :UInt64;
+  seqno @2 :UInt64;
+  effectiveTs @3 :UInt64;       # hybrid logical clock
+  recordedAtMs @4 :Int64;       # its physical part: the transaction time
+  chainVerified @5 :Bool;       # the writer's hash chain verifies up to this record
+  fields @6 :Text;              # the op's fields as JSON
+}
+
+struct Claim {
+  triplet @0 :Ops.MemoryId;
+  object @1 :Text;
+  sourceMemory @2 :Ops.MemoryId;
+  validFromMs @3 :Int64;
+  validToMs @4 :Int64;
+}
+
+struct Contradiction {
+  realm @0 :Text;
+  subject @1 :Text;
+  predicate @2 :Text;
+  claims @3 :List(Claim);
 }
 
 struct ClientResponse {
@@ -105,5 +284,10 @@ struct ClientResponse {
     remembered @3 :Remembered;
     recalled @4 :RecallAnswer;
     status @5 :Text;           # sync/replication_status.hpp NodeStatus as JSON (sync/status_json.hpp)
+    memory @6 :MemoryView;     # get
+    written @7 :Written;       # update, forget, setStatus, pin, fact, correct, retract, review
+    listed @8 :MemoryPage;
+    history @9 :List(HistoryEntry);
+    contradictions @10 :List(Contradiction);
   }
 }

@@ -18,6 +18,36 @@ bool is_memory_kind(std::string_view k) {
   return std::find(ks.begin(), ks.end(), k) != ks.end();
 }
 
+const std::vector<std::string_view>& memory_statuses() {
+  static const std::vector<std::string_view> statuses = {"active",     "verified",     "observed", "proposed",
+                                                         "superseded", "contradicted", "archived"};
+  return statuses;
+}
+
+bool is_memory_status(std::string_view s) {
+  const auto& ss = memory_statuses();
+  return std::find(ss.begin(), ss.end(), s) != ss.end();
+}
+
+const std::vector<std::string_view>& epistemic_names() {
+  static const std::vector<std::string_view> names = {"user_stated", "tool_derived", "model_inferred",
+                                                      "autonomous_synthesis"};
+  return names;
+}
+
+bool is_epistemic_name(std::string_view e) {
+  const auto& es = epistemic_names();
+  return std::find(es.begin(), es.end(), e) != es.end();
+}
+
+namespace {
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string all;
+  for (auto n : names) all += (all.empty() ? "" : ", ") + std::string(n);
+  return all;
+}
+}  // namespace
+
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0, n = s.size();
   while (i < n) {
@@ -122,6 +152,12 @@ Status validate_memory(const MemoryInput& m, const InputLimits& limits) {
                                    std::to_string(kMaxVectorDim));
   for (float f : m.vector)
     if (!std::isfinite(f)) return Status::InvalidArgument("vector contains a value that is not a finite number");
+  if (!is_memory_status(m.status))
+    return Status::InvalidArgument("unknown status '" + m.status + "'; statuses are: " + joined(memory_statuses()));
+  if (!is_epistemic_name(m.epistemic))
+    return Status::InvalidArgument("unknown origin '" + m.epistemic + "'; origins are: " + joined(epistemic_names()));
+  if (!(m.confidence >= 0.0f && m.confidence <= 1.0f))
+    return Status::InvalidArgument("confidence " + std::to_string(m.confidence) + " is not between 0 and 1");
   return Status::Ok();
 }
 

@@ -27,6 +27,10 @@ struct MemoryInput {
   std::string source_session;
   std::string source_tool;
   std::vector<float> vector;
+  std::string status = "active";          // memory_statuses(); the node may hold it proposed for review
+  std::string epistemic = "user_stated";  // epistemic_names(): where the claim comes from
+  float confidence = 1.0f;                // 0..1
+  bool pinned = false;
 };
 
 struct InputLimits {
@@ -44,6 +48,12 @@ constexpr size_t kMaxVectorDim = 4096;
 // The six kinds of DESIGN.md, in schema order.
 const std::vector<std::string_view>& memory_kinds();
 bool is_memory_kind(std::string_view k);
+
+// The seven statuses and four epistemic origins of protocol/ops.capnp, in schema order.
+const std::vector<std::string_view>& memory_statuses();
+bool is_memory_status(std::string_view s);
+const std::vector<std::string_view>& epistemic_names();
+bool is_epistemic_name(std::string_view e);
 
 // True when s is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
 bool is_valid_utf8(std::string_view s);

@@ -53,7 +53,8 @@ static_assert(static_cast<uint16_t>(Op::ADD_TRIPLET) + 1 == static_cast<uint16_t
 static_assert(static_cast<uint16_t>(Op::RETRACT_TRIPLET) + 1 == static_cast<uint16_t>(OpType::retract_triplet));
 static_assert(static_cast<uint16_t>(Op::ADD_CORRECTION) + 1 == static_cast<uint16_t>(OpType::add_correction));
 static_assert(static_cast<uint16_t>(Op::REVIEW_DECISION) + 1 == static_cast<uint16_t>(OpType::review_decision));
-static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == kMaxOpType);
+static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == static_cast<uint16_t>(OpType::access));
+static_assert(static_cast<uint16_t>(Op::SET_PINNED) + 1 == kMaxOpType);
 
 const char* kind_name(schema::Kind k) { return vasana::kind_name(static_cast<MemoryKind>(k)); }
 const char* status_name(schema::Status s) { return vasana::status_name(static_cast<MemoryStatus>(s)); }
@@ -64,6 +65,20 @@ schema::Kind kind_from_name(const std::string& k) {
   for (size_t i = 0; i < ks.size(); ++i)
     if (ks[i] == k) return static_cast<schema::Kind>(i);
   return schema::Kind::INSIGHT;  // unreachable after validate_memory
+}
+
+schema::Status status_from_name(const std::string& s) {
+  const auto& ss = memory_statuses();
+  for (size_t i = 0; i < ss.size(); ++i)
+    if (ss[i] == s) return static_cast<schema::Status>(i);
+  return schema::Status::ACTIVE;  // unreachable after validate_memory
+}
+
+schema::Epistemic epistemic_from_name(const std::string& e) {
+  const auto& es = epistemic_names();
+  for (size_t i = 0; i < es.size(); ++i)
+    if (es[i] == e) return static_cast<schema::Epistemic>(i);
+  return schema::Epistemic::USER_STATED;  // unreachable after validate_memory
 }
 
 std::string id_text(schema::MemoryId::Reader r) {
@@ -104,6 +119,7 @@ std::string render(Op::Reader op) {
       auto u = op.getUpdateContent();
       o.str("memory", id_text(u.getMemory())).str("text", sv(u.getText())).boolean("replace_tags", u.getReplaceTags());
       o.raw("tags", texts_json(u.getTags()));
+      if (u.getHasValidTime()) valid_time_json(o, u.getValidFromMs(), u.getValidToMs());
       break;
     }
     case Op::SET_STATUS: {
@@ -128,7 +144,9 @@ std::string render(Op::Reader op) {
       o.str("realm", sv(t.getRealm())).str("subject", sv(t.getSubject())).str("predicate", sv(t.getPredicate()));
       o.str("object", sv(t.getObject()));
       valid_time_json(o, t.getValidFromMs(), t.getValidToMs());
-      o.str("source_memory", id_text(t.getSourceMemory()));
+      o.str("source_memory", id_text(t.getSourceMemory())).boolean("functional", t.getFunctional());
+      if (t.getFunctional())
+        o.str("on_conflict", t.getOnConflict() == schema::ConflictPolicy::SUPERSEDE ? "supersede" : "contradict");
       break;
     }
     case Op::RETRACT_TRIPLET: {
@@ -156,6 +174,11 @@ std::string render(Op::Reader op) {
       o.real("weight", a.getWeight());
       break;
     }
+    case Op::SET_PINNED: {
+      auto p = op.getSetPinned();
+      o.str("memory", id_text(p.getMemory())).boolean("pinned", p.getPinned());
+      break;
+    }
   }
   return o.done();
 }
@@ -165,7 +188,7 @@ std::string render(Op::Reader op) {
 std::optional<std::string_view> op_type_name(uint16_t code) {
   static const char* names[] = {"put_memory",   "update_content",  "set_status",     "set_vector",
                                 "delete_memory", "add_triplet",    "retract_triplet", "add_correction",
-                                "review_decision", "access"};
+                                "review_decision", "access",         "set_pinned"};
   if (code == 0 || code > kMaxOpType) return std::nullopt;
   return names[code - 1];
 }
@@ -184,6 +207,10 @@ void fill_put_memory(schema::PutMemory::Builder put, const MemoryInput& m) {
   src.setTool(text_of(m.source_tool));
   auto vec = put.initVector(static_cast<unsigned>(m.vector.size()));
   for (size_t i = 0; i < m.vector.size(); ++i) vec.set(static_cast<unsigned>(i), m.vector[i]);
+  put.setStatus(status_from_name(m.status));
+  put.setEpistemic(epistemic_from_name(m.epistemic));
+  put.setConfidence(m.confidence);
+  put.setPinned(m.pinned);
 }
 
 MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
@@ -198,7 +225,136 @@ MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
   m.source_session = string_of(p.getSource().getSession());
   m.source_tool = string_of(p.getSource().getTool());
   for (float f : p.getVector()) m.vector.push_back(f);
+  m.status = status_name(p.getStatus());
+  m.epistemic = epistemic_name(p.getEpistemic());
+  m.confidence = p.getConfidence();
+  m.pinned = p.getPinned();
   return m;
+}
+
+uint16_t op_type_of(const OpValue& op) { return static_cast<uint16_t>(op.index() + 1); }
+
+namespace {
+
+void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
+  b.setInstance(id.instance.value);
+  b.setSeqno(id.seqno.value);
+}
+
+void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), text_of(v[i]));
+}
+
+void set_floats(capnp::List<float>::Builder list, const std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
+}
+
+template <class... Fs>
+struct Visitors : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Visitors(Fs...) -> Visitors<Fs...>;
+
+}  // namespace
+
+std::string encode_op(const OpValue& value) {
+  capnp::MallocMessageBuilder mb;
+  Op::Builder op = mb.initRoot<Op>();
+  std::visit(
+      Visitors{
+          [&](const PutMemoryOp& o) {
+            auto p = op.initPutMemory();
+            p.setRealm(text_of(o.realm));
+            p.setKind(static_cast<schema::Kind>(o.kind));
+            p.setText(text_of(o.text));
+            set_texts(p.initTags(static_cast<unsigned>(o.tags.size())), o.tags);
+            p.setRef(text_of(o.ref));
+            p.setValidFromMs(o.valid_from_ms);
+            p.setValidToMs(o.valid_to_ms);
+            auto src = p.initSource();
+            src.setSession(text_of(o.source_session));
+            src.setTool(text_of(o.source_tool));
+            set_floats(p.initVector(static_cast<unsigned>(o.vector.size())), o.vector);
+            p.setStatus(static_cast<schema::Status>(o.status));
+            p.setEpistemic(static_cast<schema::Epistemic>(o.epistemic));
+            p.setConfidence(o.confidence);
+            p.setPinned(o.pinned);
+          },
+          [&](const UpdateContentOp& o) {
+            auto u = op.initUpdateContent();
+            set_id(u.initMemory(), o.memory);
+            u.setText(text_of(o.text));
+            u.setReplaceTags(o.replace_tags);
+            set_texts(u.initTags(static_cast<unsigned>(o.tags.size())), o.tags);
+            u.setHasValidTime(o.has_valid_time);
+            u.setValidFromMs(o.valid_from_ms);
+            u.setValidToMs(o.valid_to_ms);
+          },
+          [&](const SetStatusOp& o) {
+            auto s = op.initSetStatus();
+            set_id(s.initMemory(), o.memory);
+            s.setStatus(static_cast<schema::Status>(o.status));
+            s.setReason(text_of(o.reason));
+            if (o.replaced_by.seqno.value != 0) set_id(s.initReplacedBy(), o.replaced_by);
+          },
+          [&](const SetVectorOp& o) {
+            auto s = op.initSetVector();
+            set_id(s.initMemory(), o.memory);
+            set_floats(s.initVector(static_cast<unsigned>(o.vector.size())), o.vector);
+            s.setVectorSpace(text_of(o.vector_space));
+          },
+          [&](const DeleteMemoryOp& o) {
+            auto d = op.initDeleteMemory();
+            set_id(d.initMemory(), o.memory);
+            d.setReason(text_of(o.reason));
+          },
+          [&](const AddTripletOp& o) {
+            auto t = op.initAddTriplet();
+            t.setRealm(text_of(o.realm));
+            t.setSubject(text_of(o.subject));
+            t.setPredicate(text_of(o.predicate));
+            t.setObject(text_of(o.object));
+            t.setValidFromMs(o.valid_from_ms);
+            t.setValidToMs(o.valid_to_ms);
+            if (o.source_memory.seqno.value != 0) set_id(t.initSourceMemory(), o.source_memory);
+            t.setFunctional(o.functional);
+            t.setOnConflict(static_cast<schema::ConflictPolicy>(o.on_conflict));
+          },
+          [&](const RetractTripletOp& o) {
+            auto r = op.initRetractTriplet();
+            set_id(r.initTriplet(), o.triplet);
+            r.setReason(text_of(o.reason));
+          },
+          [&](const AddCorrectionOp& o) {
+            auto c = op.initAddCorrection();
+            c.setRealm(text_of(o.realm));
+            c.setWrong(text_of(o.wrong));
+            c.setRight(text_of(o.right));
+            c.setNote(text_of(o.note));
+            if (o.source_memory.seqno.value != 0) set_id(c.initSourceMemory(), o.source_memory);
+          },
+          [&](const ReviewDecisionOp& o) {
+            auto r = op.initReviewDecision();
+            set_id(r.initMemory(), o.memory);
+            r.setDecision(static_cast<schema::Decision>(o.decision));
+            r.setReviewer(text_of(o.reviewer));
+            r.setNote(text_of(o.note));
+          },
+          [&](const AccessOp& o) {
+            auto a = op.initAccess();
+            set_id(a.initMemory(), o.memory);
+            a.setKind(static_cast<schema::AccessKind>(o.kind));
+            a.setWeight(o.weight);
+          },
+          [&](const SetPinnedOp& o) {
+            auto p = op.initSetPinned();
+            set_id(p.initMemory(), o.memory);
+            p.setPinned(o.pinned);
+          },
+      },
+      value);
+  return message_bytes(mb);
 }
 
 std::string encode_put_memory(const MemoryInput& m) {
@@ -330,12 +486,13 @@ T& holding(OpValue& v) {
 }
 
 // How many values each schema enum has (its last value + 1).
-constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kAccessKinds = 2;
+constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kAccessKinds = 2, kPolicies = 2;
 static_assert(static_cast<uint16_t>(schema::Kind::EPISODE) + 1 == kKinds);
 static_assert(static_cast<uint16_t>(schema::Status::ARCHIVED) + 1 == kStatuses);
 static_assert(static_cast<uint16_t>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) + 1 == kEpistemics);
 static_assert(static_cast<uint16_t>(schema::Decision::REJECT) + 1 == kDecisions);
 static_assert(static_cast<uint16_t>(schema::AccessKind::REINFORCED) + 1 == kAccessKinds);
+static_assert(static_cast<uint16_t>(schema::ConflictPolicy::CONTRADICT) + 1 == kPolicies);
 
 // Every field of op into out; which() is known to be a member this build has (check_op_holds).
 Status decode_into(Op::Reader op, OpValue& out) {
@@ -368,6 +525,9 @@ Status decode_into(Op::Reader op, OpValue& out) {
       d.text("text", u.getText(), v.text);
       v.replace_tags = u.getReplaceTags();
       d.texts("tag", u.getTags(), v.tags);
+      v.has_valid_time = u.getHasValidTime();
+      v.valid_from_ms = u.getValidFromMs();
+      v.valid_to_ms = u.getValidToMs();
       break;
     }
     case Op::SET_STATUS: {
@@ -404,6 +564,8 @@ Status decode_into(Op::Reader op, OpValue& out) {
       v.valid_from_ms = t.getValidFromMs();
       v.valid_to_ms = t.getValidToMs();
       d.id("source_memory", t.getSourceMemory(), v.source_memory, /*required=*/false);
+      v.functional = t.getFunctional();
+      d.enumerated("on_conflict", t.getOnConflict(), kPolicies, v.on_conflict);
       break;
     }
     case Op::RETRACT_TRIPLET: {
@@ -438,6 +600,13 @@ Status decode_into(Op::Reader op, OpValue& out) {
       d.id("memory", a.getMemory(), v.memory, /*required=*/true);
       d.enumerated("access kind", a.getKind(), kAccessKinds, v.kind);
       v.weight = a.getWeight();
+      break;
+    }
+    case Op::SET_PINNED: {
+      auto p = op.getSetPinned();
+      auto& v = holding<SetPinnedOp>(out);
+      d.id("memory", p.getMemory(), v.memory, /*required=*/true);
+      v.pinned = p.getPinned();
       break;
     }
   }

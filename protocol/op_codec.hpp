@@ -14,6 +14,14 @@ namespace vasana {
 // Encodes a memory (validated by the caller) as a put_memory payload.
 std::string encode_put_memory(const MemoryInput& m);
 
+// The op type code of an op value (protocol/op_type.hpp).
+uint16_t op_type_of(const OpValue& op);
+
+// Encodes any op value as its payload; decode_op(op_type_of(op), encode_op(op)) gives op back.
+// The caller validates the fields first (a realm and text for a put, ids for the ops that act
+// on a memory): this writes what it is given.
+std::string encode_op(const OpValue& op);
+
 // Decodes a put_memory payload back into its fields.
 Result<MemoryInput> decode_put_memory(std::string_view payload);
 

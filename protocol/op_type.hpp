@@ -19,9 +19,10 @@ enum class OpType : uint16_t {
   add_correction = 8,
   review_decision = 9,
   access = 10,
+  set_pinned = 11,
 };
 
-constexpr uint16_t kMaxOpType = 10;
+constexpr uint16_t kMaxOpType = 11;
 
 // "put_memory", ...; nullopt for a code this build does not know.
 std::optional<std::string_view> op_type_name(uint16_t code);

@@ -18,6 +18,7 @@ enum class MemoryStatus : uint8_t { active, verified, observed, proposed, supers
 enum class Epistemic : uint8_t { user_stated, tool_derived, model_inferred, autonomous_synthesis };
 enum class ReviewVerdict : uint8_t { approve, reject };
 enum class AccessKind : uint8_t { recalled, reinforced };
+enum class ConflictPolicy : uint8_t { supersede, contradict };
 
 const char* kind_name(MemoryKind k);
 const char* status_name(MemoryStatus s);
@@ -45,6 +46,9 @@ struct UpdateContentOp {
   std::string text;
   bool replace_tags = false;
   std::vector<std::string> tags;
+  bool has_valid_time = false;  // false: the valid time is left as it is
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
 };
 
 struct SetStatusOp {
@@ -73,6 +77,8 @@ struct AddTripletOp {
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
   MemoryId source_memory;  // seqno 0 = none
+  bool functional = false;  // the predicate holds one object per subject at a time
+  ConflictPolicy on_conflict = ConflictPolicy::supersede;
 };
 
 struct RetractTripletOp {
@@ -101,8 +107,13 @@ struct AccessOp {
   float weight = 1.0f;
 };
 
+struct SetPinnedOp {
+  MemoryId memory;
+  bool pinned = false;
+};
+
 // Alternatives in OpType order (protocol/op_type.hpp): index + 1 == op type code.
 using OpValue = std::variant<PutMemoryOp, UpdateContentOp, SetStatusOp, SetVectorOp, DeleteMemoryOp, AddTripletOp,
-                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, AccessOp>;
+                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, AccessOp, SetPinnedOp>;
 
 }  // namespace vasana

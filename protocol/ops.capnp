@@ -76,6 +76,9 @@ struct UpdateContent {
   text @1 :Text;
   replaceTags @2 :Bool;      # false: tags are left as they are
   tags @3 :List(Text);
+  hasValidTime @4 :Bool;     # false: the valid time is left as it is
+  validFromMs @5 :Int64 = -9223372036854775808;
+  validToMs @6 :Int64 = 9223372036854775807;
 }
 
 struct SetStatus {
@@ -105,6 +108,15 @@ struct AddTriplet {
   validFromMs @4 :Int64 = -9223372036854775808;
   validToMs @5 :Int64 = 9223372036854775807;
   sourceMemory @6 :MemoryId;  # seqno 0 = none
+  functional @7 :Bool;        # the writer's configuration declared the predicate functional
+  onConflict @8 :ConflictPolicy;  # what a conflicting claim does (only when functional)
+}
+
+# A functional predicate holds one object per subject at a time; two claims with other objects
+# and overlapping valid times conflict (replica/claims.hpp resolves them, the same on every node).
+enum ConflictPolicy {
+  supersede @0;     # the claim that orders later wins: the earlier one's source memory is superseded
+  contradict @1;    # both source memories are marked contradicted until someone resolves it
 }
 
 struct RetractTriplet {
@@ -143,6 +155,11 @@ struct Access {
   weight @2 :Float32 = 1.0;
 }
 
+struct SetPinned {
+  memory @0 :MemoryId;
+  pinned @1 :Bool;
+}
+
 struct Op {
   union {
     putMemory @0 :PutMemory;
@@ -155,5 +172,6 @@ struct Op {
     addCorrection @7 :AddCorrection;
     reviewDecision @8 :ReviewDecision;
     access @9 :Access;
+    setPinned @10 :SetPinned;
   }
 }

@@ -34,10 +34,20 @@ struct ContentValue {
   std::string text;
 };
 
-// The registers that only a later op sets, and few memories ever get: a tombstone and a review.
+struct ValidTime {
+  int64_t from_ms = kOpenPast;
+  int64_t to_ms = kOpenFuture;
+};
+
+// The registers that only a later op sets, and few memories ever get: a tombstone, a review, a
+// pin set after creation, a valid time changed by an update. The record's plain pinned and
+// valid_from_ms / valid_to_ms fields hold the winning value: the put's, unless one of these
+// registers holds a newer one.
 struct MemoryVerdicts {
   Lww<bool> deleted;                         // a versioned tombstone
   Lww<std::optional<ReviewVerdict>> review;  // the latest review decision, if any
+  Lww<bool> pinned;                          // the latest set_pinned, if any
+  Lww<ValidTime> valid_time;                 // the latest update_content that set a valid time
 };
 
 // A replica holds one per memory: 352 bytes on x86-64 with libstdc++, checked by

@@ -77,13 +77,16 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   m.realm = InternedString::of(op.realm);
   m.kind = op.kind;
   m.ref = op.ref;
-  m.valid_from_ms = op.valid_from_ms;
-  m.valid_to_ms = op.valid_to_ms;
+  const MemoryVerdicts& later = *m.verdicts;  // ops of this memory that arrived before its put
+  if (later.valid_time.version < key) {
+    m.valid_from_ms = op.valid_from_ms;
+    m.valid_to_ms = op.valid_to_ms;
+  }
   m.source_session = InternedString::of(op.source_session);
   m.source_tool = InternedString::of(op.source_tool);
   m.epistemic = op.epistemic;
   m.confidence = op.confidence;
-  m.pinned = op.pinned;
+  if (later.pinned.version < key) m.pinned = op.pinned;
   // The put is the oldest write of each field; updates that arrived first keep their values.
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
@@ -126,6 +129,12 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    MemoryRecord& m = record(o.memory);
                    m.content.assign(ContentValue{o.text}, key);
                    if (o.replace_tags) m.tags.assign(o.tags, key);
+                   if (o.has_valid_time &&
+                       m.verdicts.mut().valid_time.assign(ValidTime{o.valid_from_ms, o.valid_to_ms}, key) &&
+                       !(key < m.created_key && m.created)) {
+                     m.valid_from_ms = o.valid_from_ms;
+                     m.valid_to_ms = o.valid_to_ms;
+                   }
                  },
                  [&](const SetStatusOp& o) {
                    ch.memory = o.memory;
@@ -161,6 +170,12 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  [&](const ReviewDecisionOp& o) {
                    ch.memory = o.memory;
                    record(o.memory).verdicts.mut().review.assign(std::optional<ReviewVerdict>(o.decision), key);
+                 },
+                 [&](const SetPinnedOp& o) {
+                   ch.memory = o.memory;
+                   MemoryRecord& m = record(o.memory);
+                   if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
+                     m.pinned = o.pinned;
                  },
                  [&](const AccessOp& o) {
                    ch.memory = o.memory;
@@ -248,6 +263,11 @@ Hash256 ReplicaState::digest() const {
     d.u64(v.deleted.value);
     d.key(v.review.version);
     d.u64(v.review.value ? 1 + static_cast<uint64_t>(*v.review.value) : 0);
+    d.key(v.pinned.version);
+    d.u64(v.pinned.value);
+    d.key(v.valid_time.version);
+    d.i64(v.valid_time.value.from_ms);
+    d.i64(v.valid_time.value.to_ms);
     d.u64(m.recalls);
     d.u64(m.reinforcements);
     d.i64(m.reinforcement_micros);

@@ -131,6 +131,11 @@ inline std::vector<CraftedOp> sound_ops_of_every_type() {
     a.setKind(schema::AccessKind::REINFORCED);
     a.setWeight(2.0f);
   });
+  add("set_pinned", OpType::set_pinned, [](schema::Op::Builder op) {
+    auto p = op.initSetPinned();
+    set_id(p.initMemory(), 7, 1);
+    p.setPinned(true);
+  });
   return out;
 }
 
