@@ -26,31 +26,10 @@ bool process_entry(const std::string& name) {
   return name == "LOCK" || name == "client.endpoint" || name == "client.sock";
 }
 
-struct SegmentFile {
-  SegmentIndex index;
-  std::string path;
-  uint64_t size = 0;  // at listing time
-};
-
 struct WriterPlan {
   WriterDir dir;
   std::vector<SegmentFile> segments;
 };
-
-Result<std::vector<SegmentFile>> list_segments(const std::string& dir) {
-  std::vector<SegmentFile> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    auto idx = parse_segment_file_name(it->path().filename().string());
-    if (!idx) continue;
-    std::error_code size_ec;
-    const uint64_t size = fs::file_size(it->path(), size_ec);
-    out.push_back(SegmentFile{*idx, it->path().string(), size_ec ? 0 : size});
-  }
-  if (ec) return Status::IoError("cannot list " + dir + ": " + ec.message());
-  std::sort(out.begin(), out.end(), [](const SegmentFile& a, const SegmentFile& b) { return a.index < b.index; });
-  return out;
-}
 
 // Creates path (which must not exist) holding bytes, and fsyncs it.
 Status write_new_file(const std::string& path, std::string_view bytes) {
@@ -231,7 +210,7 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
   std::vector<WriterPlan> plans;
   BackupProgress prog;
   for (const WriterDir& w : *writers) {
-    auto segs = list_segments(w.path);
+    auto segs = list_segment_files(w.path);
     if (!segs.ok()) return segs.status();
     for (const SegmentFile& f : *segs) prog.bytes_total += f.size;
     prog.segments_total += segs->size();
