@@ -1,7 +1,8 @@
 // `vasana backup [--data DIR] DEST`: a verified copy of a data directory, taken while its node
 // runs or not (store/backup_copy.hpp). Exit 0 when DEST holds the backup, 1 when the source
 // failed verification or a file operation failed (DEST is then as it was), 2 on bad usage
-// (DEST exists and is not empty, DIR is not a data directory).
+// (DEST exists and is not empty, DIR is not a data directory). DEST is marked restored
+// (store/restore_marker.hpp).
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>
@@ -62,6 +63,11 @@ int cmd_backup(const Words& words) {
   std::printf("backup: %s -> %s: %llu segments, %.1f MiB, %llu quarantined files, verified\n", dir->c_str(),
               report->dest.c_str(), static_cast<unsigned long long>(report->segments), mib(report->bytes),
               static_cast<unsigned long long>(report->quarantine_files));
+  std::printf("backup: marked %s: a node started from this backup first catches up its own writer's stream "
+              "from its peers (records written after seqno %llu), and takes writes only once every configured peer "
+              "and sibling was heard from and none holds more of it\n",
+              restore_marker_path(DataDir{report->dest}).c_str(),
+              static_cast<unsigned long long>(report->marker.own_last_seqno.value));
   std::fprintf(stderr,
                "vasana: backup: warning: the backup is writer %s, the same writer identity as %s. Use it only to "
                "restore that node (stop it, replace its data directory with the backup, start it). Never start it "

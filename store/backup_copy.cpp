@@ -11,6 +11,8 @@
 
 #include "store/file_access.hpp"
 #include "store/file_io.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/restore_marker.hpp"
 #include "store/segment_reader.hpp"
 #include "store/writer_dirs.hpp"
 #include "store/writer_scan.hpp"
@@ -220,6 +222,7 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
   for (fs::directory_iterator it(source.root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name == "identity" || name == "writers" || name == "quarantine" || process_entry(name)) continue;
+    if (fs::path(restore_marker_path(source)).filename() == name) continue;  // the copy gets its own
     if (name == "checkpoint")
       report.notes.push_back("left out checkpoint/: a node started from this backup rebuilds its state by "
                              "replaying every segment");
@@ -259,6 +262,13 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
   if (s.ok() && fs::is_directory(source.quarantine_dir(), ec))
     s = copy_tree(source.quarantine_dir(), copy.quarantine_dir(), &report.quarantine_files);
   if (s.ok()) s = sync_directory(copy.quarantine_dir());
+  if (s.ok()) {
+    report.marker.backup_ms = system_wall_ms();
+    report.marker.source = fs::absolute(source.root, ec).lexically_normal().string();
+    for (const BackupWriter& w : report.writers)
+      if (w.own) report.marker.own_last_seqno = w.last_seqno;
+    s = write_restore_marker(copy, report.marker);
+  }
   if (s.ok()) s = sync_directory(copy.root);
   if (s.ok()) s = verify_copy(copy, *id, report.writers);
   if (s.ok()) s = put_in_place(tmp.path, *d);

@@ -3,8 +3,8 @@
 // What is copied: the identity file, every writer folder's segments and the quarantine/
 // folder (whose segments keep a damaged own stream read-only on a node started from the copy).
 // What is not: the lock file, the client socket and client.endpoint (they belong to a running
-// process) and checkpoint/ (a node started from the copy rebuilds its state by replaying every
-// segment). Anything else at the top of the directory is left out and named in the report.
+// process), checkpoint/ (a node started from the copy rebuilds its state by replaying every
+// segment) and the source's RESTORED marker (the copy gets its own). Anything else at the top of the directory is left out and named in the report.
 //
 // Consistency without the node's help: segments are append-only and every record verifies
 // itself. Each writer's segments are listed once, then read in index order and verified as one
@@ -23,7 +23,8 @@
 //
 // Identity: the copy holds the source's instance id. It can only stand in for the source node
 // (to restore it); a second node started beside the source would write the same writer's
-// seqnos twice.
+// seqnos twice. The copy is marked restored (store/restore_marker.hpp): a node started from it
+// first fetches its own writer's later records from its peers, then writes.
 //
 // Takes no lock on the source; reads only. Not thread-safe with respect to itself: one backup
 // per destination.
@@ -37,6 +38,7 @@
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
 #include "store/data_dir.hpp"
+#include "store/restore_marker.hpp"
 
 namespace vasana {
 
@@ -62,6 +64,7 @@ struct BackupReport {
   std::vector<BackupWriter> writers;
   uint64_t segments = 0, bytes = 0;  // over all writers
   uint64_t quarantine_files = 0;
+  RestoreMarker marker;              // written into the copy as DEST/RESTORED
   std::vector<std::string> notes;    // what was left out and why, one line each
 };
 

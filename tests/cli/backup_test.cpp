@@ -190,6 +190,8 @@ TEST_CASE("a backup of a node taking writes restores every memory acknowledged b
   CHECK(mode_of(live) == 0700);
   CHECK(mode_of(live + "/identity") == 0600);
   CHECK(mode_of(live + "/writers") == 0700);
+  CHECK(mode_of(live + "/RESTORED") == 0600);  // a node started from it first catches up
+  CHECK(contains(backup.out, "first catches up its own writer's stream from its peers"));
   CHECK(leftovers(tmp.path()).empty());
 
   auto verify = run_vasana({"verify", live}, tmp.path());
@@ -214,6 +216,10 @@ TEST_CASE("a backup of a node taking writes restores every memory acknowledged b
     CHECK(st.instance == original.instance);
     CHECK(st.memories == original.memories);
     CHECK(st.digest == original.digest);
+    // No peer or sibling to catch up from: the marker goes at start, and the log says so.
+    CHECK_FALSE(fs::exists(idle + "/RESTORED"));
+    CHECK(contains(restored.stderr_text(), "nothing could be checked"));
+    CHECK(st.own_writer.state == "writable");
     REQUIRE(restored.terminate());
   }
 
