@@ -233,4 +233,51 @@ TEST_CASE("a node restored from a backup whose RESTORED marker was deleted forks
     for (const auto& [seqno, text] : ours.texts) CHECK_FALSE(contains(text, written[k].token));
 }
 
+TEST_CASE("vasana repair takes a restored directory's later records from another data directory, and gives them up "
+          "only when told") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(2));
+  const std::vector<Written> written = restore_node0_from_backup(tmp, c);
+  REQUIRE(c.terminate(1) == "");
+  const std::string d0 = c.node(0).data, d1 = c.node(1).data;
+  const std::string marker = restore_marker_path(DataDir{d0});
+
+  // No source named and no --accept-loss: nothing changes, exit 1, and the reason is printed.
+  auto none = run_vasana({"repair", "--data", d0}, tmp.path());
+  CAPTURE(none.out, none.err);
+  CHECK(none.status.code == 1);
+  CHECK(contains(none.out, "restored from a backup"));
+  CHECK(contains(none.out, "--from"));
+  CHECK(fs::exists(marker));
+
+  auto fixed = run_vasana({"repair", "--data", d0, "--from", d1}, tmp.path());
+  CAPTURE(fixed.out, fixed.err);
+  CHECK(fixed.status.code == 0);
+  CHECK(contains(fixed.out, "restored writer"));
+  CHECK_FALSE(fs::exists(marker));
+  const OwnStream repaired = read_own_stream(d0);
+  CHECK(repaired.scan.healthy());
+  CHECK(repaired.texts == texts_of(d1, repaired.identity));
+  CHECK(repaired.texts.size() == written.size());
+
+  // Writable on the next start, with no peer up, after the records taken back.
+  REQUIRE(c.start(0) == "");
+  INFO(c.logs());
+  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  auto id = c.remember(0, "shared", "after the offline catch-up");
+  REQUIRE(id.ok());
+  CHECK(id->seqno.value == kBefore + kAfter + 1);
+  REQUIRE(c.terminate(0) == "");
+
+  // --accept-loss removes the marker of a backup with no source named.
+  const std::string again = tmp.sub("again");
+  REQUIRE(run_vasana({"backup", "--data", d0, again}, tmp.path()).status.code == 0);
+  REQUIRE(fs::exists(restore_marker_path(DataDir{again})));
+  auto lost = run_vasana({"repair", "--data", again, "--accept-loss"}, tmp.path());
+  CAPTURE(lost.out, lost.err);
+  CHECK(lost.status.code == 0);
+  CHECK(contains(lost.out, "given up (--accept-loss)"));
+  CHECK_FALSE(fs::exists(restore_marker_path(DataDir{again})));
+}
+
 }  // namespace vasana::test
