@@ -146,7 +146,7 @@ TEST_CASE("a changed byte in a chunk changes the loaded digest or is refused") {
   CHECK(refused > 0);
 }
 
-TEST_CASE("a truncated chunk, a missing chunk and another format version are refused") {
+TEST_CASE("a truncated chunk or a missing chunk or another format version are refused") {
   const EncodedState good = StateCodec::encode(every_op_state(), 2);
   ReplicaState loaded;
   EncodedState cut = good;
