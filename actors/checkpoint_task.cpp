@@ -35,7 +35,7 @@ std::string describe(const CheckpointManifest& m) {
 
 CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log) {
   CheckpointStart cs;
-  auto store = CheckpointStore::open(checkpoint_dir(dir.root), /*create=*/false);
+  auto store = CheckpointStore::open_read_only(checkpoint_dir(dir.root));
   if (!store.ok()) {
     if (store.status().code() != Code::not_found) log("checkpoint: not used: " + store.status().message() + "; replaying every op");
     return cs;

@@ -173,14 +173,16 @@ CheckpointStore::~CheckpointStore() {
   impl_->db.reset();
 }
 
-Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open(const std::string& dir, bool create) {
+namespace {
+
+Result<std::unique_ptr<CheckpointStore::Impl>> open_db(const std::string& dir, bool create, bool read_only) {
   std::error_code ec;
   if (!create && !std::filesystem::exists(dir + "/CURRENT", ec)) return Status::NotFound("no checkpoint in " + dir);
   if (create) {
     Status s = make_private_dirs(dir);
     if (!s.ok()) return s;
   }
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<CheckpointStore::Impl>();
   impl->env = rocksdb::NewCompositeEnv(std::make_shared<PrivateModeFileSystem>(rocksdb::FileSystem::Default()));
   rocksdb::Options o;
   o.env = impl->env.get();
@@ -189,10 +191,24 @@ Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open(const std::string
   o.max_manifest_file_size = 4 << 20;
   o.compression = rocksdb::kLZ4Compression;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status rs = rocksdb::DB::Open(o, dir, &db);
+  rocksdb::Status rs = read_only ? rocksdb::DB::OpenForReadOnly(o, dir, &db) : rocksdb::DB::Open(o, dir, &db);
   if (!rs.ok()) return from_rocks(rs, "cannot open " + dir);
   impl->db.reset(db);
-  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl)));
+  return impl;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open(const std::string& dir, bool create) {
+  auto impl = open_db(dir, create, /*read_only=*/false);
+  if (!impl.ok()) return impl.status();
+  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl.value())));
+}
+
+Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open_read_only(const std::string& dir) {
+  auto impl = open_db(dir, /*create=*/false, /*read_only=*/true);
+  if (!impl.ok()) return impl.status();
+  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl.value())));
 }
 
 Result<std::optional<CheckpointManifest>> CheckpointStore::manifest() const {

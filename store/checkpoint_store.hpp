@@ -66,6 +66,8 @@ class CheckpointStore {
   // Opens (creating when create, with owner-only folders) the database in dir. NotFound when it
   // does not exist and create is false; IoError for RocksDB errors, with RocksDB's message.
   static Result<std::unique_ptr<CheckpointStore>> open(const std::string& dir, bool create);
+  // The same without writing anything to dir (RocksDB's read-only mode): write() then fails.
+  static Result<std::unique_ptr<CheckpointStore>> open_read_only(const std::string& dir);
   ~CheckpointStore();
   CheckpointStore(const CheckpointStore&) = delete;
   CheckpointStore& operator=(const CheckpointStore&) = delete;

@@ -2,10 +2,12 @@
 // serves after loading a checkpoint and replaying the ops after it has the digest of a full
 // replay of the same data directory; a checkpoint that does not match the segments, or whose
 // state was changed, is not used (the log says why) and the start still serves the right state.
+// `vasana verify --deep` compares the checkpoint plus the tail with a full replay.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
+#include "replica/state_codec.hpp"
 #include "store/checkpoint_store.hpp"
 #include "sync/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
@@ -148,6 +150,72 @@ TEST_CASE("a checkpoint whose state chunk was changed is not loaded and the star
   CHECK(contains(log, "is not the one its manifest names"));
   CHECK_FALSE(contains(log, "checkpoint: loaded"));
   CHECK(digest == served);
+}
+
+TEST_CASE("verify --deep passes a checkpoint that agrees with the segments and fails a tampered one") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data"), config = tmp.sub("node.toml");
+  write_text(config, "[checkpoint]\nmin_ops = 1\n");
+  const std::string served = checkpoint_and_tail(tmp, data, config, 5, 2);
+
+  // Positive control: the checkpoint (5 ops) plus the tail (2) is the full replay.
+  auto good = run_vasana({"verify", "--deep", data}, tmp.path());
+  INFO(good.out);
+  CHECK(good.status.code == 0);
+  CHECK(contains(good.out, "checkpoint + tail replay: 7 memories, 7 ops, digest " + served));
+  CHECK(contains(good.out, "full replay: 7 memories, 7 ops, digest " + served));
+  CHECK(contains(good.out, "verify: ok"));
+  // Plain verify does not look at the checkpoint.
+  CHECK_FALSE(contains(run_vasana({"verify", data}, tmp.path()).out, "checkpoint"));
+
+  std::string tampered_chunk;
+  {
+    auto store = CheckpointStore::open(checkpoint_dir(data), false);
+    REQUIRE(store.ok());
+    auto d = (*store)->load();
+    REQUIRE(d.ok());
+    tampered_chunk = d->chunks.at(0);
+    const size_t at = tampered_chunk.find("staging");
+    REQUIRE(at != std::string::npos);
+    tampered_chunk[at] = 'S';
+    REQUIRE((*store)->overwrite_chunk_for_test(0, tampered_chunk).ok());
+  }
+  // A chunk changed behind the manifest's back: its digest gives it away.
+  auto bad = run_vasana({"verify", "--deep", data}, tmp.path());
+  INFO(bad.out);
+  CHECK(bad.status.code == 1);
+  CHECK(contains(bad.out, "is not the one its manifest names"));
+  CHECK(contains(bad.out, "verify: CHECKPOINT MISMATCH"));
+
+  {
+    // The same change with the manifest's digest made to match it: only the replays tell.
+    auto store = CheckpointStore::open(checkpoint_dir(data), false);
+    REQUIRE(store.ok());
+    auto d = (*store)->load();
+    REQUIRE(d.ok());
+    ReplicaState state;
+    REQUIRE(StateCodec::decode(EncodedState{d->meta, d->chunks}, &state).ok());
+    CheckpointManifest m = d->manifest;
+    m.digest = state.digest();
+    REQUIRE((*store)->overwrite_manifest_for_test(m).ok());
+  }
+  auto worse = run_vasana({"verify", "--deep", data}, tmp.path());
+  INFO(worse.out);
+  CHECK(worse.status.code == 1);
+  CHECK(contains(worse.out, "checkpoint: state loads with the digest its manifest names"));
+  CHECK(contains(worse.out, "checkpoint + tail replay and full replay DIFFER"));
+  CHECK(contains(worse.out, "verify: CHECKPOINT MISMATCH"));
+}
+
+TEST_CASE("verify --deep on a data directory without a checkpoint replays and says there is none") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  auto r = run_vasana({"verify", "--deep", data}, tmp.path());
+  INFO(r.out);
+  CHECK(r.status.code == 0);
+  CHECK(contains(r.out, "full replay: 0 memories"));
+  CHECK(contains(r.out, "checkpoint: none"));
 }
 
 }  // namespace
