@@ -126,6 +126,14 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
+  if (checkpoint) {
+    if (auto m = checkpoint->last()) {
+      st.checkpoint.generation = m->generation;
+      st.checkpoint.created_ms = m->created_ms;
+      st.checkpoint.ops = m->ops_applied;
+      for (const auto& c : m->covered) st.checkpoint.covered.push_back(WriterApplied{to_hex(c.writer), c.seqno.value, c.writer == identity.instance});
+    }
+  }
   if (replicator) replicator->fill_status(&st);
   if (tailer) {
     for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));

@@ -53,6 +53,15 @@ std::string checkpoint_and_tail(const TempDir& tmp, const std::string& data, con
   CHECK(contains(node.stderr_text(), "checkpoint: loaded generation 1"));
   for (int i = 0; i < after; ++i) remember(data, tmp.path(), "the tail after the checkpoint, note " + std::to_string(i));
   const std::string digest = digest_of(data, tmp.path());
+  // `vasana status --json` names the checkpoint the node started from.
+  auto r = run_vasana({"status", "--data", data, "--json"}, tmp.path());
+  auto st = status_from_json(r.out);
+  REQUIRE(st.ok());
+  CHECK(st->checkpoint.generation == 1);
+  CHECK(st->checkpoint.ops == uint64_t(before));
+  REQUIRE(st->checkpoint.covered.size() == 1);
+  CHECK(st->checkpoint.covered[0].applied_seqno == uint64_t(before));
+  CHECK(st->checkpoint.created_ms > 0);
   node.kill();
   return digest;
 }
