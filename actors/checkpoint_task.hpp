@@ -12,9 +12,9 @@
 //
 // In the background, CheckpointTask writes a new checkpoint when at least min_ops ops were
 // applied since the last one and interval has passed, and at clean shutdown (finish()) when
-// min_ops were applied since. The state is encoded and digested under the engine's read lock
-// (writes wait meanwhile; queries do not); the chain hashes are looked up and RocksDB written
-// outside it, on a low-priority thread of its own.
+// min_ops were applied since. The state is encoded under the engine's read lock (writes wait
+// meanwhile; queries do not); the encoding is decoded again for the manifest's digest, the chain
+// hashes are looked up and RocksDB written outside it, on a low-priority thread of its own.
 #pragma once
 
 #include <chrono>
@@ -69,7 +69,8 @@ class CheckpointStart {
 struct CheckpointWrite {
   bool written = false;
   CheckpointManifest manifest;
-  double locked_ms = 0;  // the engine's read lock held: encoding and digest
+  double locked_ms = 0;  // the engine's read lock held: encoding
+  double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
   double store_ms = 0;   // written to RocksDB (flush included)
   uint64_t bytes = 0;    // encoded state
