@@ -75,6 +75,7 @@ struct Node::Impl {
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
+  std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
   bool endpoint_file_written = false;  // DIR/client.endpoint is this node's: stop() removes it
@@ -125,6 +126,14 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
+  if (checkpoint) {
+    if (auto m = checkpoint->last()) {
+      st.checkpoint.generation = m->generation;
+      st.checkpoint.created_ms = m->created_ms;
+      st.checkpoint.ops = m->ops_applied;
+      for (const auto& c : m->covered) st.checkpoint.covered.push_back(WriterApplied{to_hex(c.writer), c.seqno.value, c.writer == identity.instance});
+    }
+  }
   if (replicator) replicator->fill_status(&st);
   if (tailer) {
     for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));
@@ -174,10 +183,20 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
 
   // The replicated state: every verified op of every writer folder, own stream first.
-  impl->engine = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
+  // With a usable checkpoint, the ops it covers are verified by the scans but not applied.
+  auto new_engine = [&] {
+    return std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
+  };
+  impl->engine = new_engine();
+  CheckpointStart checkpoint;
+  if (impl->options.checkpoint.enabled) checkpoint = CheckpointStart::load(dir, *impl->engine, impl->log);
   Hlc newest;
   auto replay = [&](InstanceId writer) {
     return [&, writer](const RecordRef& r) {
+      if (checkpoint.covered(writer, r)) {
+        if (newest < r.ts) newest = r.ts;
+        return;
+      }
       auto op = decode_op(r.op_type, r.payload);
       Status s = op.ok() ? impl->engine->apply_to_state(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
       if (!s.ok()) impl->apply_failed(writer, r.seqno, s);
@@ -197,6 +216,14 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     if (Status st = check_stop_requested(*impl); !st.ok()) return st;
     if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
     others.push_back(std::move(scan.value()));
+  }
+  if (!checkpoint.matches(impl->log)) {
+    impl->engine = new_engine();
+    for (const auto& w : *writers) {
+      auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, w.instance == impl->identity.instance,
+                              replay(w.instance));
+      if (!scan.ok()) return scan.status();
+    }
   }
   // The lanes are built once from the replayed state, side by side on the scheduler's threads.
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
@@ -396,6 +423,11 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
       });
     }
   });
+  if (impl->options.checkpoint.enabled) {
+    auto task = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine, impl->log);
+    if (!task.ok()) return task.status();
+    impl->checkpoint = std::move(task.value());
+  }
   return Status::Ok();
 }
 
@@ -451,6 +483,9 @@ void Node::stop() {
     i.system->await_all_actors_done();
     i.system.reset();
   }
+  // Nothing is applied any more: the shutdown's checkpoint, when enough ops came since the last.
+  if (i.checkpoint) i.checkpoint->finish();
+  i.checkpoint.reset();
   // Closing a ZeroMQ IPC socket leaves its file behind: the socket files this node bound go too.
   std::vector<std::string> socket_files;
   if (i.endpoint)

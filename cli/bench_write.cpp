@@ -222,6 +222,7 @@ int cmd_bench(const Words& words) {
   if (!words.empty() && words[0] == "recall") return cmd_bench_recall(Words(words.begin() + 1, words.end()));
   if (!words.empty() && words[0] == "replication")
     return cmd_bench_replication(Words(words.begin() + 1, words.end()));
+  if (!words.empty() && words[0] == "start") return cmd_bench_start(Words(words.begin() + 1, words.end()));
   if (!words.empty() && words[0] == "memory") return cmd_bench_memory(Words(words.begin() + 1, words.end()));
   if (words.empty() || words[0] != "write")
     return fail(kExitUsage,
@@ -230,7 +231,8 @@ int cmd_bench(const Words& words) {
                 "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
                 "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
                 "                                       [--keep]\n"
-                "              vasana bench memory [--mib N] [--strings N]");
+                "              vasana bench memory [--mib N] [--strings N]\n"
+                "              vasana bench start [--memories 100000,1000000] [--dir DIR]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
   double seconds = 5;

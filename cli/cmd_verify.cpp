@@ -1,6 +1,8 @@
-// `vasana verify DIR`: offline check of every writer's segments. Changes nothing on disk.
+// `vasana verify [--deep] DIR`: offline check of every writer's segments; with --deep also of
+// the state checkpoint against them (cli/checkpoint_check.hpp). Changes nothing on disk.
 #include <cstdio>
 
+#include "cli/checkpoint_check.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "store/writer_dirs.hpp"
@@ -10,9 +12,9 @@
 namespace vasana {
 
 int cmd_verify(const Words& words) {
-  auto args = parse_args(words, {}, {});
+  auto args = parse_args(words, {}, {"deep"});
   if (!args.ok()) return fail(kExitUsage, "verify: " + args.status().message());
-  if (args->positional.size() != 1) return fail(kExitUsage, "verify: usage: vasana verify DIR");
+  if (args->positional.size() != 1) return fail(kExitUsage, "verify: usage: vasana verify [--deep] DIR");
   DataDir dir{args->positional[0]};
   auto id = load_identity(dir);
   if (!id.ok()) return fail(kExitUsage, "verify: " + id.status().message());
@@ -52,6 +54,16 @@ int cmd_verify(const Words& words) {
         bad = true;
         std::printf("  quarantined: %s/%s\n", dir.quarantine_dir().c_str(), q.c_str());
       }
+    }
+  }
+  if (args->has("deep")) {
+    DeepCheck deep = deep_check(dir, *id, *writers);
+    for (const auto& l : deep.lines) std::printf("%s\n", l.c_str());
+    for (const auto& p : deep.problems) std::printf("  %s\n", p.c_str());
+    if (!deep.checkpoint && deep.ok) std::printf("checkpoint: none\n");
+    if (!deep.ok) {
+      bad = true;
+      std::printf("verify: CHECKPOINT MISMATCH\n");
     }
   }
   for (const auto& name : ignored) std::printf("note: %s/%s is not a writer folder; ignored\n", dir.writers_dir().c_str(), name.c_str());

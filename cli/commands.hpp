@@ -22,6 +22,7 @@ int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_bench_recall(const Words& words);
+int cmd_bench_start(const Words& words);
 int cmd_bench_replication(const Words& words);
 int cmd_bench_memory(const Words& words);
 

@@ -200,6 +200,14 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
            c.metrics_listen = v;
            return Status::Ok();
          })}}},
+      {"checkpoint",
+       {{"enabled", Key{[](const toml::node& n, const std::string& name, NodeConfig& c) {
+           if (!n.is_boolean()) return Status::InvalidArgument(name + " must be true or false");
+           c.checkpoint.enabled = *n.value<bool>();
+           return Status::Ok();
+         }}},
+        {"interval_s", integer_key(1, 30 * 86400, [](NodeConfig& c, int64_t v) { c.checkpoint.interval = std::chrono::seconds(v); })},
+        {"min_ops", integer_key(1, int64_t(1) << 40, [](NodeConfig& c, int64_t v) { c.checkpoint.min_ops = uint64_t(v); })}}},
       {"limits",
        {{"max_memory_bytes",
          integer_key(1, 1 << 20, [](NodeConfig& c, int64_t v) { c.limits.max_text_bytes = size_t(v); })}}},

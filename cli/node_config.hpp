@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "actors/checkpoint_task.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -35,6 +36,7 @@ struct NodeConfig {
   SyncOptions sync;
   std::string secret_key_file;
   std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
+  CheckpointOptions checkpoint;  // [checkpoint] enabled, interval_s, min_ops
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

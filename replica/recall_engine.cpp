@@ -112,6 +112,11 @@ Status RecallEngine::apply_to_state(const OrderKey& key, const OpValue& op) {
   return state_.apply(key, op, nullptr);
 }
 
+void RecallEngine::load_state(ReplicaState state) {
+  auto lock = lock_.write();
+  state_ = std::move(state);
+}
+
 void RecallEngine::rebuild_lanes(size_t threads) {
   auto lock = lock_.write();
   std::vector<MemoryId> ids;

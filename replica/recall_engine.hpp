@@ -123,6 +123,9 @@ class RecallEngine {
   // call rebuild_lanes() after the last one. Each memory is then indexed once, however many ops
   // touched it, and the lanes are built side by side.
   Status apply_to_state(const OrderKey& key, const OpValue& op);
+  // Bulk load from a checkpoint (replica/state_codec.hpp): replaces the state, before any op is
+  // applied; the lanes are behind until rebuild_lanes().
+  void load_state(ReplicaState state);
   // Brings every lane up to date with the whole state, the lanes spread over up to `threads`
   // threads (each lane is touched by one thread; the state is only read), then warms them.
   // Empties the lane backlog.

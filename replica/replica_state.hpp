@@ -64,6 +64,8 @@ class ReplicaState {
   void clear_lanes_behind(const MemoryId& id);
 
  private:
+  friend class StateCodec;  // replica/state_codec.hpp: saves and loads every field below
+
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
 

@@ -70,6 +70,14 @@ struct WriterProblem {
   std::string detail;  // what went wrong, for the operator
 };
 
+// The last state checkpoint the node wrote or started from (actors/checkpoint_task.hpp).
+struct CheckpointStatus {
+  uint64_t generation = 0;  // 0: none
+  uint64_t created_ms = 0;  // wall clock when it was taken
+  uint64_t ops = 0;         // ops it holds, all writers
+  std::vector<WriterApplied> covered;  // per writer, the last seqno it holds
+};
+
 struct NodeStatus {
   std::string instance;         // this node's writer instance, 16 hex digits
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
@@ -98,6 +106,7 @@ struct NodeStatus {
   // Peer messages that could not be taken, by reason ("malformed", "oversized"), since start:
   // their connections were dropped (sync/peer_limits.hpp).
   std::map<std::string, uint64_t> bad_messages;
+  CheckpointStatus checkpoint;
 };
 
 }  // namespace vasana

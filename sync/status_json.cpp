@@ -151,6 +151,14 @@ std::string status_to_json(const NodeStatus& s) {
   j["problems"] = std::move(problems);
   j["clock_holds"] = s.clock_holds;
   j["copy_failures"] = s.copy_failures;
+  {
+    json covered = json::array();
+    for (const WriterApplied& w : s.checkpoint.covered) covered.push_back({{"writer", w.writer}, {"seqno", w.applied_seqno}});
+    j["checkpoint"] = {{"generation", s.checkpoint.generation},
+                       {"created_ms", s.checkpoint.created_ms},
+                       {"ops", s.checkpoint.ops},
+                       {"covered", std::move(covered)}};
+  }
   json peers = json::array();
   for (const PeerStatus& p : s.peers) {
     json lags = json::array();
@@ -242,6 +250,24 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   }
   top.u64("clock_holds", &s.clock_holds);
   top.u64("copy_failures", &s.copy_failures);
+  if (const json* c = top.object("checkpoint")) {
+    FieldReader r(*c, top.child("checkpoint"), &failure);
+    r.u64("generation", &s.checkpoint.generation);
+    r.u64("created_ms", &s.checkpoint.created_ms);
+    r.u64("ops", &s.checkpoint.ops);
+    if (const json* covered = r.array("covered")) {
+      const std::string path = r.child("covered");
+      for (size_t i = 0; i < covered->size() && failure.ok(); ++i) {
+        const json& e = (*covered)[i];
+        if (!element_is_object(e, path, i, &failure)) break;
+        WriterApplied w;
+        FieldReader wr(e, indexed(path, i), &failure);
+        wr.str("writer", &w.writer);
+        wr.u64("seqno", &w.applied_seqno);
+        s.checkpoint.covered.push_back(std::move(w));
+      }
+    }
+  }
 
   if (const json* peers = top.array("peers")) {
     const std::string path = top.child("peers");

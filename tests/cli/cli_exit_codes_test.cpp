@@ -203,7 +203,7 @@ TEST_CASE("verify exits 2 on a directory that is not a data directory") {
   TempDir tmp;
   fs::create_directories(tmp.sub("plain"));
   check_fails(run_vasana({"verify", tmp.sub("plain")}, tmp.path()), 2, {"verify:", tmp.sub("plain")});
-  check_fails(run_vasana({"verify"}, tmp.path()), 2, {"usage: vasana verify DIR"});
+  check_fails(run_vasana({"verify"}, tmp.path()), 2, {"usage: vasana verify [--deep] DIR"});
 }
 
 TEST_CASE("an unknown command exits 2 and names it") {

@@ -24,7 +24,8 @@ auto fields(const NodeConfig& c) {
   return std::make_tuple(c.data_dir, c.worker_threads, c.group_access, c.client_tcp, c.group_commit.max_ops,
                          c.group_commit.max_bytes, c.log.seal_bytes, c.log.seal_age_ms, c.limits.max_text_bytes,
                          c.scoring_file, c.semantic.exact_limit, c.semantic.index.ef_construction,
-                         c.semantic.index.ef_search);
+                         c.semantic.index.ef_search, c.checkpoint.enabled, c.checkpoint.interval.count(),
+                         c.checkpoint.min_ops);
 }
 
 NodeConfig parse_ok(const std::string& text) {
@@ -68,6 +69,10 @@ const std::vector<IntegerKey>& integer_keys() {
        [](const NodeConfig& c) { return int64_t(c.semantic.index.ef_construction); }},
       {"recall", "semantic_ef_search", 8, 4096, 64,
        [](const NodeConfig& c) { return int64_t(c.semantic.index.ef_search); }},
+      {"checkpoint", "interval_s", 1, 30 * 86400, 300,
+       [](const NodeConfig& c) { return int64_t(c.checkpoint.interval.count()); }},
+      {"checkpoint", "min_ops", 1, int64_t(1) << 40, 10000,
+       [](const NodeConfig& c) { return int64_t(c.checkpoint.min_ops); }},
   };
   return keys;
 }
@@ -246,7 +251,7 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
   std::vector<std::string> names;
   for (const auto& k : keys) names.push_back(k.section + "." + k.key);
   std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "node.group_access", "client.tcp",
-                                    "recall.scoring_file"};
+                                    "recall.scoring_file", "checkpoint.enabled"};
   for (const auto& k : integer_keys())
     if (k.section != "node") want.push_back(k.section + "." + k.key);
   std::sort(names.begin(), names.end());

@@ -1,0 +1,107 @@
+// Checkpoints of the replicated state for fast starts (store/checkpoint_store.hpp holds them,
+// replica/state_codec.hpp encodes them).
+//
+// At start, CheckpointStart loads the latest checkpoint into the engine, and the start's segment
+// scans still read and verify every record of every writer (CRC, chain, op decode) but apply only
+// those after the checkpoint. A checkpoint is used only when (1) its manifest and chunks read,
+// (2) its state decodes to the digest its manifest names, and (3) the scans met, for every writer
+// it covers, the record at the covered seqno with the manifest's chain hash (so the segments hold
+// exactly the stream the checkpoint was made from). (1) and (2) are checked before any op is
+// applied; (3) after the scans: when it fails the start replays every op into a fresh engine.
+// Each refusal is one log line that says why.
+//
+// In the background, CheckpointTask writes a new checkpoint when at least min_ops ops were
+// applied since the last one and interval has passed, and at clean shutdown (finish()) when
+// min_ops were applied since. The state is encoded under the engine's read lock (writes wait
+// meanwhile; queries do not); the encoding is decoded again for the manifest's digest, the chain
+// hashes are looked up and RocksDB written outside it, on a low-priority thread of its own.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+#include "store/checkpoint_store.hpp"
+#include "store/data_dir.hpp"
+#include "store/segment_reader.hpp"
+
+namespace vasana {
+
+class RecallEngine;
+
+struct CheckpointOptions {
+  bool enabled = true;                    // [checkpoint] enabled: load at start and write them
+  std::chrono::seconds interval{300};     // [checkpoint] interval_s: at most one per interval
+  uint64_t min_ops = 10000;               // [checkpoint] min_ops: ops applied since the last
+};
+
+using CheckpointLog = std::function<void(const std::string&)>;
+
+class CheckpointStart {
+ public:
+  CheckpointStart() = default;
+  // Loads the latest checkpoint of dir into engine (which must be empty) when it passes checks
+  // (1) and (2); else logs why and leaves the engine empty. No checkpoint: nothing logged.
+  static CheckpointStart load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log);
+
+  // For the scans' visitors: true when r (of writer) is covered by the loaded checkpoint and must
+  // not be applied. Notes the covered record's hash for matches().
+  bool covered(InstanceId writer, const RecordRef& r);
+  // Check (3), after every writer was scanned. When it fails, logs why and forgets the checkpoint
+  // (covered() is false from then on): the caller replays everything into a fresh engine.
+  bool matches(const CheckpointLog& log);
+  bool used() const { return manifest_.has_value(); }
+  const std::optional<CheckpointManifest>& manifest() const { return manifest_; }
+
+ private:
+  std::optional<CheckpointManifest> manifest_;
+  std::map<InstanceId, Seqno> covered_;
+  std::map<InstanceId, Hash256> seen_;  // hash of the covered record, as the scan found it
+};
+
+// The figures of one checkpoint write, for logs and `vasana bench start`.
+struct CheckpointWrite {
+  bool written = false;
+  CheckpointManifest manifest;
+  double locked_ms = 0;  // the engine's read lock held: encoding
+  double digest_ms = 0;  // the encoding decoded again and digested, off the lock
+  double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
+  double store_ms = 0;   // written to RocksDB (flush included)
+  uint64_t bytes = 0;    // encoded state
+};
+
+// Takes a checkpoint of engine's state now and makes it store's current one. Not written (Ok,
+// written = false) when the state holds no op. An error (a covered record not found in its
+// writer's segments, RocksDB failing) leaves the previous checkpoint current.
+Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
+                                         CheckpointStore& store);
+
+class CheckpointTask {
+ public:
+  // Opens (creating) DATA/checkpoint and starts the thread. last: the checkpoint the start used
+  // or found (its ops and time count as the last checkpoint).
+  static Result<std::unique_ptr<CheckpointTask>> start(const DataDir& dir, const VectorSpace& space,
+                                                       CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
+                                                       CheckpointLog log);
+  ~CheckpointTask();  // stops the thread; no checkpoint
+
+  // Stops the thread, then writes a checkpoint when min_ops ops were applied since the last.
+  // Call once nothing is applied to the engine any more (clean shutdown).
+  void finish();
+  // The last checkpoint written or found (nullopt: none). Any thread.
+  std::optional<CheckpointManifest> last() const;
+
+  struct Impl;
+
+ private:
+  explicit CheckpointTask(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vasana

@@ -1,0 +1,181 @@
+// `vasana bench start`: start to ready on a data directory of N memories, with a full replay and
+// from a checkpoint (actors/checkpoint_task.hpp) with no ops after it, in the same run, and where
+// the time goes: verifying the segments, applying the ops, loading the checkpoint, rebuilding
+// each recall lane, and what writing the checkpoint cost (the state's lock held while encoding).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "actors/checkpoint_task.hpp"
+#include "actors/node.hpp"
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/synthetic_corpus.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
+#include "replica/state_codec.hpp"
+#include "store/checkpoint_store.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/stream_repair.hpp"
+#include "store/writer_scan.hpp"
+
+namespace vasana {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double s_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+Status write_memories(const DataDir& dir, const Identity& id, size_t n) {
+  auto rec = recover_own_stream(dir, id, nullptr);
+  if (!rec.ok()) return rec.status();
+  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
+                           LogWriterOptions{}, system_wall_ms());
+  if (!w.ok()) return w.status();
+  SyntheticCorpus corpus;
+  const uint64_t ms = system_wall_ms() - n;
+  for (size_t i = 0; i < n; ++i) {
+    MemoryInput m = corpus.memory();
+    w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
+    if (i % 4096 == 4095 || i + 1 == n) {
+      Status s = w.value()->commit();
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+// Start to ready (Node::start returning), the node's log lines that name the checkpoint kept.
+Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops, std::vector<std::string>* lines) {
+  NodeOptions opts;
+  opts.dir = dir;
+  opts.checkpoint.enabled = checkpoint;
+  opts.checkpoint.min_ops = min_ops;
+  auto log = [lines](const std::string& l) {
+    if (l.rfind("checkpoint:", 0) == 0) lines->push_back(l);
+  };
+  auto s0 = Clock::now();
+  auto node = Node::start(opts, log);
+  const double ready = s_since(s0);
+  if (!node.ok()) return node.status();
+  node.value()->stop();
+  return ready;
+}
+
+}  // namespace
+
+int cmd_bench_start(const Words& words) {
+  auto args = parse_args(words, {"memories", "dir"}, {});
+  if (!args.ok()) return fail(kExitUsage, "bench start: " + args.status().message());
+  std::vector<size_t> sizes = {100000};
+  if (auto m = args->get("memories")) {
+    sizes.clear();
+    std::stringstream in(*m);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      long n = std::atol(part.c_str());
+      if (n <= 0 || n > 10000000) return fail(kExitUsage, "bench start: --memories takes counts such as 100000,1000000");
+      sizes.push_back(size_t(n));
+    }
+  }
+  const std::string parent = args->get("dir").value_or(".");
+  std::printf("vasana bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"
+              "graphs of realms past the exact limit are built behind, in the background)\n");
+  for (size_t n : sizes) {
+    std::string tmpl = parent + "/vasana-bench-start-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench start: cannot create a directory in " + parent);
+    const std::string root = std::filesystem::absolute(buf.data()).string();
+    DataDir dir{root + "/node"};
+    auto id = init_data_dir(dir, VectorSpace{});
+    if (!id.ok()) return fail(kExitFailed, "bench start: " + id.status().message());
+    if (Status s = write_memories(dir, *id, n); !s.ok()) return fail(kExitFailed, "bench start: " + s.to_string());
+    std::printf("\n%zu memories:\n", n);
+
+    // Where a full replay's time goes, phase by phase, on this thread.
+    auto t0 = Clock::now();
+    auto scan = scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, nullptr);
+    const double verify_s = s_since(t0);
+    if (!scan.ok()) return fail(kExitFailed, "bench start: " + scan.status().message());
+    RecallEngine engine(make_all_lanes(), ScoringWeights{});
+    t0 = Clock::now();
+    (void)scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, [&](const RecordRef& r) {
+      auto op = decode_op(r.op_type, r.payload);
+      if (op.ok()) (void)engine.apply_to_state(OrderKey{r.ts, id->instance, r.seqno}, *op);
+    });
+    const double replay_s = s_since(t0);
+    std::printf("  segments verified (CRC, chain) in %.2f s; verified, decoded and applied to the state in %.2f s\n",
+                verify_s, replay_s);
+    ReplicaState copy;
+    engine.read([&](const ReplicaState& s) { copy = s; });
+    std::vector<std::unique_ptr<Lane>> lanes = make_all_lanes();
+    std::printf("  each lane rebuilt alone on one thread:");
+    for (auto& lane : lanes) {
+      std::string name = lane->name();
+      std::vector<std::unique_ptr<Lane>> one;
+      one.push_back(std::move(lane));
+      RecallEngine e(std::move(one), ScoringWeights{}, 0);
+      e.load_state(copy);
+      auto l0 = Clock::now();
+      e.rebuild_lanes(1);
+      std::printf(" %s %.2f s;", name.c_str(), s_since(l0));
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+    t0 = Clock::now();
+    EncodedState encoded;
+    Hash256 digest{};
+    engine.read([&](const ReplicaState& s) { encoded = StateCodec::encode(s); });
+    const double locked_s = s_since(t0);
+    engine.read([&](const ReplicaState& s) { digest = s.digest(); });
+    uint64_t bytes = encoded.meta.size();
+    for (const auto& c : encoded.chunks) bytes += c.size();
+    t0 = Clock::now();
+    ReplicaState decoded;
+    Status ds = StateCodec::decode(encoded, &decoded);
+    const double decode_s = s_since(t0);
+    t0 = Clock::now();
+    const bool same = ds.ok() && decoded.digest() == digest;
+    const double digest_s = s_since(t0);
+    std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
+                double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
+
+    std::vector<std::string> lines;
+    auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
+    if (!full.ok()) return fail(kExitFailed, "bench start: " + full.status().message());
+    // Started with checkpoints on and stopped: the shutdown writes the first checkpoint.
+    auto first = start_once(dir, true, 1, &lines);
+    if (!first.ok()) return fail(kExitFailed, "bench start: " + first.status().message());
+    lines.clear();
+    auto from = start_once(dir, true, 1, &lines);
+    if (!from.ok()) return fail(kExitFailed, "bench start: " + from.status().message());
+    std::printf("  start to ready: full replay %.2f s; from a checkpoint %.2f s\n", *full, *from);
+    // The lanes built on each state, side by side on 2 threads as a start does.
+    {
+      auto r0 = Clock::now();
+      engine.rebuild_lanes(2);
+      const double replayed_s = s_since(r0);
+      RecallEngine loaded(make_all_lanes(), ScoringWeights{});
+      auto l0 = Clock::now();
+      (void)CheckpointStart::load(dir, loaded, [](const std::string&) {});
+      const double load_s = s_since(l0);
+      r0 = Clock::now();
+      loaded.rebuild_lanes(2);
+      std::printf("  every lane rebuilt on 2 threads: on the replayed state %.2f s; checkpoint loaded in %.2f s, lanes on"
+                  " it %.2f s\n", replayed_s, load_s, s_since(r0));
+    }
+    for (const auto& l : lines) std::printf("    %s\n", l.c_str());
+    std::filesystem::remove_all(root);
+  }
+  return kExitOk;
+}
+
+}  // namespace vasana

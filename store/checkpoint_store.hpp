@@ -1,0 +1,100 @@
+// The latest checkpoint of the replicated state, in a RocksDB database at DATA/checkpoint/: the
+// state as opaque chunks (replica/state_codec.hpp makes and reads them) and a manifest saying
+// what they cover. A start loads it and replays only the ops after it (actors/checkpoint_task.hpp).
+//
+//   key "manifest"                 the manifest of the current checkpoint (absent: none yet)
+//   key "g/<generation>/meta"      the state's meta record
+//   key "g/<generation>/c/<index>" the state's chunks, index 0..chunk_count-1
+// (<generation> and <index> are 16 hex digits, so keys sort by them.)
+//
+// Covered: per writer, the seqno of the last op the state holds and the chain hash of that record
+// in the writer's stream. A start uses a checkpoint only when the segments on disk hold exactly
+// that record at that seqno (the chain hash covers every record before it); otherwise it replays
+// everything.
+//
+// Durability: write() puts the new generation's chunks first, then in one synced WriteBatch the
+// manifest that names it and the deletion of every older generation. A crash before that batch
+// leaves the previous manifest and its generation in place; the orphaned chunks are deleted by the
+// next write(). Segments are never read or touched here.
+//
+// Files get the modes of store/file_access.hpp (0600, or 0640 with group access), whatever the
+// umask: every file RocksDB creates is chmod()ed at creation.
+//
+// Threading: one CheckpointStore per directory per process (RocksDB locks it); its methods may be
+// called from any one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/status.hpp"
+
+namespace vasana {
+
+struct CheckpointCoverage {
+  InstanceId writer;
+  Seqno seqno;     // the last op of writer the state holds (>= 1)
+  Hash256 hash{};  // the chain hash of that record
+};
+
+struct CheckpointManifest {
+  uint64_t generation = 0;
+  uint32_t state_format = 0;  // replica/state_codec.hpp kStateFormatVersion it was written with
+  uint64_t created_ms = 0;    // wall clock when it was taken
+  Hash256 digest{};           // ReplicaState::digest() of the state
+  uint64_t ops_applied = 0;   // ops the state holds, all writers
+  uint64_t memories = 0;
+  uint64_t chunk_count = 0;
+  std::vector<CheckpointCoverage> covered;  // by writer
+
+  // The seqno covered for writer (0: none of its ops).
+  Seqno covered_seqno(InstanceId writer) const;
+};
+
+struct CheckpointData {
+  CheckpointManifest manifest;
+  std::string meta;
+  std::vector<std::string> chunks;
+};
+
+class CheckpointStore {
+ public:
+  // Opens (creating when create, with owner-only folders) the database in dir. NotFound when it
+  // does not exist and create is false; IoError for RocksDB errors, with RocksDB's message.
+  static Result<std::unique_ptr<CheckpointStore>> open(const std::string& dir, bool create);
+  // The same without writing anything to dir (RocksDB's read-only mode): write() then fails.
+  static Result<std::unique_ptr<CheckpointStore>> open_read_only(const std::string& dir);
+  ~CheckpointStore();
+  CheckpointStore(const CheckpointStore&) = delete;
+  CheckpointStore& operator=(const CheckpointStore&) = delete;
+
+  // The current manifest; nullopt when no checkpoint was written. Corruption when unreadable.
+  Result<std::optional<CheckpointManifest>> manifest() const;
+  // The current checkpoint whole. NotFound when there is none; Corruption when a chunk is missing.
+  Result<CheckpointData> load() const;
+  // Makes data the current checkpoint (its manifest's generation and chunk_count are set here).
+  // Atomic as described above.
+  Status write(CheckpointData data);
+
+  // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.
+  Status overwrite_chunk_for_test(uint64_t index, const std::string& bytes);
+  Status overwrite_manifest_for_test(const CheckpointManifest& m);
+
+  struct Impl;
+
+ private:
+  explicit CheckpointStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// DATA/checkpoint for a data directory root.
+std::string checkpoint_dir(const std::string& data_root);
+
+std::string encode_manifest(const CheckpointManifest& m);
+Result<CheckpointManifest> decode_manifest(const std::string& bytes);
+
+}  // namespace vasana

@@ -1,0 +1,100 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "../support/temp_dir.hpp"
+#include "store/checkpoint_store.hpp"
+#include "store/file_access.hpp"
+
+namespace vasana {
+namespace {
+
+CheckpointData sample(uint64_t ops, size_t chunks) {
+  CheckpointData d;
+  d.manifest.state_format = 1;
+  d.manifest.created_ms = 1700000000000 + ops;
+  d.manifest.digest[0] = uint8_t(ops);
+  d.manifest.ops_applied = ops;
+  d.manifest.memories = ops / 2;
+  d.manifest.covered = {CheckpointCoverage{InstanceId(7), Seqno(ops), Hash256{1, 2, 3}},
+                        CheckpointCoverage{InstanceId(9), Seqno(3), Hash256{4}}};
+  d.meta = "meta-" + std::to_string(ops);
+  for (size_t i = 0; i < chunks; ++i) d.chunks.push_back("chunk " + std::to_string(i) + " of " + std::to_string(ops));
+  return d;
+}
+
+TEST_CASE("a written checkpoint reads back whole and the next one replaces it") {
+  test::TempDir t;
+  const std::string dir = checkpoint_dir(t.path());
+  CHECK(CheckpointStore::open(dir, false).status().code() == Code::not_found);
+  {
+    auto s = CheckpointStore::open(dir, true);
+    REQUIRE(s.ok());
+    auto none = (*s)->manifest();
+    REQUIRE(none.ok());
+    CHECK_FALSE(none->has_value());
+    CHECK((*s)->load().status().code() == Code::not_found);
+    REQUIRE((*s)->write(sample(10, 3)).ok());
+    REQUIRE((*s)->write(sample(20, 2)).ok());
+  }
+  auto s = CheckpointStore::open(dir, false);
+  REQUIRE(s.ok());
+  auto d = (*s)->load();
+  REQUIRE(d.ok());
+  CHECK(d->manifest.generation == 2);
+  CHECK(d->manifest.ops_applied == 20);
+  CHECK(d->manifest.chunk_count == 2);
+  CHECK(d->manifest.covered_seqno(InstanceId(7)) == Seqno(20));
+  CHECK(d->manifest.covered_seqno(InstanceId(8)) == Seqno(0));
+  CHECK(d->manifest.covered[0].hash == Hash256{1, 2, 3});
+  CHECK(d->meta == "meta-20");
+  CHECK(d->chunks == std::vector<std::string>{"chunk 0 of 20", "chunk 1 of 20"});
+}
+
+TEST_CASE("a missing chunk of the current checkpoint is corruption and not a shorter state") {
+  test::TempDir t;
+  auto s = CheckpointStore::open(checkpoint_dir(t.path()), true);
+  REQUIRE(s.ok());
+  REQUIRE((*s)->write(sample(10, 3)).ok());
+  CheckpointManifest m = (*s)->manifest()->value();
+  m.chunk_count = 4;  // says there are more than were written
+  REQUIRE((*s)->overwrite_manifest_for_test(m).ok());
+  CHECK((*s)->load().status().code() == Code::corruption);
+}
+
+TEST_CASE("the manifest codec round-trips and refuses truncated bytes") {
+  CheckpointManifest m = sample(5, 1).manifest;
+  m.generation = 3;
+  const std::string b = encode_manifest(m);
+  auto back = decode_manifest(b);
+  REQUIRE(back.ok());
+  CHECK(encode_manifest(*back) == b);
+  CHECK(decode_manifest(b.substr(0, b.size() - 1)).status().code() == Code::corruption);
+  CHECK(decode_manifest(b + "x").status().code() == Code::corruption);
+}
+
+TEST_CASE("every checkpoint file and folder is the owner's only whatever the umask") {
+  test::TempDir t;
+  const mode_t old = ::umask(0);
+  {
+    auto s = CheckpointStore::open(checkpoint_dir(t.path()), true);
+    REQUIRE(s.ok());
+    REQUIRE((*s)->write(sample(10, 3)).ok());
+    REQUIRE((*s)->write(sample(11, 3)).ok());
+  }
+  ::umask(old);
+  size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(checkpoint_dir(t.path()))) {
+    struct stat st;
+    REQUIRE(::stat(e.path().c_str(), &st) == 0);
+    INFO(e.path().string());
+    CHECK((st.st_mode & 07777) == (S_ISDIR(st.st_mode) ? 0700u : 0600u));
+    ++files;
+  }
+  CHECK(files > 3);
+}
+
+}  // namespace
+}  // namespace vasana
