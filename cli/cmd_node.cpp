@@ -121,6 +121,7 @@ int cmd_serve(const Words& words) {
   opts.semantic = cfg->semantic;
   opts.sync = cfg->sync;
   opts.metrics_listen = cfg->metrics_listen;
+  opts.write_policy = cfg->write_policy;
   if (opts.sync.network()) {
     auto keys = load_secret_key_file(cfg->secret_key_file);
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());

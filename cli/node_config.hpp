@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -35,6 +36,7 @@ struct NodeConfig {
   SyncOptions sync;
   std::string secret_key_file;
   std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
+  WritePolicy write_policy;    // [write] and [realm."NAME"] (cli/write_policy_config.hpp)
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.
