@@ -1,24 +1,9 @@
 #include "actors/client_gateway.hpp"
 
-#include "protocol/op_codec.hpp"
-#include "protocol/op_type.hpp"
 #include "protocol/recall_input.hpp"
 #include "sync/status_json.hpp"
 
 namespace vasana {
-
-namespace {
-
-ClientError client_error_for(const Status& s) {
-  switch (s.code()) {
-    case Code::invalid_argument: return ClientError::bad_input;
-    case Code::failed_precondition: return ClientError::unavailable;
-    case Code::io_error: return ClientError::io_failure;
-    default: return ClientError::internal;
-  }
-}
-
-}  // namespace
 
 ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
                              std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
@@ -34,6 +19,11 @@ ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queri
       ack_gate_(ack_gate),
       status_(std::move(status)),
       lane_names_(engine_ ? engine_->lane_names() : std::vector<std::string>{}) {}
+
+void ClientGateway::set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged) {
+  write_policy_ = std::move(policy);
+  acknowledged_ = std::move(acknowledged);
+}
 
 void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
@@ -95,60 +85,10 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
       return;
     }
-    case ClientRequest::Kind::remember: {
-      Status v = validate_memory(call.request.memory, limits_);
-      if (!v.ok()) {
-        endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
-        return;
-      }
-      if (!call.request.memory.ref.empty() && engine_) {
-        std::optional<MemoryId> held;
-        engine_->read([&](const ReplicaState& st) { held = st.by_ref(call.request.memory.realm, call.request.memory.ref); });
-        if (held) {
-          ClientResponse r;
-          r.request_id = rid;
-          r.kind = ClientResponse::Kind::remembered;
-          r.id = *held;
-          r.existed = true;
-          endpoint_->reply(call, r);
-          return;
-        }
-      }
-      AppendRequest req;
-      req.op_type = static_cast<uint16_t>(OpType::put_memory);
-      req.payload = encode_put_memory(call.request.memory);
-      call.request.memory = MemoryInput{};  // the reply needs only the address
-      InstanceId instance = instance_;
-      AckGate* gate = ack_gate_;
-      req.done = [ep, call = std::move(call), instance, gate](const AppendResult& res) {
-        const uint64_t id = call.request.request_id;
-        if (!res.status.ok()) {
-          ep->reply(call, error_response(id, client_error_for(res.status), res.status.message()));
-          return;
-        }
-        ClientResponse r;
-        r.request_id = id;
-        r.kind = ClientResponse::Kind::remembered;
-        r.id = MemoryId{instance, res.seqno};
-        r.effective_ts = res.ts.value;
-        if (!gate) {
-          ep->reply(call, r);
-          return;
-        }
-        // replicated:N: answered once N peers synced it, or with an error after the deadline.
-        gate->wait(res.seqno, [ep, call, r](bool replicated) {
-          if (replicated) {
-            ep->reply(call, r);
-            return;
-          }
-          ep->reply(call, error_response(r.request_id, ClientError::unavailable,
-                                         "memory " + r.id.to_string() + " is durable on this node but was not synced "
-                                         "by enough peers in time (sync.ack); it will replicate when they return"));
-        });
-      };
-      batch.push_back(std::move(req));
-      return;
-    }
+    case ClientRequest::Kind::remember: handle_remember(std::move(call), batch); return;
+    case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
+    case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
+    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_write(std::move(call), batch); return;
   }
 }
 

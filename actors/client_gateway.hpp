@@ -5,11 +5,13 @@
 // the reply. Includes CAF (through writer_actor.hpp): include only from actor code and tests.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
 #include "actors/client_endpoint.hpp"
 #include "actors/query_actor.hpp"
+#include "actors/write_policy.hpp"
 #include "actors/writer_actor.hpp"
 #include "protocol/memory_input.hpp"
 #include "sync/ack_gate.hpp"
@@ -27,8 +29,15 @@ class ClientGateway {
                 ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id,
                 AckGate* ack_gate, std::function<NodeStatus()> status);
 
-  // Runs on the endpoint thread; never blocks. The remembers among calls go to the writer as
-  // one batch.
+  // Call before the endpoint runs. policy: what the node does with each realm's writes.
+  // acknowledged: the own stream's seqno the writer has acknowledged up to; a write request is
+  // checked against the state once the replica has applied that far (at most kOwnWritesWait),
+  // so it sees every write this node acknowledged before it (null: checked at once).
+  void set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged);
+
+  // Runs on the endpoint thread. The writes among calls go to the writer as one batch. It blocks
+  // only while a write request waits for the replica to apply this node's acknowledged writes
+  // (usually microseconds).
   void handle(std::vector<ClientCall>&& calls);
 
  private:
@@ -44,8 +53,22 @@ class ClientGateway {
   std::function<NodeStatus()> status_;
   std::vector<std::string> lane_names_;  // the lanes a recall may name (fixed for the engine's life)
 
+  WritePolicy write_policy_;
+  std::shared_ptr<const std::atomic<uint64_t>> acknowledged_;
+  // The own seqno of the newest correction acknowledged: a remember that names no ref, no
+  // memory and no fact waits only for it to be applied (not for every acknowledged write).
+  std::shared_ptr<std::atomic<uint64_t>> corrections_acked_ = std::make_shared<std::atomic<uint64_t>>(0);
+
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);
+  // actors/client_writes.cpp: remember, and the other requests that write (update, forget,
+  // set_status, pin, fact, correct, retract, review). Each request is checked completely before
+  // anything is written; a refusal is answered at once.
+  void handle_remember(ClientCall&& call, AppendBatch& batch);
+  void handle_write(ClientCall&& call, AppendBatch& batch);
+  // Waits until the replica applied the own stream up to seqno (at most kOwnWritesWait); false
+  // when it did not, and then the call is answered unavailable.
+  bool wait_own_writes(const ClientCall& call, uint64_t seqno);
 };
 
 }  // namespace vasana

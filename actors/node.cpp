@@ -379,6 +379,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
                                                   impl->identity.vector_space.id(),
                                                   impl->replicator ? impl->replicator->ack_gate() : nullptr,
                                                   [raw = impl.get()] { return raw->status(/*with_digest=*/true); });
+  impl->gateway->set_write_context(impl->options.write_policy, impl->acknowledged);
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -36,6 +37,7 @@ struct NodeOptions {
   SyncOptions sync;                           // replication; off unless listen or peers are set
   std::string metrics_listen;                 // Prometheus exporter, "127.0.0.1:PORT"; "" = none
   CheckpointOptions checkpoint;               // state checkpoints for fast starts (actors/checkpoint_task.hpp)
+  WritePolicy write_policy;                   // what the node does with each realm's writes
   // Asked between the steps of start() (any thread may make it true); when true, start() stops
   // what it started and returns FailedPrecondition. Empty: never.
   std::function<bool()> stop_requested;

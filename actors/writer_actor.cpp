@@ -32,6 +32,17 @@ struct WriterActorState {
       req.done(AppendResult{staged.status(), Seqno(), Hlc()});
       return;
     }
+    // A request's ops stay together: no flush between them (the budget check comes after).
+    if (req.follow_ups) {
+      for (auto& op : req.follow_ups(staged->seqno)) {
+        auto more = writer->stage(op.op_type, std::move(op.payload));
+        if (!more.ok()) {
+          // The writer stopped taking appends; what was staged of this request is never answered ok.
+          req.done(AppendResult{more.status(), Seqno(), Hlc()});
+          return;
+        }
+      }
+    }
     waiting.push_back(Waiter{*staged, std::move(req.done)});
     if (writer->batch_full()) flush();
   }

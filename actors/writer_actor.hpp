@@ -29,10 +29,22 @@ struct AppendResult {
   Hlc ts;
 };
 
+// An op that follows another of the same request (protocol/op_codec.hpp encode_op).
+struct FollowUpOp {
+  uint16_t op_type = 0;
+  std::string payload;
+};
+
+// One client request: its first op, and the ops that follow it. All of them are staged back to
+// back, made durable by the same fdatasync and answered once, with the first op's seqno and ts;
+// when staging fails, done gets the error and nothing of the request is acknowledged.
 struct AppendRequest {
   uint16_t op_type = 0;
   std::string payload;
   std::function<void(const AppendResult&)> done;  // called once, on the writer's thread; must not block
+  // Builds the ops that follow, on the writer's thread, from the seqno the first op got (so they
+  // can name the memory it creates). Empty for a request of one op: no call, no allocation.
+  std::function<std::vector<FollowUpOp>(Seqno first)> follow_ups;
 };
 
 struct WriterInfo {

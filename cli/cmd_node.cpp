@@ -122,6 +122,7 @@ int cmd_serve(const Words& words) {
   opts.sync = cfg->sync;
   opts.metrics_listen = cfg->metrics_listen;
   opts.checkpoint = cfg->checkpoint;
+  opts.write_policy = cfg->write_policy;
   if (opts.sync.network()) {
     auto keys = load_secret_key_file(cfg->secret_key_file);
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());

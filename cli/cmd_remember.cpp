@@ -1,11 +1,15 @@
-// `vasana remember`: store one memory through the local node; prints its id once durable.
+// `vasana remember`: store one memory through the local node; prints its id once durable. With a
+// ref the realm already holds: the same content gives the existing id (nothing written), other
+// content is refused unless --update writes it as an update of that memory.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <iterator>
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
+#include "cli/write_command.hpp"
 #include "protocol/json_text.hpp"
 
 namespace vasana {
@@ -13,8 +17,8 @@ namespace vasana {
 int cmd_remember(const Words& words) {
   auto args = parse_args(words,
                          {"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",
-                          "session", "timeout-ms"},
-                         {"json"});
+                          "session", "timeout-ms", "supersedes", "fact", "origin", "confidence"},
+                         {"json", "update", "staged", "pin"});
   if (!args.ok()) return fail(kExitUsage, "remember: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
@@ -34,6 +38,38 @@ int cmd_remember(const Words& words) {
                                     std::string(kTimeFormsHelp) + ")");
       (std::string(which) == "valid-from" ? m.valid_from_ms : m.valid_to_ms) = *ms;
     }
+  }
+  RememberOptions opts;
+  if (args->has("update")) opts.on_existing_ref = RefPolicy::update;
+  if (auto s = args->get("supersedes")) {
+    auto id = parse_id_argument("--supersedes", *s);
+    if (!id.ok()) return fail(kExitUsage, "remember: " + id.status().message());
+    opts.supersedes = *id;
+  }
+  for (const auto& f : args->all("fact")) {
+    auto fact = parse_fact_argument(f);
+    if (!fact.ok()) return fail(kExitUsage, "remember: " + fact.status().message());
+    opts.facts.push_back(*fact);
+  }
+  if (auto o = args->get("origin")) {
+    static const std::pair<const char*, const char*> origins[] = {
+        {"user", "user_stated"}, {"tool", "tool_derived"}, {"model", "model_inferred"}, {"synthesis", "autonomous_synthesis"}};
+    bool known = false;
+    for (const auto& [name, epistemic] : origins)
+      if (*o == name || *o == epistemic) {
+        m.epistemic = epistemic;
+        known = true;
+      }
+    if (!known) return fail(kExitUsage, "remember: --origin '" + *o + "' is not an origin (user, tool, model, synthesis)");
+  }
+  if (args->has("staged")) m.status = "proposed";
+  m.pinned = args->has("pin");
+  if (auto c = args->get("confidence")) {
+    char* end = nullptr;
+    const float x = std::strtof(c->c_str(), &end);
+    if (c->empty() || end != c->c_str() + c->size() || !(x >= 0.0f && x <= 1.0f))
+      return fail(kExitUsage, "remember: --confidence '" + *c + "' must be a number from 0 to 1");
+    m.confidence = x;
   }
   if (args->positional.size() == 1 && args->positional[0] == "-") {
     m.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -62,24 +98,39 @@ int cmd_remember(const Words& words) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::remember;
   req.memory = std::move(m);
+  req.remember_options = std::move(opts);
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
   if (!res.ok())
     return fail(kExitFailed, "remember: " + res.status().message() + "; whether the memory was stored is unknown");
   if (res->kind == ClientResponse::Kind::error)
-    return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed,
-                "remember: " + res->message + (res->error == ClientError::io_failure ? "" : "; nothing was written"));
+    return fail(exit_code_of(res->error),
+                "remember: " + res->message +
+                    (res->error == ClientError::io_failure || res->message.find("nothing was written") != std::string::npos
+                         ? ""
+                         : "; nothing was written"));
   if (res->kind != ClientResponse::Kind::remembered) return fail(kExitFailed, "remember: unexpected answer from the node");
+  const std::string status = memory_statuses()[static_cast<size_t>(res->stored_status)].data();
+  const bool flagged = res->flagged_by.seqno.value != 0;
   if (args->has("json")) {
     std::printf("%s\n", JsonObject()
                             .str("id", res->id.to_string())
                             .unum("seqno", res->id.seqno.value)
                             .unum("effective_ts", res->effective_ts)
                             .boolean("existed", res->existed)
+                            .boolean("updated", res->updated)
+                            .str("status", status)
+                            .str("flagged_by", flagged ? res->flagged_by.to_string() : "")
                             .done()
                             .c_str());
   } else {
     std::printf("%s\n", res->id.to_string().c_str());
-    if (res->existed) std::fprintf(stderr, "vasana: remember: realm already holds ref '%s'; nothing was written\n", req_ref.c_str());
+    if (res->existed) std::fprintf(stderr, "vasana: remember: realm already holds ref '%s' with this content; nothing was written\n", req_ref.c_str());
+    if (res->updated) std::fprintf(stderr, "vasana: remember: ref '%s' held by this memory; written as an update of it\n", req_ref.c_str());
+    if (flagged)
+      std::fprintf(stderr, "vasana: remember: the text repeats the wrong phrase of correction %s; held for review (proposed)\n",
+                   res->flagged_by.to_string().c_str());
+    else if (res->stored_status == MemoryStatus::proposed && !res->existed)
+      std::fprintf(stderr, "vasana: remember: held for review (proposed): out of recall until `vasana review approve`\n");
   }
   return kExitOk;
 }

@@ -12,6 +12,16 @@ using Words = std::vector<std::string>;
 int cmd_init(const Words& words);
 int cmd_serve(const Words& words);
 int cmd_remember(const Words& words);
+int cmd_update(const Words& words);   // cmd_update.cpp .. cmd_review.cpp: the write commands
+int cmd_forget(const Words& words);
+int cmd_archive(const Words& words);
+int cmd_restore(const Words& words);
+int cmd_pin(const Words& words);
+int cmd_unpin(const Words& words);
+int cmd_fact(const Words& words);
+int cmd_correct(const Words& words);
+int cmd_retract(const Words& words);
+int cmd_review(const Words& words);
 int cmd_recall(const Words& words);
 int cmd_import(const Words& words);
 int cmd_verify(const Words& words);

@@ -15,8 +15,22 @@ const char* kUsage =
     "commands:\n"
     "  init --data DIR [--config FILE]        create a data directory and its writer identity\n"
     "  serve --data DIR [--config FILE]       run a node in the foreground (SIGINT/SIGTERM stop it)\n"
-    "  remember --realm R [--kind K] [--ref ID] [--tag T]... [--valid-from T] [--valid-to T] TEXT\n"
+    "  remember --realm R [--kind K] [--ref ID] [--tag T]... [--valid-from T] [--valid-to T]\n"
+    "           [--update] [--supersedes ID] [--fact \"s|p|o\"]... [--origin user|tool|model|synthesis]\n"
+    "           [--staged] [--pin] [--confidence X] TEXT\n"
     "                                         store a memory; prints its id once durable\n"
+    "  update ID [--text T | --text -] [--tag T]... [--clear-tags] [--valid-from T] [--valid-to T]\n"
+    "                                         a new version of a memory's text, tags or valid time\n"
+    "  forget ID [--reason R]                 delete a memory (it leaves recall; its history stays)\n"
+    "  archive ID / restore ID [--reason R]   take a memory out of recall / make it active again\n"
+    "  pin ID / unpin ID                      set or clear a memory's pin\n"
+    "  fact --realm R [--source ID] [--valid-from T] [--valid-to T] \"s|p|o\"\n"
+    "                                         store a triplet; prints its id\n"
+    "  correct --realm R --wrong W --right X [--note N] [--source ID]\n"
+    "                                         store a correction; prints its id\n"
+    "  retract TRIPLET_ID                     withdraw a triplet\n"
+    "  review approve|reject ID --reviewer NAME [--note N]\n"
+    "                                         decide on a memory held for review\n"
     "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
     "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
@@ -37,7 +51,9 @@ const char* kUsage =
     "                                         replication lag (3 nodes in one process) next to Redis; catch-up rate\n"
     "\n"
     "Client commands find the node with --data DIR (default $VASANA_DATA) or --connect ENDPOINT.\n"
-    "Exit codes: 0 success, 1 a check failed or the node could not do it, 2 bad usage or input.\n";
+    "Write commands print the id once durable (--json for a JSON object).\n"
+    "Exit codes: 0 success, 1 a check failed, refused, not found or the node could not do it,\n"
+    "2 bad usage or input.\n";
 
 }  // namespace
 
@@ -51,6 +67,16 @@ int main(int argc, char** argv) {
   if (cmd == "init") return vasana::cmd_init(words);
   if (cmd == "serve") return vasana::cmd_serve(words);
   if (cmd == "remember") return vasana::cmd_remember(words);
+  if (cmd == "update") return vasana::cmd_update(words);
+  if (cmd == "forget") return vasana::cmd_forget(words);
+  if (cmd == "archive") return vasana::cmd_archive(words);
+  if (cmd == "restore") return vasana::cmd_restore(words);
+  if (cmd == "pin") return vasana::cmd_pin(words);
+  if (cmd == "unpin") return vasana::cmd_unpin(words);
+  if (cmd == "fact") return vasana::cmd_fact(words);
+  if (cmd == "correct") return vasana::cmd_correct(words);
+  if (cmd == "retract") return vasana::cmd_retract(words);
+  if (cmd == "review") return vasana::cmd_review(words);
   if (cmd == "recall") return vasana::cmd_recall(words);
   if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "verify") return vasana::cmd_verify(words);

@@ -1,6 +1,7 @@
 #include "cli/node_config.hpp"
 
 #include "cli/toml_file.hpp"
+#include "cli/write_policy_config.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -225,6 +226,7 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
   const auto& sch = schema();
   for (const auto& [section, node] : root) {
     std::string sname(section.str());
+    if (sname == "write" || sname == "realm") continue;  // parse_write_policy below
     auto sit = sch.find(sname);
     if (sit == sch.end()) return Status::InvalidArgument(path + ": unknown section or key '" + sname + "'");
     const toml::table* tbl = node.as_table();
@@ -237,6 +239,7 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
       if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
     }
   }
+  if (Status w = parse_write_policy(root, cfg.write_policy); !w.ok()) return Status::InvalidArgument(path + ": " + w.message());
   if (cfg.sync.network()) {
     if (cfg.sync.cluster.empty()) return Status::InvalidArgument(path + ": sync.cluster is required when sync.listen or sync.peers is set");
     if (cfg.secret_key_file.empty())

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -37,6 +38,7 @@ struct NodeConfig {
   std::string secret_key_file;
   std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
   CheckpointOptions checkpoint;  // [checkpoint] enabled, interval_s, min_ops
+  WritePolicy write_policy;    // [write] and [realm."NAME"] (cli/write_policy_config.hpp)
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

@@ -2,6 +2,7 @@
 
 #include "protocol/capnp_bytes.hpp"
 #include "protocol/client.capnp.h"
+#include "protocol/client_writes_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -28,7 +29,7 @@ std::string encode_request(const ClientRequest& r) {
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::status: req.setStatus(); break;
-    case ClientRequest::Kind::remember: fill_put_memory(req.initRemember(), r.memory); break;
+    case ClientRequest::Kind::remember: fill_put_memory(req.initRemember(), r.memory); encode_write_request(req, r); break;
     case ClientRequest::Kind::recall: {
       auto q = req.initRecall();
       q.setText(text_of(r.recall.text));
@@ -45,6 +46,9 @@ std::string encode_request(const ClientRequest& r) {
       q.setWindowToMs(r.recall.window_to_ms.value_or(kOpenFuture));
       break;
     }
+    case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
+    case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
+    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: encode_write_request(req, r); break;
   }
   return message_bytes(mb);
 }
@@ -60,7 +64,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
       case schema::ClientRequest::REMEMBER:
         out.kind = ClientRequest::Kind::remember;
         out.memory = memory_from_reader(req.getRemember());
-        break;
+        return decode_write_request(req, out);
       case schema::ClientRequest::RECALL: {
         auto q = req.getRecall();
         out.kind = ClientRequest::Kind::recall;
@@ -77,6 +81,9 @@ Result<ClientRequest> decode_request(std::string_view body) {
         }
         break;
       }
+      case schema::ClientRequest::UPDATE: case schema::ClientRequest::FORGET: case schema::ClientRequest::SET_STATUS:
+      case schema::ClientRequest::PIN: case schema::ClientRequest::FACT: case schema::ClientRequest::CORRECT:
+      case schema::ClientRequest::RETRACT: case schema::ClientRequest::REVIEW: return decode_write_request(req, out);
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -108,12 +115,14 @@ std::string encode_response(const ClientResponse& r) {
       break;
     }
     case ClientResponse::Kind::status: res.setStatus(r.status_json); break;
+    case ClientResponse::Kind::written: encode_written(res, r); break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       m.initId().setInstance(r.id.instance.value);
       m.getId().setSeqno(r.id.seqno.value);
       m.setEffectiveTs(r.effective_ts);
       m.setExisted(r.existed);
+      encode_remembered_writes(m, r);
       break;
     }
     case ClientResponse::Kind::recalled: {
@@ -162,7 +171,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto e = res.getError();
         out.kind = ClientResponse::Kind::error;
         auto code = static_cast<uint16_t>(e.getCode());
-        out.error = code <= static_cast<uint16_t>(ClientError::internal) ? static_cast<ClientError>(code)
+        out.error = code <= static_cast<uint16_t>(ClientError::not_found) ? static_cast<ClientError>(code)
                                                                           : ClientError::internal;
         out.message = e.getMessage();
         break;
@@ -185,8 +194,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.id = MemoryId{InstanceId(m.getId().getInstance()), Seqno(m.getId().getSeqno())};
         out.effective_ts = m.getEffectiveTs();
         out.existed = m.getExisted();
+        decode_remembered_writes(m, out);
         break;
       }
+      case schema::ClientResponse::WRITTEN: decode_written(res, out); break;
       case schema::ClientResponse::STATUS:
         out.kind = ClientResponse::Kind::status;
         out.status_json = res.getStatus();

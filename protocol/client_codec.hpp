@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/client_writes.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -50,15 +51,35 @@ struct RecallAnswer {
 };
 
 struct ClientRequest {
-  enum class Kind { ping, remember, recall, status };
+  enum class Kind {
+    ping, remember, recall, status,
+    update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
+  };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
   Kind kind = Kind::ping;
   MemoryInput memory;  // for remember
   RecallQuery recall;  // for recall
+  RememberOptions remember_options;  // for remember
+  UpdateRequest update;
+  ForgetRequest forget;
+  StatusRequest set_status;
+  PinRequest pin;
+  FactRequest fact;
+  CorrectRequest correct;
+  MemoryId retract;  // the triplet (the id of the op that added it)
+  ReviewRequest review;
 };
 
-enum class ClientError : uint16_t { bad_input = 0, unavailable = 1, io_failure = 2, protocol_mismatch = 3, internal = 4 };
+enum class ClientError : uint16_t {
+  bad_input = 0,
+  unavailable = 1,
+  io_failure = 2,
+  protocol_mismatch = 3,
+  internal = 4,
+  conflict = 5,   // refused by what the store holds (a ref with other content, a corrected phrase)
+  not_found = 6,  // no memory (or triplet) with that id
+};
 
 struct NodeInfo {
   InstanceId instance;
@@ -71,15 +92,18 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status };
+  enum class Kind { error, pong, remembered, recalled, status, written };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
   std::string message;                        // for error
   NodeInfo info;                              // for pong
-  MemoryId id;                                // for remembered
-  uint64_t effective_ts = 0;                  // for remembered
+  MemoryId id;                                // for remembered, written (the op's id)
+  uint64_t effective_ts = 0;                  // for remembered, written
   bool existed = false;                       // for remembered: the ref was already held
+  bool updated = false;                       // for remembered: written as an update of the ref's memory
+  MemoryStatus stored_status = MemoryStatus::active;  // for remembered: proposed when held for review
+  MemoryId flagged_by;                        // for remembered: the correction the text repeats (seqno 0: none)
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
 };

@@ -73,7 +73,7 @@ struct PutMemory {
 
 struct UpdateContent {
   memory @0 :MemoryId;
-  text @1 :Text;
+  text @1 :Text;             # empty: the text is left as it is
   replaceTags @2 :Bool;      # false: tags are left as they are
   tags @3 :List(Text);
   hasValidTime @4 :Bool;     # false: the valid time is left as it is

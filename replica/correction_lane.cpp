@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "replica/correction_check.hpp"
 #include "replica/replica_state.hpp"
 
 namespace vasana {
@@ -10,26 +11,6 @@ namespace {
 
 bool is_word_byte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
-
-// Distinct keys of a phrase to be looked up: its bigrams, and its word when it has one word.
-std::vector<std::string> phrase_keys(const std::vector<std::string>& words) {
-  std::vector<std::string> keys;
-  if (words.size() == 1) keys.push_back(words[0]);
-  for (size_t i = 0; i + 1 < words.size(); ++i) keys.push_back(words[i] + ' ' + words[i + 1]);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
-}
-
-// Distinct keys a text offers: all its bigrams and all its words (a bigram key holds a space, a
-// word key does not, so the two never collide).
-std::vector<std::string> text_keys(const std::vector<std::string>& words) {
-  std::vector<std::string> keys(words);
-  for (size_t i = 0; i + 1 < words.size(); ++i) keys.push_back(words[i] + ' ' + words[i + 1]);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
 }
 
 bool in_realms(const std::string& realm, const std::vector<std::string>& realms) {
@@ -63,7 +44,7 @@ void CorrectionLane::update(const StateChange& change, const ReplicaState& state
     Entry e;
     e.record = c;
     const auto words = phrase_words(c.wrong);
-    const auto keys = phrase_keys(words);
+    const auto keys = correction_phrase_keys(words);
     e.words = words.size();
     e.keys = keys.size();
     const size_t index = entries_.size();
@@ -81,7 +62,7 @@ std::vector<const CorrectionLane::Entry*> CorrectionLane::matches(std::string_vi
   std::vector<std::string> realms = query_realms;
   std::sort(realms.begin(), realms.end());
   realms.erase(std::unique(realms.begin(), realms.end()), realms.end());  // count each posting once
-  const auto keys = text_keys(phrase_words(text));
+  const auto keys = correction_text_keys(phrase_words(text));
   // Per candidate correction, how many of its keys the text holds. The text's keys are
   // distinct and so are each correction's, so a count equal to entry.keys means all of them.
   std::vector<size_t> found;

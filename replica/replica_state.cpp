@@ -127,7 +127,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  [&](const UpdateContentOp& o) {
                    ch.memory = o.memory;
                    MemoryRecord& m = record(o.memory);
-                   m.content.assign(ContentValue{o.text}, key);
+                   if (!o.text.empty()) m.content.assign(ContentValue{o.text}, key);  // empty: text unchanged
                    if (o.replace_tags) m.tags.assign(o.tags, key);
                    if (o.has_valid_time &&
                        m.verdicts.mut().valid_time.assign(ValidTime{o.valid_from_ms, o.valid_to_ms}, key) &&

@@ -70,6 +70,21 @@ class WriterHarness {
     caf::anon_send(writer_, append_atom::value, std::move(batch));
   }
 
+  // Sends append number i with n follow-up ops, each a set_status naming the memory the first
+  // op creates (built from the seqno it got).
+  void append_with_follow_ups(size_t i, size_t n) {
+    AppendRequest req = request(i);
+    req.follow_ups = [n](Seqno first) {
+      std::vector<FollowUpOp> ops;
+      for (size_t k = 0; k < n; ++k) {
+        const OpValue op = SetStatusOp{MemoryId{kInstance, first}, MemoryStatus::archived, "", MemoryId{}};
+        ops.push_back(FollowUpOp{op_type_of(op), encode_op(op)});
+      }
+      return ops;
+    };
+    caf::anon_send(writer_, append_atom::value, std::move(req));
+  }
+
   // The writer's own account of itself, or nullopt when it did not answer in time.
   std::optional<WriterInfo> info() {
     auto promise = std::make_shared<std::promise<WriterInfo>>();
@@ -224,6 +239,43 @@ TEST_CASE("a write is acknowledged only after the fdatasync that covers it") {
   CHECK(info->flushed_records == kRequests);
   CHECK(info->writable);
   CHECK(info->flushes == of_kind(log, Event::Kind::append).size());
+}
+
+TEST_CASE("a request's follow-up ops are staged right after its first, synced with it and answered once") {
+  SyncFaults faults;
+  faults.delay = 300us;  // appends pile up behind each sync
+  WriterHarness h(faults);
+  constexpr size_t kPlain = 200, kMulti = 20, kFollow = 3;
+  std::thread plain([&h] {
+    for (size_t k = 0; k < kPlain; ++k) h.append(k);
+  });
+  for (size_t k = 0; k < kMulti; ++k) h.append_with_follow_ups(kPlain + k, kFollow);
+  plain.join();
+  REQUIRE(h.wait_for_acks(kPlain + kMulti));
+  auto info = h.info();
+  h.shutdown();
+  const auto log = h.log().snapshot();
+
+  CHECK(acks_before_sync(log).empty());
+  for (const auto& p : acks_before_sync(log)) FAIL_CHECK(p);
+  require_each_answered_once(log, kPlain + kMulti);  // one answer per request, however many ops
+  constexpr uint64_t kRecords = kPlain + kMulti * (1 + kFollow);
+  CHECK(appended_seqnos(log) == one_to(kRecords));
+  REQUIRE(info);
+  CHECK(info->flushed_records == kRecords);
+  // A multi-op request is answered with its first op's seqno, and its follow-ups take the next
+  // seqnos: no other request's record lands between them.
+  std::set<uint64_t> plain_seqnos, multi_first;
+  for (const auto& a : of_kind(log, Event::Kind::ack)) {
+    CHECK(a.code == Code::ok);
+    (a.request < kPlain ? plain_seqnos : multi_first).insert(a.seqno);
+  }
+  for (uint64_t first : multi_first)
+    for (uint64_t s = first + 1; s <= first + kFollow; ++s) {
+      INFO("request answered with seqno " << first);
+      CHECK(plain_seqnos.count(s) == 0);
+      CHECK(multi_first.count(s) == 0);
+    }
 }
 
 TEST_CASE("every append of a batch message is acknowledged only after the fdatasync that covers it") {

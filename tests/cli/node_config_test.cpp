@@ -251,7 +251,8 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
   std::vector<std::string> names;
   for (const auto& k : keys) names.push_back(k.section + "." + k.key);
   std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "node.group_access", "client.tcp",
-                                    "recall.scoring_file", "checkpoint.enabled"};
+                                    "recall.scoring_file", "checkpoint.enabled", "write.functional_predicates",
+                                    "write.on_conflict", "write.corrections", "write.review_origins"};
   for (const auto& k : integer_keys())
     if (k.section != "node") want.push_back(k.section + "." + k.key);
   std::sort(names.begin(), names.end());

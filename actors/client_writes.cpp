@@ -1,0 +1,518 @@
+// The client gateway's write requests: each is checked completely against the request's own
+// rules and the node's replica (ids held and not deleted, the realm's ref, stored corrections),
+// then written as one or more ops that the writer stages together and answers once.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "actors/client_gateway.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "replica/correction_check.hpp"
+#include "replica/correction_lane.hpp"
+#include "replica/replica_state.hpp"
+
+namespace vasana {
+
+namespace {
+
+// How long a write request waits for the replica to apply this node's acknowledged writes.
+constexpr std::chrono::milliseconds kOwnWritesWait{2000};
+
+ClientError client_error_for(const Status& s) {
+  switch (s.code()) {
+    case Code::invalid_argument: return ClientError::bad_input;
+    case Code::failed_precondition: return ClientError::unavailable;
+    case Code::io_error: return ClientError::io_failure;
+    default: return ClientError::internal;
+  }
+}
+
+// Why a request is refused; nothing of it is written.
+struct Refusal {
+  ClientError code = ClientError::bad_input;
+  std::string message;
+};
+
+Refusal bad_input(std::string m) { return Refusal{ClientError::bad_input, std::move(m)}; }
+
+FollowUpOp follow_up(const OpValue& op) { return FollowUpOp{op_type_of(op), encode_op(op)}; }
+
+// The memory a request names: it must be held by this replica and not deleted.
+std::optional<Refusal> check_live(const ReplicaState& st, const MemoryId& id, const std::string& what,
+                                  const MemoryRecord** out = nullptr) {
+  if (id.seqno.value == 0) return bad_input(what + " is required (an id such as 9f3c2a1b4d5e6f70-42)");
+  const MemoryRecord* m = st.memory(id);
+  if (!m) return Refusal{ClientError::not_found, what + " " + id.to_string() + " not found on this node"};
+  if (m->verdicts->deleted.value)
+    return Refusal{ClientError::not_found, what + " " + id.to_string() + " was forgotten (deleted)"};
+  if (out) *out = m;
+  return std::nullopt;
+}
+
+// A memory named as a source or a superseded memory: held, not deleted, in realm.
+std::optional<Refusal> check_in_realm(const ReplicaState& st, const MemoryId& id, const std::string& what,
+                                      const std::string& realm) {
+  const MemoryRecord* m = nullptr;
+  if (auto r = check_live(st, id, what, &m)) return r;
+  if (m->realm.str() != realm)
+    return bad_input(what + " " + id.to_string() + " is in realm '" + m->realm.str() + "', not '" + realm + "'");
+  return std::nullopt;
+}
+
+Status check_valid_time(const std::string& what, int64_t from, int64_t to) {
+  Status s = check_time_ms(what + " valid-from", from);
+  if (s.ok()) s = check_time_ms(what + " valid-to", to);
+  if (s.ok() && from > to)
+    s = Status::InvalidArgument(what + " valid-from (" + format_time_ms(from) + ") is after valid-to (" +
+                                format_time_ms(to) + ")");
+  return s;
+}
+
+Status check_fact(const FactInput& f, const std::string& what) {
+  for (auto [name, v] : {std::pair<const char*, const std::string*>{"subject", &f.subject},
+                         {"predicate", &f.predicate},
+                         {"object", &f.object}}) {
+    Status s = check_text(what + " " + name, *v, kMaxFactPartBytes, true);
+    if (!s.ok()) return s;
+    if (phrase_words(*v).empty()) return Status::InvalidArgument(what + " " + name + " has no words");
+  }
+  return check_valid_time(what, f.valid_from_ms, f.valid_to_ms);
+}
+
+Status check_tags(const std::vector<std::string>& tags) {
+  MemoryInput probe;  // validate_memory's tag rules, on a memory that is otherwise valid
+  probe.realm = "r";
+  probe.text = "t";
+  probe.tags = tags;
+  return validate_memory(probe, InputLimits{});
+}
+
+Status check_new_text(const std::string& text, const InputLimits& limits) {
+  Status s = check_text("text", text, limits.max_text_bytes, true);
+  if (s.ok() && text.find_first_not_of(" \t\r\n") == std::string::npos) s = Status::InvalidArgument("text is only white space");
+  return s;
+}
+
+AddTripletOp triplet_of(const std::string& realm, const FactInput& f, MemoryId source, const RealmWritePolicy& policy) {
+  AddTripletOp t;
+  t.realm = realm;
+  t.subject = f.subject;
+  t.predicate = f.predicate;
+  t.object = f.object;
+  t.valid_from_ms = f.valid_from_ms;
+  t.valid_to_ms = f.valid_to_ms;
+  t.source_memory = source;
+  t.functional = policy.is_functional(f.predicate);
+  t.on_conflict = policy.on_conflict;
+  return t;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The corrections check of a text: none, a refusal, or the correction that flags it.
+struct CorrectionVerdict {
+  std::optional<Refusal> refusal;
+  MemoryId flagged_by;  // seqno 0: not flagged
+};
+
+CorrectionVerdict check_corrections(const ReplicaState& st, const std::string& realm, const std::string& text,
+                                    const RealmWritePolicy& policy) {
+  CorrectionVerdict v;
+  const auto hits = corrections_repeated(st, realm, text);
+  if (hits.empty()) return v;
+  const CorrectionRecord& c = *hits.front();
+  if (policy.corrections == CorrectionPolicy::propose) {
+    v.flagged_by = c.id;
+    return v;
+  }
+  v.refusal = Refusal{ClientError::conflict, "text repeats the wrong phrase '" + c.wrong + "' of correction " +
+                                                 c.id.to_string() + " (right: '" + c.right + "')"};
+  return v;
+}
+
+// The ops that follow a remember's first op, about `subject` (the new memory, or the memory its
+// ref names when the remember is an update).
+struct RememberFollowUps {
+  MemoryId flagged_by;  // seqno 0: none
+  MemoryId supersedes;  // seqno 0: none
+  std::vector<AddTripletOp> facts;
+
+  bool empty() const { return flagged_by.seqno.value == 0 && supersedes.seqno.value == 0 && facts.empty(); }
+  std::vector<FollowUpOp> build(const MemoryId& subject) const {
+    std::vector<FollowUpOp> out;
+    if (flagged_by.seqno.value != 0)
+      out.push_back(follow_up(SetStatusOp{subject, MemoryStatus::proposed,
+                                          "repeats the wrong phrase of correction " + flagged_by.to_string(), MemoryId{}}));
+    if (supersedes.seqno.value != 0)
+      out.push_back(follow_up(SetStatusOp{supersedes, MemoryStatus::superseded, "superseded by " + subject.to_string(),
+                                          subject}));
+    for (AddTripletOp t : facts) {
+      t.source_memory = subject;
+      out.push_back(follow_up(t));
+    }
+    return out;
+  }
+};
+
+// The completion of an appended write: answers call once the ops are durable (and, in
+// replicated:N mode, synced by N peers), or with why nothing was acknowledged. answer(res)
+// gives the response for a durable write.
+template <class Answer>
+std::function<void(const AppendResult&)> completion(ClientEndpoint* ep, AckGate* gate, ClientCall&& call,
+                                                           Answer answer) {
+  return [ep, gate, call = std::move(call), answer](const AppendResult& res) {
+    const uint64_t id = call.request.request_id;
+    if (!res.status.ok()) {
+      ep->reply(call, error_response(id, client_error_for(res.status), res.status.message()));
+      return;
+    }
+    ClientResponse r = answer(res);
+    r.request_id = id;
+    if (!gate) {
+      ep->reply(call, r);
+      return;
+    }
+    gate->wait(res.seqno, [ep, call, r](bool replicated) {
+      if (replicated) {
+        ep->reply(call, r);
+        return;
+      }
+      ep->reply(call, error_response(r.request_id, ClientError::unavailable,
+                                     "write " + r.id.to_string() + " is durable on this node but was not synced "
+                                     "by enough peers in time (sync.ack); it will replicate when they return"));
+    });
+  };
+}
+
+}  // namespace
+
+bool ClientGateway::wait_own_writes(const ClientCall& call, uint64_t seqno) {
+  if (seqno == 0 || engine_->wait_applied(instance_, Seqno(seqno), kOwnWritesWait)) return true;
+  endpoint_->reply(call, error_response(call.request.request_id, ClientError::unavailable,
+                                        "the replica is more than " + std::to_string(kOwnWritesWait.count()) +
+                                            " ms behind the writer; nothing was written, try again"));
+  return false;
+}
+
+void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
+  const uint64_t rid = call.request.request_id;
+  MemoryInput& in = call.request.memory;
+  const RememberOptions& opts = call.request.remember_options;
+  Status v = validate_memory(in, limits_);
+  if (v.ok() && opts.facts.size() > kMaxFacts)
+    v = Status::InvalidArgument("too many facts: " + std::to_string(opts.facts.size()) + "; the limit is " +
+                                std::to_string(kMaxFacts));
+  for (size_t i = 0; v.ok() && i < opts.facts.size(); ++i) v = check_fact(opts.facts[i], "fact " + std::to_string(i + 1));
+  if (!v.ok()) {
+    endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
+    return;
+  }
+  const RealmWritePolicy& policy = write_policy_.for_realm(in.realm);
+  MemoryStatus status = MemoryStatus::active;
+  for (size_t i = 0; i < memory_statuses().size(); ++i)
+    if (memory_statuses()[i] == in.status) status = static_cast<MemoryStatus>(i);
+  Epistemic origin = Epistemic::user_stated;
+  for (size_t i = 0; i < epistemic_names().size(); ++i)
+    if (epistemic_names()[i] == in.epistemic) origin = static_cast<Epistemic>(i);
+  if (policy.holds_for_review(origin)) status = MemoryStatus::proposed;
+  in.status = memory_statuses()[static_cast<size_t>(status)];
+
+  std::optional<Refusal> refusal;
+  std::optional<MemoryId> existing;  // the ref's memory
+  bool same_content = false;
+  MemoryStatus existing_status = MemoryStatus::active;
+  std::optional<UpdateContentOp> update;  // when the remember updates the ref's memory
+  RememberFollowUps follow;
+  if (engine_) {
+    // A plain remember reads only the corrections; one that names a ref, a memory or facts
+    // reads what this node's earlier writes made.
+    const bool plain = in.ref.empty() && opts.is_default();
+    if (!wait_own_writes(call, plain ? corrections_acked_->load(std::memory_order_acquire)
+                                     : acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0))
+      return;
+    engine_->read([&](const ReplicaState& st) {
+      if (!in.ref.empty()) {
+        existing = st.by_ref(in.realm, in.ref);
+        if (existing) {
+          const MemoryRecord* m = st.memory(*existing);
+          if (!m || m->verdicts->deleted.value) {
+            refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + existing->to_string() +
+                                                         ", which was forgotten; give the new memory another ref"};
+            return;
+          }
+          existing_status = m->status.value.status;
+          const bool same_text = m->content.value.text == in.text;
+          const bool same_tags = sorted(m->tags.value) == sorted(in.tags);
+          const bool same_time = m->valid_from_ms == in.valid_from_ms && m->valid_to_ms == in.valid_to_ms;
+          if (kind_name(m->kind) != in.kind) {  // an update cannot change the kind
+            refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + existing->to_string() +
+                                                         " of kind " + kind_name(m->kind) + "; a memory's kind cannot change"};
+            return;
+          }
+          if (same_text && same_tags && same_time) {
+            same_content = true;
+            return;
+          }
+          if (opts.on_existing_ref != RefPolicy::update) {
+            refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + existing->to_string() +
+                                                         " with other content; use --update to write it as an update "
+                                                         "of that memory"};
+            return;
+          }
+          UpdateContentOp u;
+          u.memory = *existing;
+          if (!same_text) u.text = in.text;  // empty: the text stays
+          if (!same_tags) {
+            u.replace_tags = true;
+            u.tags = in.tags;
+          }
+          if (!same_time) {
+            u.has_valid_time = true;
+            u.valid_from_ms = in.valid_from_ms;
+            u.valid_to_ms = in.valid_to_ms;
+          }
+          update = std::move(u);
+        }
+      }
+      if (opts.supersedes.seqno.value != 0) {
+        if ((refusal = check_in_realm(st, opts.supersedes, "superseded memory", in.realm))) return;
+        if (existing && opts.supersedes == *existing) {
+          refusal = bad_input("memory " + existing->to_string() + " cannot supersede itself");
+          return;
+        }
+      }
+      if (!update || !update->text.empty()) {
+        CorrectionVerdict c = check_corrections(st, in.realm, in.text, policy);
+        if ((refusal = c.refusal)) return;
+        follow.flagged_by = c.flagged_by;
+      }
+    });
+  }
+  if (refusal) {
+    endpoint_->reply(call, error_response(rid, refusal->code, refusal->message + "; nothing was written"));
+    return;
+  }
+  if (same_content) {
+    ClientResponse r;
+    r.request_id = rid;
+    r.kind = ClientResponse::Kind::remembered;
+    r.id = *existing;
+    r.existed = true;
+    r.stored_status = existing_status;
+    endpoint_->reply(call, r);
+    return;
+  }
+  follow.supersedes = opts.supersedes;
+  for (const auto& f : opts.facts) follow.facts.push_back(triplet_of(in.realm, f, MemoryId{}, policy));
+  if (follow.flagged_by.seqno.value != 0) status = MemoryStatus::proposed;
+
+  AppendRequest req;
+  std::optional<MemoryId> subject;  // none: the memory the first op creates
+  if (update) {
+    subject = update->memory;
+    status = follow.flagged_by.seqno.value != 0 ? MemoryStatus::proposed : existing_status;
+    req.op_type = op_type_of(OpValue(*update));
+    req.payload = encode_op(*update);
+  } else {
+    in.status = memory_statuses()[static_cast<size_t>(status)];
+    req.op_type = static_cast<uint16_t>(OpType::put_memory);
+    req.payload = encode_put_memory(in);
+  }
+  call.request.memory = MemoryInput{};  // the reply needs only the address
+  call.request.remember_options = RememberOptions{};
+  const InstanceId instance = instance_;
+  const MemoryId flagged_by = follow.flagged_by;
+  if (!follow.empty())
+    req.follow_ups = [follow = std::move(follow), subject, instance](Seqno first) {
+      return follow.build(subject ? *subject : MemoryId{instance, first});
+    };
+  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, subject, status, flagged_by](const AppendResult& res) {
+    ClientResponse r;
+    r.kind = ClientResponse::Kind::remembered;
+    r.id = subject ? *subject : MemoryId{instance, res.seqno};
+    r.effective_ts = res.ts.value;
+    r.updated = subject.has_value();
+    r.stored_status = status;
+    r.flagged_by = flagged_by;
+    return r;
+  });
+  batch.push_back(std::move(req));
+}
+
+void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
+  using K = ClientRequest::Kind;
+  const uint64_t rid = call.request.request_id;
+  const ClientRequest& q = call.request;
+  std::optional<Refusal> refusal;
+  std::optional<OpValue> op;
+  std::vector<OpValue> follow;  // ops about memories already known (no new id to name)
+
+  // The request's own fields first: a bad one is refused without looking at the state.
+  Status v;
+  switch (q.kind) {
+    case K::update: {
+      const UpdateRequest& u = q.update;
+      if (!u.has_text && !u.replace_tags && !u.has_valid_time)
+        v = Status::InvalidArgument("update: give new text, tags or valid time");
+      if (v.ok() && u.has_text) v = check_new_text(u.text, limits_);
+      if (v.ok() && u.replace_tags) v = check_tags(u.tags);
+      if (v.ok() && u.has_valid_time) v = check_valid_time("update", u.valid_from_ms, u.valid_to_ms);
+      break;
+    }
+    case K::forget: v = check_text("reason", q.forget.reason, kMaxNoteBytes, false); break;
+    case K::set_status: v = check_text("reason", q.set_status.reason, kMaxNoteBytes, false); break;
+    case K::pin: break;
+    case K::fact: {
+      v = check_realm(q.fact.realm);
+      if (v.ok()) v = check_fact(q.fact.fact, "fact");
+      break;
+    }
+    case K::correct: {
+      v = check_realm(q.correct.realm);
+      if (v.ok()) v = check_text("wrong", q.correct.wrong, kMaxPhraseBytes, true);
+      if (v.ok()) v = check_text("right", q.correct.right, kMaxPhraseBytes, true);
+      if (v.ok()) v = check_text("note", q.correct.note, kMaxNoteBytes, false);
+      if (v.ok() && phrase_words(q.correct.wrong).empty())
+        v = Status::InvalidArgument("wrong has no words: it could never be matched");
+      if (v.ok() && phrase_words(q.correct.wrong) == phrase_words(q.correct.right))
+        v = Status::InvalidArgument("wrong and right are the same phrase");
+      break;
+    }
+    case K::retract:
+      if (q.retract.seqno.value == 0) v = Status::InvalidArgument("triplet id is required");
+      break;
+    case K::review: {
+      v = check_text("reviewer", q.review.reviewer, kMaxReviewerBytes, true);
+      if (v.ok() && std::any_of(q.review.reviewer.begin(), q.review.reviewer.end(),
+                                [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        v = Status::InvalidArgument("reviewer contains control characters");
+      if (v.ok()) v = check_text("note", q.review.note, kMaxNoteBytes, false);
+      break;
+    }
+    default: v = Status::InvalidArgument("not a write request");
+  }
+  if (!v.ok()) {
+    endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message() + "; nothing was written"));
+    return;
+  }
+  if (!engine_) {
+    endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node has no replica to check the request against"));
+    return;
+  }
+  if (!wait_own_writes(call, acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0)) return;
+  engine_->read([&](const ReplicaState& st) {
+    const MemoryRecord* m = nullptr;
+    switch (q.kind) {
+      case K::update: {
+        const UpdateRequest& u = q.update;
+        if ((refusal = check_live(st, u.memory, "memory", &m))) return;
+        UpdateContentOp o;
+        o.memory = u.memory;
+        if (u.has_text && u.text != m->content.value.text) o.text = u.text;  // empty: the text stays
+        if (u.replace_tags && sorted(u.tags) != sorted(m->tags.value)) {
+          o.replace_tags = true;
+          o.tags = u.tags;
+        }
+        if (u.has_valid_time && (u.valid_from_ms != m->valid_from_ms || u.valid_to_ms != m->valid_to_ms)) {
+          o.has_valid_time = true;
+          o.valid_from_ms = u.valid_from_ms;
+          o.valid_to_ms = u.valid_to_ms;
+        }
+        if (o.text.empty() && !o.replace_tags && !o.has_valid_time) {
+          refusal = bad_input("update of memory " + u.memory.to_string() + " changes nothing");
+          return;
+        }
+        if (!o.text.empty()) {
+          CorrectionVerdict c = check_corrections(st, m->realm.str(), o.text, write_policy_.for_realm(m->realm.str()));
+          if ((refusal = c.refusal)) return;
+          if (c.flagged_by.seqno.value != 0)
+            follow.push_back(SetStatusOp{u.memory, MemoryStatus::proposed,
+                                         "repeats the wrong phrase of correction " + c.flagged_by.to_string(), MemoryId{}});
+        }
+        op = std::move(o);
+        return;
+      }
+      case K::forget:
+        if ((refusal = check_live(st, q.forget.memory, "memory"))) return;
+        op = DeleteMemoryOp{q.forget.memory, q.forget.reason};
+        return;
+      case K::set_status: {
+        const StatusRequest& s = q.set_status;
+        if ((refusal = check_live(st, s.memory, "memory", &m))) return;
+        const bool admits = s.status == MemoryStatus::active || s.status == MemoryStatus::verified ||
+                            s.status == MemoryStatus::observed;
+        if (admits && m->status.value.status == MemoryStatus::proposed &&
+            m->verdicts->review.value != ReviewVerdict::approve) {
+          refusal = Refusal{ClientError::conflict, "memory " + s.memory.to_string() +
+                                                       " is proposed and waits for review; approve it with "
+                                                       "`vasana review approve`"};
+          return;
+        }
+        op = SetStatusOp{s.memory, s.status, s.reason, MemoryId{}};
+        return;
+      }
+      case K::pin:
+        if ((refusal = check_live(st, q.pin.memory, "memory"))) return;
+        op = SetPinnedOp{q.pin.memory, q.pin.pinned};
+        return;
+      case K::fact:
+        if (q.fact.source_memory.seqno.value != 0 &&
+            (refusal = check_in_realm(st, q.fact.source_memory, "source memory", q.fact.realm)))
+          return;
+        op = triplet_of(q.fact.realm, q.fact.fact, q.fact.source_memory, write_policy_.for_realm(q.fact.realm));
+        return;
+      case K::correct:
+        if (q.correct.source_memory.seqno.value != 0 &&
+            (refusal = check_in_realm(st, q.correct.source_memory, "source memory", q.correct.realm)))
+          return;
+        op = AddCorrectionOp{q.correct.realm, q.correct.wrong, q.correct.right, q.correct.note, q.correct.source_memory};
+        return;
+      case K::retract: {
+        bool held = false;
+        st.for_each_triplet([&](const TripletRecord& t) { held = held || t.id == q.retract; });
+        if (!held) {
+          refusal = Refusal{ClientError::not_found, "triplet " + q.retract.to_string() + " not found on this node"};
+          return;
+        }
+        op = RetractTripletOp{q.retract, ""};
+        return;
+      }
+      case K::review:
+        if ((refusal = check_live(st, q.review.memory, "memory"))) return;
+        op = ReviewDecisionOp{q.review.memory, q.review.decision, q.review.reviewer, q.review.note};
+        return;
+      default: return;
+    }
+  });
+  if (refusal || !op) {
+    const Refusal r = refusal ? *refusal : Refusal{ClientError::internal, "no op for this request"};
+    endpoint_->reply(call, error_response(rid, r.code, r.message + "; nothing was written"));
+    return;
+  }
+  AppendRequest req;
+  req.op_type = op_type_of(*op);
+  req.payload = encode_op(*op);
+  if (!follow.empty()) {
+    std::vector<FollowUpOp> ops;
+    for (const auto& f : follow) ops.push_back(follow_up(f));
+    req.follow_ups = [ops = std::move(ops)](Seqno) { return ops; };
+  }
+  const InstanceId instance = instance_;
+  std::shared_ptr<std::atomic<uint64_t>> corrections_acked;
+  if (q.kind == K::correct) corrections_acked = corrections_acked_;
+  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, corrections_acked](const AppendResult& res) {
+    if (corrections_acked) corrections_acked->store(res.seqno.value, std::memory_order_release);
+    ClientResponse r;
+    r.kind = ClientResponse::Kind::written;
+    r.id = MemoryId{instance, res.seqno};
+    r.effective_ts = res.ts.value;
+    return r;
+  });
+  batch.push_back(std::move(req));
+}
+
+}  // namespace vasana

@@ -1,0 +1,95 @@
+// The client requests that write (protocol/client.capnp: remember's options, update, forget,
+// setStatus, pin, fact, correct, retract, review) as plain C++ values. ClientRequest holds one
+// of each; protocol/client_writes_codec.cpp converts them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/ids.hpp"
+#include "protocol/memory_input.hpp"
+#include "protocol/op_values.hpp"
+
+namespace vasana {
+
+// A triplet (subject, predicate, object) as a client gives it.
+struct FactInput {
+  std::string subject;
+  std::string predicate;
+  std::string object;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+};
+
+// What remember does when the realm already holds a memory with the request's ref.
+enum class RefPolicy : uint8_t {
+  refuse,  // same content: the existing id comes back (nothing written); other content: conflict
+  update,  // other content: written as an update of the existing memory
+};
+
+struct RememberOptions {
+  RefPolicy on_existing_ref = RefPolicy::refuse;
+  MemoryId supersedes;           // seqno 0 = none: that memory is marked superseded by the new one
+  std::vector<FactInput> facts;  // triplets whose source is the new memory
+  bool is_default() const {
+    return on_existing_ref == RefPolicy::refuse && supersedes.seqno.value == 0 && facts.empty();
+  }
+};
+
+struct UpdateRequest {
+  MemoryId memory;
+  bool has_text = false;  // false: the text stays
+  std::string text;
+  bool replace_tags = false;  // false: the tags stay
+  std::vector<std::string> tags;
+  bool has_valid_time = false;  // false: the valid time stays
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
+};
+
+struct ForgetRequest {
+  MemoryId memory;
+  std::string reason;
+};
+
+struct StatusRequest {
+  MemoryId memory;
+  MemoryStatus status = MemoryStatus::active;
+  std::string reason;
+};
+
+struct PinRequest {
+  MemoryId memory;
+  bool pinned = true;
+};
+
+struct FactRequest {
+  std::string realm;
+  FactInput fact;
+  MemoryId source_memory;  // seqno 0 = none
+};
+
+struct CorrectRequest {
+  std::string realm;
+  std::string wrong;
+  std::string right;
+  std::string note;
+  MemoryId source_memory;  // seqno 0 = none
+};
+
+struct ReviewRequest {
+  MemoryId memory;
+  ReviewVerdict decision = ReviewVerdict::approve;
+  std::string reviewer;  // required: who decided
+  std::string note;
+};
+
+// The limits of the write requests' own fields (a memory's are in memory_input.hpp).
+constexpr size_t kMaxFactPartBytes = 1024;  // a fact's subject, predicate or object
+constexpr size_t kMaxFacts = 64;            // facts of one remember
+constexpr size_t kMaxPhraseBytes = 4096;    // a correction's wrong or right phrase
+constexpr size_t kMaxNoteBytes = 4096;      // a reason or a note
+constexpr size_t kMaxReviewerBytes = 128;
+
+}  // namespace vasana

@@ -1,0 +1,233 @@
+#include "protocol/client_writes_codec.hpp"
+
+#include "protocol/capnp_bytes.hpp"
+
+namespace vasana {
+
+namespace {
+
+void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
+  b.setInstance(id.instance.value);
+  b.setSeqno(id.seqno.value);
+}
+
+MemoryId id_of(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
+
+void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
+  for (unsigned i = 0; i < list.size(); ++i) list.set(i, text_of(v[i]));
+}
+
+std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
+  std::vector<std::string> out;
+  for (auto t : list) out.push_back(string_of(t));
+  return out;
+}
+
+void set_fact(schema::Fact::Builder b, const FactInput& f) {
+  b.setSubject(text_of(f.subject));
+  b.setPredicate(text_of(f.predicate));
+  b.setObject(text_of(f.object));
+  b.setValidFromMs(f.valid_from_ms);
+  b.setValidToMs(f.valid_to_ms);
+}
+
+FactInput fact_of(schema::Fact::Reader r) {
+  return FactInput{string_of(r.getSubject()), string_of(r.getPredicate()), string_of(r.getObject()), r.getValidFromMs(),
+                   r.getValidToMs()};
+}
+
+// Enum values this build does not know are refused rather than cast.
+Status status_of(schema::Status s, MemoryStatus& out) {
+  const auto v = static_cast<uint16_t>(s);
+  if (v > static_cast<uint16_t>(MemoryStatus::archived)) return Status::InvalidArgument("unknown status " + std::to_string(v));
+  out = static_cast<MemoryStatus>(v);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void encode_write_request(schema::ClientRequest::Builder req, const ClientRequest& r) {
+  using K = ClientRequest::Kind;
+  switch (r.kind) {
+    case K::remember: {
+      const RememberOptions& o = r.remember_options;
+      if (o.is_default()) return;
+      auto b = req.initRememberOptions();
+      b.setOnExistingRef(o.on_existing_ref == RefPolicy::update ? schema::RefPolicy::UPDATE : schema::RefPolicy::REFUSE);
+      set_id(b.initSupersedes(), o.supersedes);
+      auto facts = b.initFacts(unsigned(o.facts.size()));
+      for (unsigned i = 0; i < facts.size(); ++i) set_fact(facts[i], o.facts[i]);
+      return;
+    }
+    case K::update: {
+      const UpdateRequest& u = r.update;
+      auto b = req.initUpdate();
+      set_id(b.initMemory(), u.memory);
+      b.setHasText(u.has_text);
+      b.setText(text_of(u.text));
+      b.setReplaceTags(u.replace_tags);
+      set_texts(b.initTags(unsigned(u.tags.size())), u.tags);
+      b.setHasValidTime(u.has_valid_time);
+      b.setValidFromMs(u.valid_from_ms);
+      b.setValidToMs(u.valid_to_ms);
+      return;
+    }
+    case K::forget: {
+      auto b = req.initForget();
+      set_id(b.initMemory(), r.forget.memory);
+      b.setReason(text_of(r.forget.reason));
+      return;
+    }
+    case K::set_status: {
+      auto b = req.initSetStatus();
+      set_id(b.initMemory(), r.set_status.memory);
+      b.setStatus(static_cast<schema::Status>(r.set_status.status));
+      b.setReason(text_of(r.set_status.reason));
+      return;
+    }
+    case K::pin: {
+      auto b = req.initPin();
+      set_id(b.initMemory(), r.pin.memory);
+      b.setPinned(r.pin.pinned);
+      return;
+    }
+    case K::fact: {
+      auto b = req.initFact();
+      b.setRealm(text_of(r.fact.realm));
+      set_fact(b.initFact(), r.fact.fact);
+      set_id(b.initSourceMemory(), r.fact.source_memory);
+      return;
+    }
+    case K::correct: {
+      auto b = req.initCorrect();
+      b.setRealm(text_of(r.correct.realm));
+      b.setWrong(text_of(r.correct.wrong));
+      b.setRight(text_of(r.correct.right));
+      b.setNote(text_of(r.correct.note));
+      set_id(b.initSourceMemory(), r.correct.source_memory);
+      return;
+    }
+    case K::retract: set_id(req.initRetract(), r.retract); return;
+    case K::review: {
+      auto b = req.initReview();
+      set_id(b.initMemory(), r.review.memory);
+      b.setDecision(r.review.decision == ReviewVerdict::reject ? schema::Decision::REJECT : schema::Decision::APPROVE);
+      b.setReviewer(text_of(r.review.reviewer));
+      b.setNote(text_of(r.review.note));
+      return;
+    }
+    default: return;
+  }
+}
+
+Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& out) {
+  using K = ClientRequest::Kind;
+  switch (req.which()) {
+    case schema::ClientRequest::REMEMBER: {
+      if (!req.hasRememberOptions()) return Status::Ok();
+      auto o = req.getRememberOptions();
+      const auto policy = static_cast<uint16_t>(o.getOnExistingRef());
+      if (policy > 1) return Status::InvalidArgument("unknown onExistingRef " + std::to_string(policy));
+      out.remember_options.on_existing_ref = policy == 1 ? RefPolicy::update : RefPolicy::refuse;
+      out.remember_options.supersedes = id_of(o.getSupersedes());
+      for (auto f : o.getFacts()) out.remember_options.facts.push_back(fact_of(f));
+      return Status::Ok();
+    }
+    case schema::ClientRequest::UPDATE: {
+      auto u = req.getUpdate();
+      out.kind = K::update;
+      out.update.memory = id_of(u.getMemory());
+      out.update.has_text = u.getHasText();
+      out.update.text = string_of(u.getText());
+      out.update.replace_tags = u.getReplaceTags();
+      out.update.tags = get_texts(u.getTags());
+      out.update.has_valid_time = u.getHasValidTime();
+      out.update.valid_from_ms = u.getValidFromMs();
+      out.update.valid_to_ms = u.getValidToMs();
+      return Status::Ok();
+    }
+    case schema::ClientRequest::FORGET: {
+      auto f = req.getForget();
+      out.kind = K::forget;
+      out.forget.memory = id_of(f.getMemory());
+      out.forget.reason = string_of(f.getReason());
+      return Status::Ok();
+    }
+    case schema::ClientRequest::SET_STATUS: {
+      auto s = req.getSetStatus();
+      out.kind = K::set_status;
+      out.set_status.memory = id_of(s.getMemory());
+      out.set_status.reason = string_of(s.getReason());
+      return status_of(s.getStatus(), out.set_status.status);
+    }
+    case schema::ClientRequest::PIN: {
+      auto p = req.getPin();
+      out.kind = K::pin;
+      out.pin.memory = id_of(p.getMemory());
+      out.pin.pinned = p.getPinned();
+      return Status::Ok();
+    }
+    case schema::ClientRequest::FACT: {
+      auto f = req.getFact();
+      out.kind = K::fact;
+      out.fact.realm = string_of(f.getRealm());
+      out.fact.fact = fact_of(f.getFact());
+      out.fact.source_memory = id_of(f.getSourceMemory());
+      return Status::Ok();
+    }
+    case schema::ClientRequest::CORRECT: {
+      auto c = req.getCorrect();
+      out.kind = K::correct;
+      out.correct.realm = string_of(c.getRealm());
+      out.correct.wrong = string_of(c.getWrong());
+      out.correct.right = string_of(c.getRight());
+      out.correct.note = string_of(c.getNote());
+      out.correct.source_memory = id_of(c.getSourceMemory());
+      return Status::Ok();
+    }
+    case schema::ClientRequest::RETRACT:
+      out.kind = K::retract;
+      out.retract = id_of(req.getRetract());
+      return Status::Ok();
+    case schema::ClientRequest::REVIEW: {
+      auto v = req.getReview();
+      out.kind = K::review;
+      out.review.memory = id_of(v.getMemory());
+      const auto d = static_cast<uint16_t>(v.getDecision());
+      if (d > 1) return Status::InvalidArgument("unknown review decision " + std::to_string(d));
+      out.review.decision = d == 1 ? ReviewVerdict::reject : ReviewVerdict::approve;
+      out.review.reviewer = string_of(v.getReviewer());
+      out.review.note = string_of(v.getNote());
+      return Status::Ok();
+    }
+    default: return Status::InvalidArgument("unknown request type");
+  }
+}
+
+void encode_remembered_writes(schema::Remembered::Builder m, const ClientResponse& r) {
+  m.setUpdated(r.updated);
+  m.setStatus(static_cast<schema::Status>(r.stored_status));
+  set_id(m.initFlaggedBy(), r.flagged_by);
+}
+
+void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out) {
+  out.updated = m.getUpdated();
+  MemoryStatus s = MemoryStatus::active;
+  out.stored_status = status_of(m.getStatus(), s).ok() ? s : MemoryStatus::active;
+  out.flagged_by = id_of(m.getFlaggedBy());
+}
+
+void encode_written(schema::ClientResponse::Builder res, const ClientResponse& r) {
+  auto w = res.initWritten();
+  set_id(w.initId(), r.id);
+  w.setEffectiveTs(r.effective_ts);
+}
+
+void decode_written(schema::ClientResponse::Reader res, ClientResponse& out) {
+  auto w = res.getWritten();
+  out.kind = ClientResponse::Kind::written;
+  out.id = id_of(w.getId());
+  out.effective_ts = w.getEffectiveTs();
+}
+
+}  // namespace vasana

@@ -1,0 +1,259 @@
+// Every write a client can make, through the real binary: remember's ref rule and options,
+// update, forget, archive/restore, pin, fact, correct, retract, review. Each command is checked
+// with a positive case and its refusals (exit 1 naming the id for an unknown one, exit 2 for bad
+// input), and a refusal never writes anything (the log's record count stays).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/cli/child_process.hpp"
+#include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/serve_process.hpp"
+
+namespace vasana::test {
+namespace {
+
+// A node on a fresh data directory (with an optional config), and the commands run against it.
+struct WriteNode {
+  TempDir tmp;
+  std::string data = tmp.sub("data");
+  std::unique_ptr<ServeProcess> node;
+
+  explicit WriteNode(const std::string& config_text = "") {
+    REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+    std::string config;
+    if (!config_text.empty()) {
+      config = tmp.sub("vasana.toml");
+      write_text(config, config_text);
+    }
+    node = std::make_unique<ServeProcess>(data, tmp.sub("serve.err"), config);
+    REQUIRE(node->wait_ready() == "");
+  }
+
+  CommandResult run(const std::string& cmd, std::vector<std::string> args, const std::string& in = "") {
+    args.insert(args.begin(), {cmd, "--data", data});
+    return run_vasana(args, tmp.path(), in);
+  }
+  // Runs a command that must succeed; returns its first line (the id it prints).
+  std::string ok(const std::string& cmd, std::vector<std::string> args) {
+    auto r = run(cmd, std::move(args));
+    INFO(cmd << ": " << r.err << r.out);
+    REQUIRE(r.status.exited);
+    REQUIRE(r.status.code == 0);
+    return r.out.substr(0, r.out.find('\n'));
+  }
+  size_t records() {
+    auto r = run_vasana({"log", "--data", data}, tmp.path());
+    REQUIRE(r.status.code == 0);
+    return count_lines(r.out);
+  }
+  // The ids recall returns for query in realm r (with --staged when staged).
+  std::string recall(const std::string& query, bool staged = false) {
+    std::vector<std::string> args = {"--realm", "r", "--json", "--limit", "50", query};
+    if (staged) args.insert(args.begin(), "--staged");
+    auto r = run("recall", args);
+    INFO(r.err);
+    REQUIRE(r.status.code == 0);
+    return r.out;
+  }
+};
+
+void check_exit(const CommandResult& r, int code, const std::vector<std::string>& needles) {
+  CAPTURE(r.status.describe(), r.out, r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.status.exited);
+  CHECK(r.status.code == code);
+  for (const auto& n : needles) {
+    INFO("stderr should name: " << n);
+    CHECK(contains(r.err, n));
+  }
+}
+
+// An id of this node's instance that no op has: the seqno far past the log.
+std::string unknown_id(const std::string& known) { return known.substr(0, known.find('-')) + "-999999"; }
+
+}  // namespace
+
+TEST_CASE("a repeated ref gives the existing id for the same content, is refused for other content, and --update updates") {
+  WriteNode n;
+  const std::string id = n.ok("remember", {"--realm", "r", "--ref", "doc-1", "--tag", "a", "zebra crossing rules"});
+  const size_t after_first = n.records();
+
+  // Same content: the existing id, nothing written.
+  auto same = n.run("remember", {"--realm", "r", "--ref", "doc-1", "--tag", "a", "--json", "zebra crossing rules"});
+  check_exit(same, 0, {});
+  CHECK(contains(same.out, "\"id\":\"" + id + "\""));
+  CHECK(contains(same.out, "\"existed\":true"));
+  CHECK(n.records() == after_first);
+
+  // Other content: refused naming the existing id, nothing written.
+  check_exit(n.run("remember", {"--realm", "r", "--ref", "doc-1", "zebra crossing rules changed"}), 1,
+             {id, "--update", "nothing was written"});
+  CHECK(n.records() == after_first);
+
+  // --update: written as an update of the existing memory, answered with its id.
+  auto upd = n.run("remember", {"--realm", "r", "--ref", "doc-1", "--update", "--json", "giraffe feeding schedule"});
+  check_exit(upd, 0, {});
+  CHECK(contains(upd.out, "\"id\":\"" + id + "\""));
+  CHECK(contains(upd.out, "\"updated\":true"));
+  CHECK(n.records() == after_first + 1);
+  CHECK(contains(n.recall("giraffe feeding schedule"), id));
+}
+
+TEST_CASE("update writes a new version, refuses an update that changes nothing, and names an unknown id") {
+  WriteNode n;
+  const std::string id = n.ok("remember", {"--realm", "r", "--tag", "old", "penguins waddle slowly"});
+  const std::string op = n.ok("update", {id, "--text", "penguins swim fast"});
+  CHECK(op != id);
+  CHECK(contains(n.recall("penguins swim fast"), id));
+  // Tags only: the text stays (the replica reads an empty text as unchanged).
+  n.ok("update", {id, "--tag", "new"});
+  CHECK(contains(n.recall("penguins swim fast"), id));
+  const size_t before = n.records();
+  check_exit(n.run("update", {id, "--text", "penguins swim fast"}), 2, {"changes nothing", id});
+  check_exit(n.run("update", {unknown_id(id), "--text", "x"}), 1, {unknown_id(id), "not found"});
+  check_exit(n.run("update", {id}), 2, {"--text"});
+  check_exit(n.run("update", {"not-an-id", "--text", "x"}), 2, {"not-an-id"});
+  check_exit(n.run("update", {id, "--valid-from", "2026-01-02", "--valid-to", "2026-01-01"}), 2, {"valid-from"});
+  CHECK(n.records() == before);
+}
+
+TEST_CASE("forget removes a memory from recall; archive and restore take it out and back") {
+  WriteNode n;
+  const std::string id = n.ok("remember", {"--realm", "r", "octopus has three hearts"});
+  CHECK(contains(n.recall("octopus hearts"), id));
+  n.ok("archive", {id});
+  CHECK_FALSE(contains(n.recall("octopus hearts"), id));
+  n.ok("restore", {id});
+  CHECK(contains(n.recall("octopus hearts"), id));
+  n.ok("pin", {id});
+  n.ok("unpin", {id});
+  n.ok("forget", {id, "--reason", "wrong"});
+  CHECK_FALSE(contains(n.recall("octopus hearts"), id));
+  const size_t before = n.records();
+  // A forgotten memory is not there to forget, archive or pin again.
+  check_exit(n.run("forget", {id}), 1, {id, "forgotten"});
+  check_exit(n.run("archive", {unknown_id(id)}), 1, {unknown_id(id), "not found"});
+  check_exit(n.run("pin", {unknown_id(id)}), 1, {unknown_id(id)});
+  check_exit(n.run("forget", {"12"}), 2, {"'12'"});
+  CHECK(n.records() == before);
+}
+
+TEST_CASE("supersedes hides the old memory from recall and keeps the new one") {
+  WriteNode n;
+  const std::string old_id = n.ok("remember", {"--realm", "r", "the meeting room is blue"});
+  const std::string new_id = n.ok("remember", {"--realm", "r", "--supersedes", old_id, "the meeting room is green"});
+  const std::string hits = n.recall("meeting room");
+  CHECK(contains(hits, new_id));
+  CHECK_FALSE(contains(hits, old_id));
+  const size_t before = n.records();
+  check_exit(n.run("remember", {"--realm", "r", "--supersedes", unknown_id(old_id), "x y"}), 1, {unknown_id(old_id)});
+  check_exit(n.run("remember", {"--realm", "other", "--supersedes", new_id, "x y"}), 2, {new_id, "realm"});
+  CHECK(n.records() == before);
+}
+
+TEST_CASE("fact and retract write triplets; remember --fact names the new memory as source") {
+  WriteNode n;
+  const std::string id = n.ok("remember", {"--realm", "r", "--fact", "alice|lives in|paris", "alice moved to paris"});
+  const size_t with_fact = n.records();
+  CHECK(with_fact == 2);  // the put and its triplet, one request
+  auto log = run_vasana({"log", "--data", n.data}, n.tmp.path());
+  CHECK(contains(log.out, "\"source_memory\":\"" + id + "\""));
+  const std::string triplet = n.ok("fact", {"--realm", "r", "--source", id, "bob|works for|acme"});
+  n.ok("retract", {triplet});
+  const size_t before = n.records();
+  check_exit(n.run("retract", {triplet}), 1, {triplet, "not found"});  // already retracted
+  check_exit(n.run("fact", {"--realm", "r", "bob works for acme"}), 2, {"subject|predicate|object"});
+  check_exit(n.run("fact", {"--realm", "r", "--source", unknown_id(id), "a|b|c"}), 1, {unknown_id(id)});
+  check_exit(n.run("fact", {"a|b|c"}), 2, {"--realm"});
+  CHECK(n.records() == before);
+}
+
+TEST_CASE("a remember repeating a corrected wrong phrase is refused naming the correction") {
+  WriteNode n;
+  const std::string c = n.ok("correct", {"--realm", "r", "--wrong", "deploy on fridays", "--right", "deploy on thursdays"});
+  const size_t before = n.records();
+  check_exit(n.run("remember", {"--realm", "r", "we deploy on Fridays"}), 1, {c, "deploy on thursdays"});
+  check_exit(n.run("correct", {"--realm", "r", "--wrong", "same", "--right", "Same"}), 2, {"same phrase"});
+  check_exit(n.run("correct", {"--realm", "r", "--wrong", "x"}), 2, {"--right"});
+  CHECK(n.records() == before);
+  // Positive controls: another realm, and a near miss, are stored.
+  n.ok("remember", {"--realm", "other", "we deploy on Fridays"});
+  n.ok("remember", {"--realm", "r", "we deploy on mondays"});
+}
+
+TEST_CASE("with corrections = \"propose\" a repeated wrong phrase is stored proposed and flagged") {
+  WriteNode n("[realm.\"r\"]\ncorrections = \"propose\"\n");
+  const std::string c = n.ok("correct", {"--realm", "r", "--wrong", "deploy on fridays", "--right", "deploy on thursdays"});
+  auto r = n.run("remember", {"--realm", "r", "--json", "we deploy on Fridays"});
+  check_exit(r, 0, {});
+  CHECK(contains(r.out, "\"status\":\"proposed\""));
+  CHECK(contains(r.out, "\"flagged_by\":\"" + c + "\""));
+  auto log = run_vasana({"log", "--data", n.data}, n.tmp.path());
+  CHECK(contains(log.out, "repeats the wrong phrase of correction " + c));
+  const std::string id = r.out.substr(r.out.find("\"id\":\"") + 6, c.size());
+  CHECK_FALSE(contains(n.recall("deploy fridays"), id));
+}
+
+TEST_CASE("a model-origin memory waits for review: recalled only after approve, never after reject") {
+  WriteNode n;
+  auto r = n.run("remember", {"--realm", "r", "--origin", "model", "--json", "koalas sleep twenty hours"});
+  check_exit(r, 0, {});
+  CHECK(contains(r.out, "\"status\":\"proposed\""));
+  const std::string id = r.out.substr(r.out.find("\"id\":\"") + 6);
+  const std::string held = id.substr(0, id.find('"'));
+  CHECK_FALSE(contains(n.recall("koalas sleep"), held));
+  // Recalling it with --staged shows it and does not promote it.
+  CHECK(contains(n.recall("koalas sleep", true), held));
+  CHECK(contains(n.recall("koalas sleep", true), held));
+  CHECK_FALSE(contains(n.recall("koalas sleep"), held));
+  // Restoring it to active does not bypass the review.
+  check_exit(n.run("restore", {held}), 1, {held, "review"});
+  const size_t before = n.records();
+  check_exit(n.run("review", {"approve", held}), 2, {"--reviewer"});
+  check_exit(n.run("review", {"maybe", held, "--reviewer", "carol"}), 2, {"maybe"});
+  check_exit(n.run("review", {"approve", unknown_id(held), "--reviewer", "carol"}), 1, {unknown_id(held)});
+  CHECK(n.records() == before);
+  n.ok("review", {"approve", held, "--reviewer", "carol"});
+  CHECK(contains(n.recall("koalas sleep"), held));
+
+  // A user memory is stored active; a rejected model memory never comes back.
+  auto user = n.run("remember", {"--realm", "r", "--json", "koalas eat eucalyptus"});
+  CHECK(contains(user.out, "\"status\":\"active\""));
+  const std::string other = n.ok("remember", {"--realm", "r", "--origin", "synthesis", "koalas are bears"});
+  n.ok("review", {"reject", other, "--reviewer", "carol", "--note", "they are marsupials"});
+  CHECK_FALSE(contains(n.recall("koalas are bears"), other));
+  CHECK_FALSE(contains(n.recall("koalas are bears", true), other));
+}
+
+TEST_CASE("remember refuses bad new options with exit 2 and writes nothing") {
+  WriteNode n;
+  check_exit(n.run("remember", {"--realm", "r", "--origin", "oracle", "t"}), 2, {"oracle"});
+  check_exit(n.run("remember", {"--realm", "r", "--confidence", "1.5", "t"}), 2, {"--confidence"});
+  check_exit(n.run("remember", {"--realm", "r", "--fact", "a|b", "t"}), 2, {"a|b"});
+  check_exit(n.run("remember", {"--realm", "r", "--supersedes", "nope", "t"}), 2, {"nope"});
+  CHECK(n.records() == 0);
+  auto pinned = n.run("remember", {"--realm", "r", "--pin", "--staged", "--confidence", "0.5", "--json", "t"});
+  check_exit(pinned, 0, {});
+  CHECK(contains(pinned.out, "\"status\":\"proposed\""));
+}
+
+TEST_CASE("a bad [write] or [realm] key is a startup error naming it") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"[write]\ncorrections = \"ignore\"\n", "write.corrections"},
+           {"[write]\non_conflict = 3\n", "write.on_conflict"},
+           {"[write]\nreview_origins = [\"gossip\"]\n", "write.review_origins[0]"},
+           {"[realm.\"r\"]\nfunctional = [\"x\"]\n", "realm.\"r\".functional"},
+           {"[realm.\"r\"]\nfunctional_predicates = [\"..\"]\n", "functional_predicates[0]"}}) {
+    write_text(tmp.sub("bad.toml"), text);
+    auto r = run_vasana({"serve", "--data", data, "--config", tmp.sub("bad.toml")}, tmp.path());
+    INFO(text);
+    check_exit(r, 2, {needle});
+  }
+}
+
+}  // namespace vasana::test
