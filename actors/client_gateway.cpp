@@ -95,6 +95,8 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
       return;
     }
+    case ClientRequest::Kind::get: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::list: handle_read(std::move(call)); return;
     case ClientRequest::Kind::remember: {
       Status v = validate_memory(call.request.memory, limits_);
       if (!v.ok()) {

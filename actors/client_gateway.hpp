@@ -46,6 +46,8 @@ class ClientGateway {
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);
+  // get and list (actors/client_reads.cpp): validated, then answered by a query actor.
+  void handle_read(ClientCall&& call);
 };
 
 }  // namespace vasana

@@ -17,10 +17,14 @@ const char* kUsage =
     "  serve --data DIR [--config FILE]       run a node in the foreground (SIGINT/SIGTERM stop it)\n"
     "  remember --realm R [--kind K] [--ref ID] [--tag T]... [--valid-from T] [--valid-to T] TEXT\n"
     "                                         store a memory; prints its id once durable\n"
-    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
+    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--known-at T] [--tag T]... [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
     "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
+    "  export --realm R [--out FILE] [--deleted] [--no-ids]  every memory as JSON lines that import reads\n"
+    "  get ID [--json]                        one memory with every field\n"
+    "  list --realm R [--kind K]... [--tag T]... [--status S]... [--deleted] [--unreviewed] [--limit N] [--after ID] [--json]\n"
+    "                                         a page of a realm's memories in id order\n"
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
     "  repair --data DIR [--from DIR]... [--accept-loss]\n"
     "                                         offline: restore the own stream from other nodes' copies\n"
@@ -50,6 +54,9 @@ int main(int argc, char** argv) {
   if (cmd == "remember") return vasana::cmd_remember(words);
   if (cmd == "recall") return vasana::cmd_recall(words);
   if (cmd == "import") return vasana::cmd_import(words);
+  if (cmd == "get") return vasana::cmd_get(words);
+  if (cmd == "list") return vasana::cmd_list(words);
+  if (cmd == "export") return vasana::cmd_export(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
   if (cmd == "repair") return vasana::cmd_repair(words);
   if (cmd == "log") return vasana::cmd_log(words);

@@ -2,6 +2,7 @@
 
 #include "protocol/capnp_bytes.hpp"
 #include "protocol/client.capnp.h"
+#include "protocol/client_reads_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -43,8 +44,11 @@ std::string encode_request(const ClientRequest& r) {
       q.setHasWindow(r.recall.window_from_ms || r.recall.window_to_ms);
       q.setWindowFromMs(r.recall.window_from_ms.value_or(kOpenPast));
       q.setWindowToMs(r.recall.window_to_ms.value_or(kOpenFuture));
+      fill_recall_query_reads(q, r.recall);
       break;
     }
+    case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
+    case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
   }
   return message_bytes(mb);
 }
@@ -75,8 +79,16 @@ Result<ClientRequest> decode_request(std::string_view body) {
           if (q.getWindowFromMs() != kOpenPast) out.recall.window_from_ms = q.getWindowFromMs();
           if (q.getWindowToMs() != kOpenFuture) out.recall.window_to_ms = q.getWindowToMs();
         }
+        read_recall_query_reads(q, out.recall);
         break;
       }
+      case schema::ClientRequest::GET:
+        out.kind = ClientRequest::Kind::get;
+        out.get = read_get_request(req);
+        break;
+      case schema::ClientRequest::LIST:
+        out.kind = ClientRequest::Kind::list;
+        return read_list_request(req.getList(), out.list);
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -146,9 +158,13 @@ std::string encode_response(const ClientResponse& r) {
         o.setEpistemicWeight(h.epistemic_weight);
         o.setStrength(h.strength);
         o.setPhraseBoost(h.phrase_boost);
+        fill_recall_hit_reads(o, h);
       }
+      fill_corrections(a, r.answer.corrections);
       break;
     }
+    case ClientResponse::Kind::memory: fill_memory_view(res.initMemory(), r.memory); break;
+    case ClientResponse::Kind::listed: fill_memory_page(res.initListed(), r.page); break;
   }
   return message_bytes(mb);
 }
@@ -162,7 +178,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto e = res.getError();
         out.kind = ClientResponse::Kind::error;
         auto code = static_cast<uint16_t>(e.getCode());
-        out.error = code <= static_cast<uint16_t>(ClientError::internal) ? static_cast<ClientError>(code)
+        out.error = code <= static_cast<uint16_t>(ClientError::not_found) ? static_cast<ClientError>(code)
                                                                           : ClientError::internal;
         out.message = e.getMessage();
         break;
@@ -214,10 +230,18 @@ Result<ClientResponse> decode_response(std::string_view body) {
           h.epistemic_weight = o.getEpistemicWeight();
           h.strength = o.getStrength();
           h.phrase_boost = o.getPhraseBoost();
+          read_recall_hit_reads(o, h);
           out.answer.hits.push_back(std::move(h));
         }
+        read_corrections(a, out.answer.corrections);
         break;
       }
+      case schema::ClientResponse::MEMORY:
+        out.kind = ClientResponse::Kind::memory;
+        return read_memory_view(res.getMemory(), out.memory);
+      case schema::ClientResponse::LISTED:
+        out.kind = ClientResponse::Kind::listed;
+        return read_memory_page(res.getListed(), out.page);
       default: return Status::InvalidArgument("unknown response type");
     }
     return Status::Ok();

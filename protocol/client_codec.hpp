@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/client_reads.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -26,6 +27,8 @@ struct RecallQuery {
   std::vector<float> vector;
   bool include_staged = false;
   std::optional<int64_t> window_from_ms, window_to_ms;  // a time window for the temporal lane
+  std::vector<std::string> tags;      // a hit must carry every one of these tags
+  std::optional<int64_t> known_at_ms;  // transaction time (none: what the store believes now)
 };
 
 struct RecallHit {
@@ -40,6 +43,9 @@ struct RecallHit {
   int64_t recorded_at_ms = 0;
   std::vector<Lane> lanes;
   double rrf = 0, kind_prior = 1, status_weight = 1, epistemic_weight = 1, strength = 1, phrase_boost = 1;
+  std::vector<std::string> tags;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
 };
 
 struct RecallAnswer {
@@ -47,18 +53,29 @@ struct RecallAnswer {
   double top_relevance = 0;
   bool known = false;
   std::vector<std::string> lanes;
+  std::vector<CorrectionHit> corrections;  // stored corrections matching the query, shown first
 };
 
 struct ClientRequest {
-  enum class Kind { ping, remember, recall, status };
+  enum class Kind { ping, remember, recall, status, get, list };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
   Kind kind = Kind::ping;
   MemoryInput memory;  // for remember
   RecallQuery recall;  // for recall
+  MemoryId get;        // for get
+  ListRequest list;    // for list
 };
 
-enum class ClientError : uint16_t { bad_input = 0, unavailable = 1, io_failure = 2, protocol_mismatch = 3, internal = 4 };
+enum class ClientError : uint16_t {
+  bad_input = 0,
+  unavailable = 1,
+  io_failure = 2,
+  protocol_mismatch = 3,
+  internal = 4,
+  conflict = 5,   // refused by what the store holds; nothing was written
+  not_found = 6,  // no memory with that id
+};
 
 struct NodeInfo {
   InstanceId instance;
@@ -71,7 +88,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status };
+  enum class Kind { error, pong, remembered, recalled, status, memory, listed };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -82,6 +99,8 @@ struct ClientResponse {
   bool existed = false;                       // for remembered: the ref was already held
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
+  MemoryView memory;                          // for memory (get)
+  MemoryPage page;                            // for listed
 };
 
 std::string encode_request(const ClientRequest& r);
