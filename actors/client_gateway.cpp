@@ -89,6 +89,8 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_write(std::move(call), batch); return;
+    case ClientRequest::Kind::get: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::list: handle_read(std::move(call)); return;
   }
 }
 

@@ -69,6 +69,8 @@ class ClientGateway {
   // Waits until the replica applied the own stream up to seqno (at most kOwnWritesWait); false
   // when it did not, and then the call is answered unavailable.
   bool wait_own_writes(const ClientCall& call, uint64_t seqno);
+  // get and list (actors/client_reads.cpp): validated, then answered by a query actor.
+  void handle_read(ClientCall&& call);
 };
 
 }  // namespace vasana

@@ -1,5 +1,6 @@
 #include "actors/query_actor.hpp"
 
+#include "actors/client_reads.hpp"
 #include "store/hybrid_clock.hpp"
 
 namespace vasana {
@@ -10,7 +11,11 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   RecallRequest req;
   req.text = q.text;
   req.vector = q.vector;
-  req.scope = QueryScope{q.realms, q.as_of_ms.value_or(now_ms), q.include_staged};
+  req.scope.realms = q.realms;
+  req.scope.as_of_ms = q.as_of_ms.value_or(now_ms);
+  req.scope.include_staged = q.include_staged;
+  req.scope.known_at_ms = q.known_at_ms;
+  req.scope.tags = q.tags;
   req.limit = q.limit;
   req.lanes = q.lanes;
   req.now_ms = now_ms;
@@ -41,6 +46,9 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.epistemic_weight = f.epistemic;
       h.strength = f.strength;
       h.phrase_boost = f.phrase;
+      h.tags = m->tags.value;
+      h.valid_from_ms = m->valid_from_ms;
+      h.valid_to_ms = m->valid_to_ms;
       r.answer.hits.push_back(std::move(h));
     }
   });
@@ -53,7 +61,10 @@ namespace {
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
                                           QueryReply reply, ReadYourWrites ryw) {
   auto answer = [engine, reply](const ClientCall& call) {
-    reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+    if (call.request.kind == ClientRequest::Kind::recall)
+      reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+    else
+      reply(call, answer_read(*engine, call));
   };
   return {
       [=](ClientCall& call) {

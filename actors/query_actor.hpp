@@ -1,4 +1,5 @@
-// Query actors: a pool that answers recall from the replicated state (replica/recall_engine.hpp)
+// Query actors: a pool that answers recall, get and list (actors/client_reads.hpp) from the
+// replicated state (replica/recall_engine.hpp)
 // on the actor scheduler's threads, so that queries run in parallel with each other and with
 // the writer. A query reads under the engine's read lock and never waits for a write batch: the
 // writer applies committed ops one at a time. A query that must wait for the replica to apply

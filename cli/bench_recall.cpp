@@ -63,7 +63,8 @@ Latency run_queries(const RecallEngine& e, SyntheticCorpus& c, const std::vector
       for (size_t i = t; i < n; i += threads) {
         RecallRequest r;
         r.text = texts[i];
-        r.scope = QueryScope{{i % 3 ? "realm0" : "realm5"}, int64_t(system_wall_ms()), false};
+        r.scope.realms = {i % 3 ? "realm0" : "realm5"};
+        r.scope.as_of_ms = int64_t(system_wall_ms());
         r.limit = 10;
         r.lanes = lanes;
         r.now_ms = r.scope.as_of_ms;

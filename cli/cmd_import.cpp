@@ -1,6 +1,8 @@
 // `vasana import --realm R FILE.jsonl`: bulk load, idempotent by ref. Every line is checked
 // before anything is sent: a bad line refuses the whole import (listing the bad lines by
-// number), or with --skip-bad is reported and skipped. Progress is shown on a terminal.
+// number), or with --skip-bad is reported and skipped. A line whose ref the realm holds with
+// other content is refused by the node (a conflict): the import goes on with the other lines,
+// lists the conflicting ones by number and exits 1. Progress is shown on a terminal.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/import_report.hpp"
 #include "cli/jsonl_memory.hpp"
 #include "cli/pipelined_calls.hpp"
 #include "store/vector_space.hpp"
@@ -73,26 +76,29 @@ int cmd_import(const Words& words) {
     requests[i].memory = std::move(memories[i]);
   }
   const bool tty = ::isatty(STDERR_FILENO);
-  size_t written = 0, existed = 0, done = 0;
-  std::string failure;
+  size_t done = 0;
+  ImportReport report;
   auto answered = run_pipelined(
       *client.value(), std::move(requests), 64, std::chrono::seconds(30), [&](size_t i, const ClientResponse& r) {
         ++done;
-        if (r.kind != ClientResponse::Kind::remembered) {
-          failure = "line " + std::to_string(line_of[i]) + ": " + (r.kind == ClientResponse::Kind::error ? r.message : "unexpected answer");
-          return false;
-        }
-        (r.existed ? existed : written)++;
+        if (!report.take(line_of[i], r)) return false;
         if (tty && (done % 256 == 0 || done == line_of.size()))
-          std::fprintf(stderr, "\rimport: %zu/%zu (%zu new, %zu already present)", done, line_of.size(), written, existed);
+          std::fprintf(stderr, "\rimport: %zu/%zu (%zu new, %zu already present, %zu conflicts)", done, line_of.size(),
+                       report.written(), report.existed(), report.conflicts().size());
         return true;
       });
   if (tty) std::fprintf(stderr, "\n");
-  std::printf("imported %zu new, %zu already present, %zu bad line(s) skipped\n", written, existed, bad.size());
-  if (!answered.ok() || !failure.empty())
-    return fail(kExitFailed, "import: stopped: " + (failure.empty() ? answered.status().message() : failure) +
+  std::printf("%s\n", report.summary(bad.size()).c_str());
+  if (!answered.ok() || !report.failure().empty())
+    return fail(kExitFailed, "import: stopped: " + (report.failure().empty() ? answered.status().message() : report.failure()) +
                                  "; the memories counted above are durable, and running the same import again "
                                  "writes only the rest");
+  if (!report.conflicts().empty()) {
+    for (const auto& l : report.conflict_lines(20)) std::fprintf(stderr, "vasana: import: %s\n", l.c_str());
+    return fail(kExitFailed, "import: " + std::to_string(report.conflicts().size()) +
+                                 " line(s) refused: the realm holds their ref with other content (nothing was "
+                                 "written for them; the other lines were imported)");
+  }
   return kExitOk;
 }
 

@@ -27,6 +27,21 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
+std::string tags_json(const std::vector<std::string>& tags) {
+  std::string out = "[";
+  for (size_t i = 0; i < tags.size(); ++i) {
+    if (i) out += ",";
+    append_json_string(out, tags[i]);
+  }
+  return out + "]";
+}
+
+std::string tags_text(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const auto& t : tags) out += (out.empty() ? ", tags " : ",") + t;
+  return out;
+}
+
 std::string explain_json(const RecallHit& h) {
   std::string lanes = "[";
   for (size_t i = 0; i < h.lanes.size(); ++i) {
@@ -52,6 +67,8 @@ void print_json(const RecallAnswer& a, bool explain) {
     JsonObject o;
     o.str("id", h.id.to_string()).str("ref", h.ref).real("score", h.score).str("realm", h.realm).str("kind", h.kind);
     o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
+    o.raw("tags", tags_json(h.tags));
+    o.str("valid_from", format_time_ms(h.valid_from_ms)).str("valid_to", format_time_ms(h.valid_to_ms));
     if (explain) o.raw("explain", explain_json(h));
     hits += (i ? "," : "") + o.done();
   }
@@ -77,8 +94,8 @@ void print_text(const RecallAnswer& a, bool explain) {
   std::printf(")\n");
   for (size_t i = 0; i < a.hits.size(); ++i) {
     const RecallHit& h = a.hits[i];
-    std::printf("%2zu. %.4f  %s  [%s, %s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),
-                h.realm.c_str(), h.ref.empty() ? "" : ", ref ", h.ref.c_str(), h.text.c_str());
+    std::printf("%2zu. %.4f  %s  [%s, %s%s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),
+                h.realm.c_str(), h.ref.empty() ? "" : ", ref ", h.ref.c_str(), tags_text(h.tags).c_str(), h.text.c_str());
     if (!explain) continue;
     std::printf("      ");
     for (size_t j = 0; j < h.lanes.size(); ++j)
@@ -89,7 +106,7 @@ void print_text(const RecallAnswer& a, bool explain) {
 }
 
 // One query line of a batch: {"query": ..., "realms": [...], "limit": N, "as_of": T,
-// "lanes": [...]}; realms default to the command line's --realm.
+// "known_at": T, "lanes": [...], "tags": [...]}; realms default to the command line's --realm.
 Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
                                          const InputLimits& limits) {
   using nlohmann::json;
@@ -114,6 +131,15 @@ Result<RecallQuery> query_from_json_line(const std::string& line, const std::vec
       auto t = time_from_json(v, "as_of");
       if (!t.ok()) return t.status();
       q.as_of_ms = *t;
+    } else if (k == "known_at") {
+      auto t = time_from_json(v, "known_at");
+      if (!t.ok()) return t.status();
+      q.known_at_ms = *t;
+    } else if (k == "tags" && v.is_array()) {
+      for (const auto& t : v) {
+        if (!t.is_string()) return Status::InvalidArgument("tags must be an array of strings");
+        q.tags.push_back(t.get<std::string>());
+      }
     } else if (k == "lanes" && v.is_array()) {
       for (const auto& l : v) {
         if (!l.is_string()) return Status::InvalidArgument("lanes must be an array of strings");
@@ -198,7 +224,8 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
 }  // namespace
 
 int cmd_recall(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until"},
+  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until",
+                                 "tag", "known-at"},
                          {"json", "explain", "staged"});
   if (!args.ok()) return fail(kExitUsage, "recall: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
@@ -226,6 +253,12 @@ int cmd_recall(const Words& words) {
     if (!ms) return fail(kExitUsage, "recall: --as-of '" + *t + "' is not a time (" + std::string(kTimeFormsHelp) + ")");
     q.as_of_ms = *ms;
   }
+  if (auto t = args->get("known-at")) {
+    auto ms = parse_time_ms(*t);
+    if (!ms) return fail(kExitUsage, "recall: --known-at '" + *t + "' is not a time (" + std::string(kTimeFormsHelp) + ")");
+    q.known_at_ms = *ms;
+  }
+  q.tags = args->all("tag");
   if (auto l = args->get("lanes")) q.lanes = split_commas(*l);
   for (const char* which : {"since", "until"}) {
     if (auto t = args->get(which)) {

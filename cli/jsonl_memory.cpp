@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/memory_view_text.hpp"
+#include "protocol/json_text.hpp"
+
 namespace vasana {
 
 using nlohmann::json;
@@ -71,6 +74,20 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
         if (!f.is_number()) return Status::InvalidArgument("vector must be an array of numbers");
         m.vector.push_back(f.get<float>());
       }
+    } else if (key == "status" || key == "epistemic") {
+      if (!v.is_string()) return Status::InvalidArgument(key + " must be a string");
+      (key == "status" ? m.status : m.epistemic) = v.get<std::string>();
+    } else if (key == "confidence") {
+      if (!v.is_number()) return Status::InvalidArgument("confidence must be a number from 0 to 1");
+      m.confidence = v.get<float>();
+    } else if (key == "pinned") {
+      if (!v.is_boolean()) return Status::InvalidArgument("pinned must be true or false");
+      m.pinned = v.get<bool>();
+    } else if (key == "deleted") {
+      if (!v.is_boolean()) return Status::InvalidArgument("deleted must be true or false");
+      if (v.get<bool>()) return Status::InvalidArgument("a deleted memory cannot be imported (export without --deleted)");
+    } else if (key == "id" || key == "recorded_at") {
+      if (!v.is_string()) return Status::InvalidArgument(key + " must be a string");
     } else {
       return Status::InvalidArgument("unknown field '" + key + "'");
     }
@@ -80,6 +97,25 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
   Status s = validate_memory(m, limits);
   if (!s.ok()) return s;
   return m;
+}
+
+std::string memory_export_line(const MemoryView& v, bool with_ids) {
+  std::string tags = "[";
+  for (size_t i = 0; i < v.tags.size(); ++i) {
+    if (i) tags += ",";
+    append_json_string(tags, v.tags[i]);
+  }
+  tags += "]";
+  JsonObject o;
+  o.str("text", v.text).str("ref", v.ref.empty() ? v.id.to_string() : v.ref).str("kind", kind_name(v.kind));
+  o.raw("tags", tags);
+  if (v.valid_from_ms != kOpenPast) o.str("valid_from", format_time_ms(v.valid_from_ms));
+  if (v.valid_to_ms != kOpenFuture) o.str("valid_to", format_time_ms(v.valid_to_ms));
+  o.str("status", status_name(v.status)).str("epistemic", epistemic_name(v.epistemic));
+  o.raw("confidence", float_text(v.confidence)).boolean("pinned", v.pinned);
+  if (v.deleted) o.boolean("deleted", true);
+  if (with_ids) o.str("id", v.id.to_string()).str("recorded_at", format_time_ms(v.recorded_at_ms));
+  return o.done();
 }
 
 }  // namespace vasana

@@ -31,10 +31,14 @@ const char* kUsage =
     "  retract TRIPLET_ID                     withdraw a triplet\n"
     "  review approve|reject ID --reviewer NAME [--note N]\n"
     "                                         decide on a memory held for review\n"
-    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
+    "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--known-at T] [--tag T]... [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
     "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
+    "  export --realm R [--out FILE] [--deleted] [--no-ids]  every memory as JSON lines that import reads\n"
+    "  get ID [--json]                        one memory with every field\n"
+    "  list --realm R [--kind K]... [--tag T]... [--status S]... [--deleted] [--unreviewed] [--limit N] [--after ID] [--json]\n"
+    "                                         a page of a realm's memories in id order\n"
     "  verify [--deep] DIR                    offline check of every segment; exit 1 on corruption\n"
     "                                         --deep: also the state checkpoint against a full replay\n"
     "  backup [--data DIR] DEST               a verified copy of a data directory, live or stopped\n"
@@ -79,6 +83,9 @@ int main(int argc, char** argv) {
   if (cmd == "review") return vasana::cmd_review(words);
   if (cmd == "recall") return vasana::cmd_recall(words);
   if (cmd == "import") return vasana::cmd_import(words);
+  if (cmd == "get") return vasana::cmd_get(words);
+  if (cmd == "list") return vasana::cmd_list(words);
+  if (cmd == "export") return vasana::cmd_export(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
   if (cmd == "backup") return vasana::cmd_backup(words);
   if (cmd == "repair") return vasana::cmd_repair(words);

@@ -3,6 +3,7 @@
 #include "protocol/capnp_bytes.hpp"
 #include "protocol/client.capnp.h"
 #include "protocol/client_writes_codec.hpp"
+#include "protocol/client_reads_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -44,11 +45,14 @@ std::string encode_request(const ClientRequest& r) {
       q.setHasWindow(r.recall.window_from_ms || r.recall.window_to_ms);
       q.setWindowFromMs(r.recall.window_from_ms.value_or(kOpenPast));
       q.setWindowToMs(r.recall.window_to_ms.value_or(kOpenFuture));
+      fill_recall_query_reads(q, r.recall);
       break;
     }
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: encode_write_request(req, r); break;
+    case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
+    case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
   }
   return message_bytes(mb);
 }
@@ -79,11 +83,19 @@ Result<ClientRequest> decode_request(std::string_view body) {
           if (q.getWindowFromMs() != kOpenPast) out.recall.window_from_ms = q.getWindowFromMs();
           if (q.getWindowToMs() != kOpenFuture) out.recall.window_to_ms = q.getWindowToMs();
         }
+        read_recall_query_reads(q, out.recall);
         break;
       }
       case schema::ClientRequest::UPDATE: case schema::ClientRequest::FORGET: case schema::ClientRequest::SET_STATUS:
       case schema::ClientRequest::PIN: case schema::ClientRequest::FACT: case schema::ClientRequest::CORRECT:
       case schema::ClientRequest::RETRACT: case schema::ClientRequest::REVIEW: return decode_write_request(req, out);
+      case schema::ClientRequest::GET:
+        out.kind = ClientRequest::Kind::get;
+        out.get = read_get_request(req);
+        break;
+      case schema::ClientRequest::LIST:
+        out.kind = ClientRequest::Kind::list;
+        return read_list_request(req.getList(), out.list);
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -155,9 +167,13 @@ std::string encode_response(const ClientResponse& r) {
         o.setEpistemicWeight(h.epistemic_weight);
         o.setStrength(h.strength);
         o.setPhraseBoost(h.phrase_boost);
+        fill_recall_hit_reads(o, h);
       }
+      fill_corrections(a, r.answer.corrections);
       break;
     }
+    case ClientResponse::Kind::memory: fill_memory_view(res.initMemory(), r.memory); break;
+    case ClientResponse::Kind::listed: fill_memory_page(res.initListed(), r.page); break;
   }
   return message_bytes(mb);
 }
@@ -225,10 +241,18 @@ Result<ClientResponse> decode_response(std::string_view body) {
           h.epistemic_weight = o.getEpistemicWeight();
           h.strength = o.getStrength();
           h.phrase_boost = o.getPhraseBoost();
+          read_recall_hit_reads(o, h);
           out.answer.hits.push_back(std::move(h));
         }
+        read_corrections(a, out.answer.corrections);
         break;
       }
+      case schema::ClientResponse::MEMORY:
+        out.kind = ClientResponse::Kind::memory;
+        return read_memory_view(res.getMemory(), out.memory);
+      case schema::ClientResponse::LISTED:
+        out.kind = ClientResponse::Kind::listed;
+        return read_memory_page(res.getListed(), out.page);
       default: return Status::InvalidArgument("unknown response type");
     }
     return Status::Ok();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/client_writes.hpp"
+#include "protocol/client_reads.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -27,6 +28,8 @@ struct RecallQuery {
   std::vector<float> vector;
   bool include_staged = false;
   std::optional<int64_t> window_from_ms, window_to_ms;  // a time window for the temporal lane
+  std::vector<std::string> tags;      // a hit must carry every one of these tags
+  std::optional<int64_t> known_at_ms;  // transaction time (none: what the store believes now)
 };
 
 struct RecallHit {
@@ -41,6 +44,9 @@ struct RecallHit {
   int64_t recorded_at_ms = 0;
   std::vector<Lane> lanes;
   double rrf = 0, kind_prior = 1, status_weight = 1, epistemic_weight = 1, strength = 1, phrase_boost = 1;
+  std::vector<std::string> tags;
+  int64_t valid_from_ms = kOpenPast;
+  int64_t valid_to_ms = kOpenFuture;
 };
 
 struct RecallAnswer {
@@ -48,12 +54,14 @@ struct RecallAnswer {
   double top_relevance = 0;
   bool known = false;
   std::vector<std::string> lanes;
+  std::vector<CorrectionHit> corrections;  // stored corrections matching the query, shown first
 };
 
 struct ClientRequest {
   enum class Kind {
     ping, remember, recall, status,
     update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
+    get, list,                                                          // protocol/client_reads.hpp
   };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
@@ -69,6 +77,8 @@ struct ClientRequest {
   CorrectRequest correct;
   MemoryId retract;  // the triplet (the id of the op that added it)
   ReviewRequest review;
+  MemoryId get;        // for get
+  ListRequest list;    // for list
 };
 
 enum class ClientError : uint16_t {
@@ -92,7 +102,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status, written };
+  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -106,6 +116,8 @@ struct ClientResponse {
   MemoryId flagged_by;                        // for remembered: the correction the text repeats (seqno 0: none)
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
+  MemoryView memory;                          // for memory (get)
+  MemoryPage page;                            // for listed
 };
 
 std::string encode_request(const ClientRequest& r);

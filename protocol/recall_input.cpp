@@ -51,6 +51,12 @@ Status validate_recall(const RecallQuery& q, const InputLimits& limits, const st
     s = check_time_ms("until", *q.window_to_ms);
     if (!s.ok()) return s;
   }
+  if (q.known_at_ms) {
+    s = check_time_ms("known-at", *q.known_at_ms);
+    if (!s.ok()) return s;
+  }
+  s = tag_filter_status(q.tags);
+  if (!s.ok()) return s;
   if (q.window_from_ms && q.window_to_ms && *q.window_from_ms > *q.window_to_ms)
     return Status::InvalidArgument("since (" + format_time_ms(*q.window_from_ms) + ") is after until (" +
                                    format_time_ms(*q.window_to_ms) + ")");

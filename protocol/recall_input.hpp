@@ -1,6 +1,6 @@
 // The checks every recall query passes on the node before it reaches a query actor (and on the
 // client, for a quick answer): the same realm rules as a remember, bounded text, lanes, limit
-// and vector, and times inside the supported range.
+// and vector, times inside the supported range (known_at too), and tags by a remember's tag rules.
 #pragma once
 
 #include <string>

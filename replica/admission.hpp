@@ -24,6 +24,8 @@ struct QueryScope {
   std::vector<std::string> realms;  // the realms the query may read; never empty in a valid query
   int64_t as_of_ms = 0;             // world time the memories must hold at (usually now)
   bool include_staged = false;      // admit proposed memories not yet reviewed (review queues)
+  std::optional<int64_t> known_at_ms;  // transaction time: admit as the store held it then (none: now)
+  std::vector<std::string> tags;       // a memory must carry every one of these tags
 };
 
 // Why a memory was admitted, and with what weight, for explanations.

@@ -220,6 +220,13 @@ void ReplicaState::for_each_memory(const std::function<void(const MemoryRecord&)
     if (m.created) fn(m);
 }
 
+void ReplicaState::for_each_memory_from(const MemoryId& after,
+                                        const std::function<bool(const MemoryRecord&)>& fn) const {
+  auto it = after.seqno.value == 0 ? memories_.begin() : memories_.upper_bound(after);
+  for (; it != memories_.end(); ++it)
+    if (it->second.created && !fn(it->second)) return;
+}
+
 void ReplicaState::for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const {
   for (const auto& [id, t] : triplets_)
     if (!retracted_.count(id)) fn(t);

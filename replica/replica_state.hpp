@@ -44,6 +44,9 @@ class ReplicaState {
   std::optional<MemoryId> by_ref(const std::string& realm, const std::string& ref) const;
 
   void for_each_memory(const std::function<void(const MemoryRecord&)>& fn) const;
+  // The created memories with ids after `after` (seqno 0: from the first), in id order, until fn
+  // returns false: a page of a listing costs a descent and the page, not a scan of the store.
+  void for_each_memory_from(const MemoryId& after, const std::function<bool(const MemoryRecord&)>& fn) const;
   // Triplets added and not retracted.
   void for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const;
   void for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const;
@@ -118,6 +121,7 @@ class ReplicaState {
     size_t size() const { return ordered_.size(); }
     auto begin() const { return ordered_.begin(); }
     auto end() const { return ordered_.end(); }
+    auto upper_bound(const MemoryId& id) const { return ordered_.upper_bound(id); }
 
    private:
     // Also clears the lane backlog's marks: a copy has no backlog of its own.

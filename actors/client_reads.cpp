@@ -1,0 +1,136 @@
+#include "actors/client_reads.hpp"
+
+#include <algorithm>
+
+#include "actors/client_gateway.hpp"
+#include "protocol/client_reads.hpp"
+
+namespace vasana {
+
+namespace {
+
+int64_t ms_of(const OrderKey& k) { return static_cast<int64_t>(k.ts.physical_ms()); }
+
+bool has_all_tags(const MemoryRecord& m, const std::vector<std::string>& tags) {
+  const auto& held = m.tags.value;
+  return std::all_of(tags.begin(), tags.end(),
+                     [&](const std::string& t) { return std::find(held.begin(), held.end(), t) != held.end(); });
+}
+
+bool listed(const MemoryRecord& m, const ListRequest& r) {
+  if (m.ref_shadowed || m.realm.str() != r.realm) return false;
+  if (m.verdicts->deleted.value && !r.include_deleted) return false;
+  if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), m.kind) == r.kinds.end()) return false;
+  const MemoryStatus status = m.status.value.status;
+  if (!r.statuses.empty() && std::find(r.statuses.begin(), r.statuses.end(), status) == r.statuses.end())
+    return false;
+  if (r.unreviewed && (status != MemoryStatus::proposed || m.verdicts->review.value.has_value())) return false;
+  return has_all_tags(m, r.tags);
+}
+
+// About what a view costs in the reply: its strings and a fixed part for the rest.
+size_t approx_bytes(const MemoryView& v) {
+  size_t n = 256 + v.realm.size() + v.text.size() + v.ref.size() + v.status_reason.size() + v.source_session.size() +
+             v.source_tool.size();
+  for (const auto& t : v.tags) n += t.size() + 8;
+  return n;
+}
+
+}  // namespace
+
+MemoryView memory_view_of(const MemoryRecord& m) {
+  MemoryView v;
+  v.id = m.id;
+  v.realm = m.realm.str();
+  v.kind = m.kind;
+  v.text = m.content.value.text;
+  v.tags = m.tags.value;
+  v.ref = m.ref;
+  v.status = m.status.value.status;
+  v.status_reason = m.status.value.note->reason;
+  v.replaced_by = m.status.value.note->replaced_by;
+  v.epistemic = m.epistemic;
+  v.confidence = m.confidence;
+  v.pinned = m.pinned;
+  v.valid_from_ms = m.valid_from_ms;
+  v.valid_to_ms = m.valid_to_ms;
+  v.recorded_at_ms = ms_of(m.created_key);
+  const MemoryVerdicts& verdicts = *m.verdicts;
+  OrderKey newest = m.created_key;
+  for (const OrderKey* k : {&m.content.version, &m.tags.version, &m.vector.version, &m.status.version,
+                            &verdicts.deleted.version, &verdicts.review.version, &verdicts.pinned.version,
+                            &verdicts.valid_time.version})
+    newest = std::max(newest, *k);
+  v.updated_at_ms = ms_of(newest);
+  v.deleted = verdicts.deleted.value;
+  v.reviewed = verdicts.review.value.has_value();
+  v.review_decision = verdicts.review.value.value_or(ReviewVerdict::approve);
+  v.source_session = m.source_session.str();
+  v.source_tool = m.source_tool.str();
+  return v;
+}
+
+ClientResponse answer_get(const ReplicaState& state, uint64_t request_id, const MemoryId& id) {
+  const MemoryRecord* m = state.memory(id);
+  if (!m) return error_response(request_id, ClientError::not_found, "no memory " + id.to_string());
+  ClientResponse r;
+  r.request_id = request_id;
+  r.kind = ClientResponse::Kind::memory;
+  r.memory = memory_view_of(*m);
+  return r;
+}
+
+ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& req) {
+  ClientResponse r;
+  r.request_id = request_id;
+  r.kind = ClientResponse::Kind::listed;
+  MemoryPage& page = r.page;
+  size_t scanned = 0, bytes = 0;
+  MemoryId last_seen;
+  state.for_each_memory_from(req.after, [&](const MemoryRecord& m) {
+    if (scanned == kListScanPerPage || bytes >= kListPageBytes) {
+      page.next = last_seen;  // the page is cut short: the next one goes on after what was seen
+      return false;
+    }
+    ++scanned;
+    last_seen = m.id;
+    if (!listed(m, req)) return true;
+    page.memories.push_back(memory_view_of(m));
+    bytes += approx_bytes(page.memories.back());
+    if (page.memories.size() < req.limit) return true;
+    page.next = m.id;
+    return false;
+  });
+  return r;
+}
+
+ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
+  ClientResponse r;
+  engine.read([&](const ReplicaState& state) {
+    r = call.request.kind == ClientRequest::Kind::get ? answer_get(state, call.request.request_id, call.request.get)
+                                                       : answer_list(state, call.request.request_id, call.request.list);
+  });
+  return r;
+}
+
+void ClientGateway::handle_read(ClientCall&& call) {
+  const uint64_t rid = call.request.request_id;
+  if (call.request.kind == ClientRequest::Kind::get && call.request.get.seqno.value == 0) {
+    endpoint_->reply(call, error_response(rid, ClientError::bad_input, "get needs a memory id (seqno 0 names none)"));
+    return;
+  }
+  if (call.request.kind == ClientRequest::Kind::list) {
+    Status v = validate_list(call.request.list);
+    if (!v.ok()) {
+      endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
+      return;
+    }
+  }
+  if (queries_.empty()) {
+    endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
+    return;
+  }
+  caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
+}
+
+}  // namespace vasana

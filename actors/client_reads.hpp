@@ -1,0 +1,34 @@
+// The node's answers to the read requests other than recall: get (one memory with every field)
+// and list (a realm's memories in id order, paged and filtered). The gateway validates them
+// (ClientGateway::handle_read, in actors/client_reads.cpp) and hands them to a query actor,
+// which waits for the node's acknowledged writes like a recall does and answers with these.
+// Pure functions of the state: no CAF here.
+#pragma once
+
+#include <cstddef>
+
+#include "actors/client_endpoint.hpp"
+#include "protocol/client_codec.hpp"
+#include "replica/recall_engine.hpp"
+#include "replica/replica_state.hpp"
+
+namespace vasana {
+
+// A list page stops after examining this many memories (of any realm) even when it holds fewer
+// than its limit, and after about this many bytes of memories (the endpoint refuses replies over
+// ClientEndpointLimits::max_reply_bytes); its `next` then says where to go on.
+inline constexpr size_t kListScanPerPage = 100000;
+inline constexpr size_t kListPageBytes = 2u << 20;
+
+// Every field of a memory's record as the node holds it now.
+MemoryView memory_view_of(const MemoryRecord& m);
+
+// get: the memory, or not_found naming the id.
+ClientResponse answer_get(const ReplicaState& state, uint64_t request_id, const MemoryId& id);
+// list: the page after r.after (r validated by validate_list).
+ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r);
+
+// Answers a get or a list call under the engine's read lock.
+ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call);
+
+}  // namespace vasana

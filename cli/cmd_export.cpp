@@ -1,0 +1,76 @@
+// `vasana export --realm R [--out FILE] [--deleted] [--no-ids]`: every memory of a realm, of
+// every status, as JSON lines that `vasana import` reads back (cli/jsonl_memory.hpp), paging
+// through `list` in id order. Progress goes to stderr.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/cli_common.hpp"
+#include "cli/client_session.hpp"
+#include "cli/commands.hpp"
+#include "cli/jsonl_memory.hpp"
+
+namespace vasana {
+
+int cmd_export(const Words& words) {
+  auto args = parse_args(words, {"data", "connect", "config", "timeout-ms", "realm", "out", "page"}, {"deleted", "no-ids"});
+  if (!args.ok()) return fail(kExitUsage, "export: " + args.status().message());
+  if (!args->positional.empty()) return fail(kExitUsage, "export: unexpected argument '" + args->positional[0] + "'");
+  ListRequest page;
+  auto realm = args->get("realm");
+  if (!realm) return fail(kExitUsage, "export: --realm R is required");
+  page.realm = *realm;
+  page.include_deleted = args->has("deleted");
+  page.limit = 1000;
+  if (auto p = args->get("page")) {
+    char* end = nullptr;
+    const long n = std::strtol(p->c_str(), &end, 10);
+    if (p->empty() || *end != '\0' || n < 1 || n > long(kMaxListLimit))
+      return fail(kExitUsage, "export: --page must be a number from 1 to " + std::to_string(kMaxListLimit) + " (got '" + *p + "')");
+    page.limit = uint32_t(n);
+  }
+  if (Status v = validate_list(page); !v.ok()) return fail(kExitUsage, "export: " + v.message());
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto timeout = timeout_for("export", *args);
+  if (!timeout) return kExitUsage;
+  int code = kExitOk;
+  auto client = connect_for("export", *args, *cfg, code);
+  if (!client) return code;
+
+  const auto out_path = args->get("out");
+  std::ofstream file;
+  if (out_path) {
+    file.open(*out_path, std::ios::binary | std::ios::trunc);
+    if (!file) return fail(kExitUsage, "export: cannot write " + *out_path);
+  }
+  std::ostream& out = out_path ? static_cast<std::ostream&>(file) : std::cout;
+  const bool with_ids = !args->has("no-ids");
+  const bool tty = ::isatty(STDERR_FILENO);
+  size_t written = 0;
+  for (;;) {
+    ClientRequest req;
+    req.kind = ClientRequest::Kind::list;
+    req.list = page;
+    auto res = call_for("export", *client, std::move(req), ClientResponse::Kind::listed, *timeout, code);
+    if (!res) {
+      std::fprintf(stderr, "vasana: export: stopped after %zu memories; the output is incomplete\n", written);
+      return code;
+    }
+    for (const MemoryView& v : res->page.memories) out << memory_export_line(v, with_ids) << '\n';
+    written += res->page.memories.size();
+    if (tty) std::fprintf(stderr, "\rexport: %zu memories", written);
+    if (res->page.next.seqno.value == 0) break;
+    page.after = res->page.next;
+  }
+  out.flush();
+  if (!out) return fail(kExitFailed, "export: writing " + out_path.value_or("standard output") + " failed");
+  if (tty) std::fprintf(stderr, "\n");
+  std::fprintf(stderr, "export: %zu memories of realm %s%s\n", written, page.realm.c_str(),
+               out_path ? (" to " + *out_path).c_str() : "");
+  return kExitOk;
+}
+
+}  // namespace vasana
