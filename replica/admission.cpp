@@ -2,25 +2,33 @@
 
 #include <algorithm>
 
+#include "replica/memory_view.hpp"
+
 namespace vasana {
 
+bool ever_shown(const MemoryRecord& m) { return m.created && !m.ref_shadowed; }
+
 bool ever_admissible(const MemoryRecord& m) {
-  if (!m.created || m.ref_shadowed) return false;
+  if (!ever_shown(m)) return false;
   const MemoryVerdicts& v = *m.verdicts;
   if (v.deleted.value || v.review.value == ReviewVerdict::reject) return false;
-  const MemoryStatus s = m.status.value.status;
+  const MemoryStatus s = effective_status(m);
   return s != MemoryStatus::superseded && s != MemoryStatus::contradicted && s != MemoryStatus::archived;
 }
 
 std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, const StatusWeights& weights) {
-  if (!ever_admissible(m)) return std::nullopt;
+  if (!ever_shown(m)) return std::nullopt;
   if (std::find(scope.realms.begin(), scope.realms.end(), m.realm.str()) == scope.realms.end()) return std::nullopt;
+  for (const auto& tag : scope.tags)
+    if (std::find(m.tags.value.begin(), m.tags.value.end(), tag) == m.tags.value.end()) return std::nullopt;
+  const MemoryView v = memory_view(m, scope.known_at_ms);
+  if (!v.exists || v.deleted || v.review == ReviewVerdict::reject) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
-  if (scope.as_of_ms < m.valid_from_ms || scope.as_of_ms >= m.valid_to_ms) return std::nullopt;
+  if (scope.as_of_ms < v.valid.from_ms || scope.as_of_ms >= v.valid.to_ms) return std::nullopt;
   Admission a;
-  a.status = m.status.value.status;
+  a.status = v.status;
   switch (a.status) {
-    case MemoryStatus::superseded:  // refused by ever_admissible above
+    case MemoryStatus::superseded:
     case MemoryStatus::contradicted:
     case MemoryStatus::archived:
       return std::nullopt;
@@ -34,7 +42,7 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, c
       a.status_weight = weights.observed;
       break;
     case MemoryStatus::proposed:
-      if (m.verdicts->review.value == ReviewVerdict::approve) {
+      if (v.review == ReviewVerdict::approve) {
         a.status_weight = weights.active;
       } else {
         if (!scope.include_staged) return std::nullopt;

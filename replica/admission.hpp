@@ -2,10 +2,16 @@
 // through admit() before fusion, and nothing else decides whether a memory may be shown.
 //
 // admit() returns an empty optional — not a zero weight — for a memory that must never come
-// back: another realm, superseded / contradicted / archived, deleted, outside its valid time at
-// the query's as_of, rejected by review, or a duplicate whose ref another memory holds. A proposed
-// (staged) memory stays out until a reviewer approves it, unless the query asks to see staged
-// memories (a review queue); it is never promoted by being recalled.
+// back: another realm, superseded / contradicted / archived (the effective status: the status
+// register or the outcome of conflicting functional claims, replica/memory_view.hpp), deleted,
+// outside its valid time at the query's as_of, rejected by review, missing one of the query's
+// tags, or a duplicate whose ref another memory holds. A proposed (staged) memory stays out until
+// a reviewer approves it, unless the query asks to see staged memories (a review queue); it is
+// never promoted by being recalled.
+//
+// With known_at_ms = T it answers as the store held it at T (transaction time): a memory created
+// after T is out, and the status, tombstone, review, valid time and claim outcome are those of
+// the newest writes at or before T. Tags are always the current ones.
 //
 // Epistemic status only weights: epistemic_weight() returns a factor in a bounded positive
 // range, and its type has no way to say "exclude".
@@ -46,10 +52,15 @@ struct StatusWeights {
 std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope,
                                const StatusWeights& weights = StatusWeights{});
 
-// False when admit() refuses m for every query, as the state stands (not created, deleted,
-// rejected by review, superseded / contradicted / archived, a shadowed duplicate). Lanes may use
-// it to keep such memories out of their indices; it never replaces admit().
+// False when admit() refuses m for every query of the present time, as the state stands (not
+// created, deleted, rejected by review, superseded / contradicted / archived, a shadowed
+// duplicate). A known_at query may still admit it (it was admissible earlier), so lanes keep such
+// memories in their indices and may only skip them for queries without known_at_ms.
 bool ever_admissible(const MemoryRecord& m);
+
+// False when admit() refuses m for every query, present or known_at: not created, or a shadowed
+// duplicate. Lanes keep out of their indices only these.
+bool ever_shown(const MemoryRecord& m);
 
 // A multiplier in [0.5, 1.0]: stated by a user weighs most, autonomous synthesis least.
 double epistemic_weight(Epistemic e);

@@ -35,6 +35,13 @@ std::vector<std::string> phrase_words(std::string_view text) {
   return words;
 }
 
+bool wrong_phrase_occurs(std::string_view wrong, std::string_view text) {
+  const auto keys = phrase_keys(phrase_words(wrong));
+  if (keys.empty()) return false;
+  const auto offered = text_keys(phrase_words(text));
+  return std::includes(offered.begin(), offered.end(), keys.begin(), keys.end());
+}
+
 void CorrectionLane::update(const StateChange& change, const ReplicaState& state) {
   if (!change.corrections) return;
   // StateChange does not name the correction, so look for the ones not indexed yet:

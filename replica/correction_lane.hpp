@@ -37,6 +37,9 @@ namespace vasana {
 // that an entity, a correction key and a query word normalise the same way everywhere.
 std::vector<std::string> phrase_words(std::string_view text);
 
+// The match rule above for one correction: every key of wrong occurs among text's keys.
+bool wrong_phrase_occurs(std::string_view wrong, std::string_view text);
+
 class CorrectionLane final : public Lane {
  public:
   const char* name() const override { return "correction"; }

@@ -83,7 +83,7 @@ GraphLane::Indexed GraphLane::Index::add(const TripletRecord& t) {
     e.u = g.node(subject);
     e.v = g.node(object);
     e.valid_from_ms = t.valid_from_ms;
-    e.valid_to_ms = t.valid_to_ms;
+    e.valid_to_ms = t.effective_valid_to_ms;  // closed by a later functional claim, if one superseded it
     e.source = t.source_memory;
     if (!g.free_edges.empty()) {
       at.edge = g.free_edges.back();
@@ -128,6 +128,9 @@ void GraphLane::Index::sync(const ReplicaState& state) {
   state.for_each_triplet([&](const TripletRecord& t) {
     while (i < by_triplet.size() && by_triplet[i].first < t.id) remove(by_triplet[i++].second);
     if (i < by_triplet.size() && by_triplet[i].first == t.id) {
+      // A later functional claim may have closed (or a retraction reopened) its valid time.
+      const Indexed& at = by_triplet[i].second;
+      if (at.edge != kNone) at.graph->edges[at.edge].valid_to_ms = t.effective_valid_to_ms;
       next.push_back(by_triplet[i++]);
     } else {
       next.emplace_back(t.id, add(t));

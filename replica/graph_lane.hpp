@@ -4,7 +4,8 @@
 // Graph: per realm, one node per entity (a triplet's subject or object, normalised by
 // phrase_words() and joined by single spaces: "  New-York " is "new york") and one undirected
 // edge per live (added, not retracted) triplet. An edge counts at a query only when the
-// triplet is valid at q.scope.as_of_ms (valid_from <= as_of < valid_to).
+// triplet is valid at q.scope.as_of_ms (valid_from <= as_of < valid_to), with its effective
+// valid_to: the end a later conflicting functional claim closed it at (replica/claims.hpp).
 //
 // Seeds: the entity names that occur in the query as whole word sequences, found greedily left
 // to right, longest name first (names of up to kMaxEntityWords words).

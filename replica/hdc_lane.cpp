@@ -56,7 +56,7 @@ Hv rotate_one(const Hv& v) {
 bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
 
 // Pruning only; see the header.
-bool indexable(const MemoryRecord& m) { return ever_admissible(m); }
+bool indexable(const MemoryRecord& m) { return ever_shown(m); }
 
 struct Candidate {
   uint32_t distance;
@@ -72,14 +72,17 @@ bool better(const Candidate& a, const Candidate& b) {
 // Keeps in heap (a max-heap on better: its front is the worst kept) the best `pool` codes of
 // one realm within max_distance of q that are valid at as_of.
 VASANA_POPCNT_CLONES
-void scan(const uint64_t* bits, const MemoryId* ids, const int64_t* valid_from, const int64_t* valid_to, size_t n,
-          const uint64_t* q, int64_t as_of, size_t pool, uint32_t max_distance, std::vector<Candidate>& heap) {
+// past: a known_at query, which neither skips the memories excluded now nor prunes by the
+// current valid time.
+void scan(const uint64_t* bits, const MemoryId* ids, const int64_t* valid_from, const int64_t* valid_to,
+          const uint8_t* excluded_now, size_t n, const uint64_t* q, int64_t as_of, bool past, size_t pool,
+          uint32_t max_distance, std::vector<Candidate>& heap) {
   uint32_t bound = heap.size() == pool ? heap.front().distance : max_distance;
   for (size_t i = 0; i < n; ++i, bits += kWords) {
     uint32_t d = 0;
     for (size_t w = 0; w < kWords; ++w) d += uint32_t(__builtin_popcountll(bits[w] ^ q[w]));
     if (d > bound) continue;
-    if (!valid_at(valid_from[i], valid_to[i], as_of)) continue;
+    if (!past && (excluded_now[i] || !valid_at(valid_from[i], valid_to[i], as_of))) continue;
     const Candidate c{d, ids[i]};
     if (heap.size() == pool) {
       if (!better(c, heap.front())) continue;
@@ -169,12 +172,14 @@ void HdcLane::remove(const MemoryId& id) {
     std::copy_n(&r.bits[last * kWords], kWords, &r.bits[pos * kWords]);
     r.valid_from_ms[pos] = r.valid_from_ms[last];
     r.valid_to_ms[pos] = r.valid_to_ms[last];
+    r.excluded_now[pos] = r.excluded_now[last];
     slots_[r.ids[pos]].pos = pos;
   }
   r.ids.pop_back();
   r.bits.resize(last * kWords);
   r.valid_from_ms.pop_back();
   r.valid_to_ms.pop_back();
+  r.excluded_now.pop_back();
   if (r.ids.empty()) realms_.erase(realm);
   slots_.erase(it);
 }
@@ -183,7 +188,14 @@ void HdcLane::update(const StateChange& change, const ReplicaState& state) {
   if (!change.memory) return;
   const MemoryRecord* m = state.memory(*change.memory);
   auto it = slots_.find(*change.memory);
-  if (m && indexable(*m) && it != slots_.end() && it->second.content_version == m->content.version) return;
+  if (m && indexable(*m) && it != slots_.end() && it->second.content_version == m->content.version) {
+    RealmCodes& r = realms_.find(it->second.realm)->second;
+    const size_t pos = it->second.pos;
+    r.valid_from_ms[pos] = m->valid_from_ms;
+    r.valid_to_ms[pos] = m->valid_to_ms;
+    r.excluded_now[pos] = !ever_admissible(*m);
+    return;
+  }
   remove(*change.memory);
   if (!m || !indexable(*m)) return;
   const auto code = encode(m->content.value.text);
@@ -196,6 +208,7 @@ void HdcLane::update(const StateChange& change, const ReplicaState& state) {
   r.bits.insert(r.bits.end(), code->begin(), code->end());
   r.valid_from_ms.push_back(m->valid_from_ms);
   r.valid_to_ms.push_back(m->valid_to_ms);
+  r.excluded_now.push_back(!ever_admissible(*m));
 }
 
 std::vector<LaneHit> HdcLane::search(const LaneQuery& q, const ReplicaState&) const {
@@ -211,8 +224,8 @@ std::vector<LaneHit> HdcLane::search(const LaneQuery& q, const ReplicaState&) co
     auto realm = realms_.find(realm_name);
     if (realm == realms_.end()) continue;
     const RealmCodes& r = realm->second;
-    scan(r.bits.data(), r.ids.data(), r.valid_from_ms.data(), r.valid_to_ms.data(), r.ids.size(), code->data(),
-         q.scope.as_of_ms, q.pool, max_distance_, heap);
+    scan(r.bits.data(), r.ids.data(), r.valid_from_ms.data(), r.valid_to_ms.data(), r.excluded_now.data(),
+         r.ids.size(), code->data(), q.scope.as_of_ms, q.scope.known_at_ms.has_value(), q.pool, max_distance_, heap);
   }
   std::sort_heap(heap.begin(), heap.end(), better);
   out.reserve(heap.size());

@@ -21,9 +21,12 @@
 // a 30-word text takes about 10 us.
 //
 // Layout: per realm, contiguous arrays (ids, codes, valid times) scanned front to back; a
-// memory leaves by swap-with-last. Memories that admit() can never show as the state stands
-// (deleted, superseded, contradicted, archived, rejected) are left out so they do not crowd the
-// pool; memories not valid at the query's as_of are skipped. This only prunes: admit() decides.
+// memory leaves by swap-with-last. Every memory that admit() may show to some query is kept,
+// those excluded now too (deleted, superseded, contradicted, archived, rejected: a known_at
+// query may show them as they were); a flag per memory skips them in queries of the present
+// time, so they do not crowd the pool. Memories not valid at the query's as_of are skipped
+// (not in known_at queries: the valid time may have been another then). A change of valid time
+// or of the flag is written in place. This only prunes: admit() decides.
 //
 // Threading: as Lane (replica/lane.hpp).
 #pragma once
@@ -61,6 +64,7 @@ class HdcLane final : public Lane {
     std::vector<MemoryId> ids;
     std::vector<uint64_t> bits;  // kWords per memory, in the order of ids
     std::vector<int64_t> valid_from_ms, valid_to_ms;
+    std::vector<uint8_t> excluded_now;  // 1: admit() refuses it for every present-time query
   };
   struct Slot {
     std::string realm;

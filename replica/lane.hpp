@@ -44,6 +44,9 @@ struct StateChange {
   std::optional<MemoryId> memory;  // a memory's record changed (created, content, status, vector, ...)
   bool triplets = false;           // a triplet was added or retracted
   bool corrections = false;        // a correction was added
+  // Other memories whose records changed: the source memories whose claim outcome a functional
+  // triplet's add or retraction changed. The engine hands each to the lanes as its own change.
+  std::vector<MemoryId> claim_memories;
 };
 
 class Lane {

@@ -39,8 +39,51 @@ struct ValidTime {
   int64_t to_ms = kOpenFuture;
 };
 
+// Every write of one register, the put's included, in order-key order: what the register held
+// at any earlier time is the last write of that time or before (transaction time travel,
+// QueryScope::known_at_ms). A set of writes, so replicas that applied the same ops agree.
+template <class T>
+using RegisterWrites = std::vector<std::pair<OrderKey, T>>;
+
+// Inserts (key, value) in key order; a key already held is left alone (a write applies once).
+template <class T>
+void record_write(RegisterWrites<T>& writes, const OrderKey& key, T value) {
+  auto it = writes.begin();
+  while (it != writes.end() && it->first < key) ++it;
+  if (it != writes.end() && it->first == key) return;
+  writes.emplace(it, key, std::move(value));
+}
+
+// The register writes of a memory that got more than its put, for known_at admission and for
+// the content as it was known at a time. Created by the memory's first write after (or before)
+// its put; the registers a memory's later ops never wrote stay empty and read as their current
+// value. The tombstone's and the review's put value is the default (none), so it is not kept.
+struct RegisterHistory {
+  RegisterWrites<StatusValue> status;
+  RegisterWrites<bool> deleted;
+  RegisterWrites<std::optional<ReviewVerdict>> review;
+  RegisterWrites<bool> pinned;
+  RegisterWrites<ValidTime> valid_time;
+  RegisterWrites<ContentValue> content;
+};
+
+// One conflict a memory is the source of a losing (or contradicted) claim in
+// (replica/claims.hpp). The outcome holds while both claims are live: from live_from (the later
+// claim's key) until live_until (the first retraction of either; zero: still live).
+struct ClaimEntry {
+  MemoryId triplet;          // the claim (triplet) this memory is the source of
+  MemoryStatus status = MemoryStatus::superseded;  // superseded or contradicted
+  OrderKey version;          // the key of the later-ordered claim of the pair, which caused it
+  MemoryId replaced_by;      // superseded: the winning claim's source memory (seqno 0 = none)
+  MemoryId other;            // the other claim of the pair
+  OrderKey live_from;
+  OrderKey live_until;       // zero: neither claim is retracted
+  bool live_now() const { return live_until == OrderKey{}; }
+};
+
 // The registers that only a later op sets, and few memories ever get: a tombstone, a review, a
-// pin set after creation, a valid time changed by an update. The record's plain pinned and
+// pin set after creation, a valid time changed by an update; the outcomes of conflicting
+// functional claims; the history of the registers. The record's plain pinned and
 // valid_from_ms / valid_to_ms fields hold the winning value: the put's, unless one of these
 // registers holds a newer one.
 struct MemoryVerdicts {
@@ -48,6 +91,8 @@ struct MemoryVerdicts {
   Lww<std::optional<ReviewVerdict>> review;  // the latest review decision, if any
   Lww<bool> pinned;                          // the latest set_pinned, if any
   Lww<ValidTime> valid_time;                 // the latest update_content that set a valid time
+  std::vector<ClaimEntry> claims;            // in (triplet, other) order; a function of the claim set
+  OutOfLine<RegisterHistory> history;        // unset until a write other than the put
 };
 
 // A replica holds one per memory: 352 bytes on x86-64 with libstdc++, checked by
@@ -100,6 +145,12 @@ struct TripletRecord {
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
   MemoryId source_memory;
+  bool functional = false;
+  ConflictPolicy on_conflict = ConflictPolicy::supersede;
+  // The valid time's end after conflicting functional claims closed it (replica/claims.hpp):
+  // valid_to_ms unless a later-ordered claim superseded this one; valid_from_ms when it was
+  // wholly superseded (an empty interval).
+  int64_t effective_valid_to_ms = kOpenFuture;
 };
 
 struct CorrectionRecord {

@@ -5,6 +5,8 @@
 #include <map>
 #include <thread>
 
+#include "replica/correction_lane.hpp"
+
 namespace vasana {
 
 size_t default_lane_helpers() {
@@ -24,6 +26,11 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
     Status s = state_.apply(key, op, &change);
     if (!s.ok()) return s;
     for (auto& lane : lanes_) lane->update(change, state_);
+    for (const MemoryId& id : change.claim_memories) {
+      StateChange one;
+      one.memory = id;
+      for (auto& lane : lanes_) lane->update(one, state_);
+    }
   }
   { std::lock_guard<std::mutex> g(applied_mutex_); }
   applied_cv_.notify_all();
@@ -200,6 +207,25 @@ double hit_relevance(const FusedHit& hit) {
 
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const { return recall(req, nullptr); }
 
+std::vector<CorrectionRecord> RecallEngine::matching_corrections(const RecallRequest& req) const {
+  std::vector<CorrectionRecord> out;
+  for (const auto& lane : lanes_)
+    if (const auto* corrections = dynamic_cast<const CorrectionLane*>(lane.get())) {
+      for (const CorrectionRecord* c : corrections->find_corrections(req.text, req.scope.realms)) out.push_back(*c);
+      return out;
+    }
+  // No correction lane: the same rule over the state's corrections (longest phrase first).
+  state_.for_each_correction([&](const CorrectionRecord& c) {
+    if (std::find(req.scope.realms.begin(), req.scope.realms.end(), c.realm) != req.scope.realms.end() &&
+        wrong_phrase_occurs(c.wrong, req.text))
+      out.push_back(c);
+  });
+  std::stable_sort(out.begin(), out.end(), [](const CorrectionRecord& a, const CorrectionRecord& b) {
+    return phrase_words(a.wrong).size() > phrase_words(b.wrong).size();
+  });
+  return out;
+}
+
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn& then) const {
   if (req.scope.realms.empty()) return Status::InvalidArgument("a query must name at least one realm");
   if (req.limit < 1 || req.limit > 1000)
@@ -256,6 +282,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
     }
     lanes.push_back(std::move(al));
   }
+  result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
   if (!result.hits.empty()) result.top_relevance = hit_relevance(result.hits.front());
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;

@@ -92,6 +92,10 @@ struct RecallResult {
   double top_relevance = 0;  // of the best hit, in [0, 1]
   bool known = false;        // top_relevance reached the scoring file's known_threshold
   std::vector<std::string> lanes;  // the lanes that ran
+  // The stored corrections of the query's realms whose wrong phrase the query text holds (the
+  // correction lane's key rule, replica/correction_lane.hpp), longest phrase first: shown ahead
+  // of the hits, whichever lanes ran.
+  std::vector<CorrectionRecord> corrections;
 };
 
 class RecallEngine {
@@ -162,6 +166,9 @@ class RecallEngine {
   bool wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const;
 
  private:
+  // RecallResult::corrections of a request; called under the read lock.
+  std::vector<CorrectionRecord> matching_corrections(const RecallRequest& req) const;
+
   FairRwLock lock_;
   mutable std::mutex applied_mutex_;
   mutable std::condition_variable applied_cv_;  // notified after every apply

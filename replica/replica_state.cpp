@@ -3,7 +3,9 @@
 #include <openssl/evp.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 namespace vasana {
@@ -70,6 +72,27 @@ class DigestWriter {
 
 MemoryRecord& ReplicaState::record(const MemoryId& id) { return memories_.at_or_new(id); }
 
+RegisterHistory& ReplicaState::history(MemoryRecord& m) {
+  OutOfLine<RegisterHistory>& h = m.verdicts.mut().history;
+  if (!h.allocated()) {
+    RegisterHistory& r = h.mut();
+    if (m.created) {
+      // No write but the put so far: the registers hold the put's values.
+      r.status.emplace_back(m.created_key, m.status.value);
+      r.content.emplace_back(m.created_key, m.content.value);
+      r.pinned.emplace_back(m.created_key, m.pinned);
+      r.valid_time.emplace_back(m.created_key, ValidTime{m.valid_from_ms, m.valid_to_ms});
+    }
+  }
+  return h.mut();
+}
+
+void ReplicaState::touched(const MemoryId& memory, const OrderKey& key) {
+  std::vector<OrderKey>& keys = touched_[memory];
+  auto it = std::lower_bound(keys.begin(), keys.end(), key);
+  if (it == keys.end() || *it != key) keys.insert(it, key);
+}
+
 void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   MemoryRecord& m = record(key.op_id());
   m.created = true;
@@ -93,6 +116,13 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   if (!op.vector.empty()) m.vector.assign(op.vector, key);
   StatusValue status;
   status.status = op.status;
+  if (later.history.allocated()) {  // writes came before the put: they are in the history
+    RegisterHistory& h = m.verdicts.mut().history.mut();
+    record_write(h.status, key, status);
+    record_write(h.content, key, ContentValue{op.text});
+    record_write(h.pinned, key, op.pinned);
+    record_write(h.valid_time, key, ValidTime{op.valid_from_ms, op.valid_to_ms});
+  }
   m.status.assign(std::move(status), key);
   ++created_count_;
   if (!op.ref.empty()) {
@@ -104,6 +134,42 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
       memories_.at_or_new(id).ref_shadowed = !first;
       first = false;
     }
+  }
+}
+
+void ReplicaState::resolve_group(const ClaimGroup& group, std::vector<MemoryId>* changed) {
+  const std::set<MemoryId>& ids = claim_groups_[group];
+  std::vector<Claim> claims;
+  std::set<MemoryId> sources;
+  for (const MemoryId& id : ids) {
+    const TripletRecord& t = triplets_.at(id);
+    auto r = retracted_.find(id);
+    claims.push_back(Claim{&t, r == retracted_.end() ? OrderKey{} : r->second});
+    if (t.source_memory.seqno.value != 0) sources.insert(t.source_memory);
+  }
+  ClaimResolution res = resolve_claims(claims);
+  for (const auto& [id, to] : res.effective_valid_to) triplets_.at(id).effective_valid_to_ms = to;
+  auto next = res.outcomes.begin();
+  for (const MemoryId& source : sources) {
+    MemoryRecord& m = record(source);
+    std::vector<ClaimEntry> entries;
+    if (m.verdicts.allocated())
+      for (const ClaimEntry& e : m.verdicts->claims)
+        if (!ids.count(e.triplet)) entries.push_back(e);  // of another group
+    while (next != res.outcomes.end() && next->first < source) ++next;
+    for (; next != res.outcomes.end() && next->first == source; ++next) entries.push_back(next->second);
+    std::sort(entries.begin(), entries.end(), [](const ClaimEntry& a, const ClaimEntry& b) {
+      return std::tie(a.triplet, a.other) < std::tie(b.triplet, b.other);
+    });
+    if (entries.empty() && !m.verdicts.allocated()) continue;
+    const auto same = [](const ClaimEntry& a, const ClaimEntry& b) {
+      return a.triplet == b.triplet && a.other == b.other && a.status == b.status && a.version == b.version &&
+             a.replaced_by == b.replaced_by && a.live_from == b.live_from && a.live_until == b.live_until;
+    };
+    std::vector<ClaimEntry>& held = m.verdicts.mut().claims;
+    if (std::equal(held.begin(), held.end(), entries.begin(), entries.end(), same)) continue;
+    held = std::move(entries);
+    if (changed) changed->push_back(source);
   }
 }
 
@@ -126,7 +192,11 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const UpdateContentOp& o) {
                    ch.memory = o.memory;
+                   touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
+                   RegisterHistory& h = history(m);
+                   if (!o.text.empty()) record_write(h.content, key, ContentValue{o.text});
+                   if (o.has_valid_time) record_write(h.valid_time, key, ValidTime{o.valid_from_ms, o.valid_to_ms});
                    if (!o.text.empty()) m.content.assign(ContentValue{o.text}, key);  // empty: text unchanged
                    if (o.replace_tags) m.tags.assign(o.tags, key);
                    if (o.has_valid_time &&
@@ -141,44 +211,88 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    StatusValue status;
                    status.status = o.status;
                    status.note.set(StatusNote{o.reason, o.replaced_by});
-                   record(o.memory).status.assign(std::move(status), key);
+                   touched(o.memory, key);
+                   MemoryRecord& m = record(o.memory);
+                   record_write(history(m).status, key, status);
+                   m.status.assign(std::move(status), key);
                  },
                  [&](const SetVectorOp& o) {
                    ch.memory = o.memory;
+                   touched(o.memory, key);
                    record(o.memory).vector.assign(o.vector, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
-                   record(o.memory).verdicts.mut().deleted.assign(true, key);
+                   touched(o.memory, key);
+                   MemoryRecord& m = record(o.memory);
+                   record_write(history(m).deleted, key, true);
+                   m.verdicts.mut().deleted.assign(true, key);
                  },
                  [&](const AddTripletOp& o) {
                    ch.triplets = true;
-                   triplets_[key.op_id()] = TripletRecord{key.op_id(), key,           o.realm,
-                                                          o.subject,   o.predicate,   o.object,
-                                                          o.valid_from_ms, o.valid_to_ms, o.source_memory};
+                   const MemoryId id = key.op_id();
+                   triplets_[id] = TripletRecord{id,
+                                                 key,
+                                                 o.realm,
+                                                 o.subject,
+                                                 o.predicate,
+                                                 o.object,
+                                                 o.valid_from_ms,
+                                                 o.valid_to_ms,
+                                                 o.source_memory,
+                                                 o.functional,
+                                                 o.on_conflict,
+                                                 o.valid_to_ms};
+                   if (o.source_memory.seqno.value != 0) {
+                     touched(o.source_memory, key);
+                     auto r = early_retractions_.find(id);  // retractions that came first
+                     if (r != early_retractions_.end())
+                       for (const OrderKey& k : r->second) touched(o.source_memory, k);
+                   }
+                   early_retractions_.erase(id);
+                   if (o.functional) {
+                     ClaimGroup g{o.realm, o.subject, o.predicate};
+                     claim_groups_[g].insert(id);
+                     resolve_group(g, &ch.claim_memories);
+                   }
                  },
                  [&](const RetractTripletOp& o) {
                    ch.triplets = true;
                    auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
                    if (!inserted && it->second < key) it->second = key;
+                   auto t = triplets_.find(o.triplet);
+                   if (t == triplets_.end()) early_retractions_[o.triplet].push_back(key);
+                   if (t != triplets_.end()) {
+                     if (t->second.source_memory.seqno.value != 0) touched(t->second.source_memory, key);
+                     if (t->second.functional)
+                       resolve_group(ClaimGroup{t->second.realm, t->second.subject, t->second.predicate},
+                                     &ch.claim_memories);
+                   }
                  },
                  [&](const AddCorrectionOp& o) {
                    ch.corrections = true;
+                   if (o.source_memory.seqno.value != 0) touched(o.source_memory, key);
                    corrections_[key.op_id()] =
                        CorrectionRecord{key.op_id(), key, o.realm, o.wrong, o.right, o.note, o.source_memory};
                  },
                  [&](const ReviewDecisionOp& o) {
                    ch.memory = o.memory;
-                   record(o.memory).verdicts.mut().review.assign(std::optional<ReviewVerdict>(o.decision), key);
+                   touched(o.memory, key);
+                   MemoryRecord& m = record(o.memory);
+                   record_write(history(m).review, key, std::optional<ReviewVerdict>(o.decision));
+                   m.verdicts.mut().review.assign(std::optional<ReviewVerdict>(o.decision), key);
                  },
                  [&](const SetPinnedOp& o) {
                    ch.memory = o.memory;
+                   touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
+                   record_write(history(m).pinned, key, o.pinned);
                    if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
                      m.pinned = o.pinned;
                  },
                  [&](const AccessOp& o) {
                    ch.memory = o.memory;
+                   touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
                    if (o.kind == AccessKind::recalled) {
                      ++m.recalls;
@@ -236,6 +350,64 @@ void ReplicaState::for_each_correction(const std::function<void(const Correction
   for (const auto& [id, c] : corrections_) fn(c);
 }
 
+void ReplicaState::for_each_open_contradiction(const std::function<void(const OpenContradiction&)>& fn) const {
+  // A pair is still open when neither source memory got a set_status ordered after the later
+  // claim: that is when the claim outcome is still the memory's effective status.
+  auto outcome_holds = [&](const MemoryId& source, const OrderKey& version) {
+    if (source.seqno.value == 0) return true;
+    const MemoryRecord* m = memories_.find(source);
+    return !m || !(version < m->status.version);
+  };
+  for (const auto& [group, ids] : claim_groups_) {
+    std::set<MemoryId> open;
+    for (const MemoryId& id : ids) {
+      const TripletRecord& t = triplets_.at(id);
+      if (retracted_.count(id) || t.source_memory.seqno.value == 0) continue;
+      const MemoryRecord* m = memories_.find(t.source_memory);
+      if (!m || !m->verdicts.allocated()) continue;
+      for (const ClaimEntry& e : m->verdicts->claims) {
+        if (e.triplet != id || e.status != MemoryStatus::contradicted || !e.live_now()) continue;
+        const TripletRecord& other = triplets_.at(e.other);
+        if (!outcome_holds(t.source_memory, e.version) || !outcome_holds(other.source_memory, e.version)) continue;
+        open.insert(id);
+        open.insert(e.other);
+      }
+    }
+    // A contradicting pair whose claims have no source memory leaves no entry: find it here.
+    std::vector<const TripletRecord*> live;
+    for (const MemoryId& id : ids)
+      if (!retracted_.count(id)) live.push_back(&triplets_.at(id));
+    std::sort(live.begin(), live.end(), [](const TripletRecord* a, const TripletRecord* b) { return a->key < b->key; });
+    for (size_t j = 0; j < live.size(); ++j)
+      for (size_t i = 0; i < j; ++i) {
+        const TripletRecord& a = *live[i];
+        const TripletRecord& b = *live[j];
+        if (b.on_conflict != ConflictPolicy::contradict || a.object == b.object) continue;
+        if (!(a.valid_from_ms < b.valid_to_ms && b.valid_from_ms < a.valid_to_ms)) continue;
+        if (a.source_memory.seqno.value == 0 && b.source_memory.seqno.value == 0) {
+          open.insert(a.id);
+          open.insert(b.id);
+        }
+      }
+    if (open.empty()) continue;
+    OpenContradiction c;
+    c.group = group;
+    for (const MemoryId& id : open) c.claims.push_back(&triplets_.at(id));
+    std::sort(c.claims.begin(), c.claims.end(),
+              [](const TripletRecord* a, const TripletRecord* b) { return a->key < b->key; });
+    fn(c);
+  }
+}
+
+std::vector<OrderKey> ReplicaState::history_keys(const MemoryId& id) const {
+  std::vector<OrderKey> keys;
+  auto it = touched_.find(id);
+  if (it != touched_.end()) keys = it->second;
+  const MemoryRecord* m = memory(id);
+  if (m) keys.insert(std::lower_bound(keys.begin(), keys.end(), m->created_key), m->created_key);
+  return keys;
+}
+
 Hash256 ReplicaState::digest() const {
   // Every container is ordered by id, so iteration order is a function of the state alone.
   DigestWriter d;
@@ -275,6 +447,37 @@ Hash256 ReplicaState::digest() const {
     d.key(v.valid_time.version);
     d.i64(v.valid_time.value.from_ms);
     d.i64(v.valid_time.value.to_ms);
+    d.u64(v.claims.size());
+    for (const ClaimEntry& e : v.claims) {
+      d.id(e.triplet);
+      d.u64(static_cast<uint64_t>(e.status));
+      d.key(e.version);
+      d.id(e.replaced_by);
+      d.id(e.other);
+      d.key(e.live_from);
+      d.key(e.live_until);
+    }
+    const RegisterHistory& h = *v.history;
+    d.u64(v.history.allocated());
+    for (const auto& w : h.status) {
+      d.key(w.first);
+      d.u64(static_cast<uint64_t>(w.second.status));
+    }
+    for (const auto* list : {&h.deleted, &h.pinned})
+      for (const auto& w : *list) {
+        d.key(w.first);
+        d.u64(w.second);
+      }
+    for (const auto& w : h.review) d.key(w.first);
+    for (const auto& w : h.valid_time) {
+      d.key(w.first);
+      d.i64(w.second.from_ms);
+      d.i64(w.second.to_ms);
+    }
+    for (const auto& w : h.content) {
+      d.key(w.first);
+      d.str(w.second.text);
+    }
     d.u64(m.recalls);
     d.u64(m.reinforcements);
     d.i64(m.reinforcement_micros);
@@ -289,6 +492,9 @@ Hash256 ReplicaState::digest() const {
     d.i64(t.valid_from_ms);
     d.i64(t.valid_to_ms);
     d.id(t.source_memory);
+    d.u64(t.functional);
+    d.u64(static_cast<uint64_t>(t.on_conflict));
+    d.i64(t.effective_valid_to_ms);
   }
   d.u64(retracted_.size());
   for (const auto& [id, k] : retracted_) {

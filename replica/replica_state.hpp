@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "protocol/ids.hpp"
 #include "protocol/op_values.hpp"
 #include "protocol/status.hpp"
+#include "replica/claims.hpp"
 #include "replica/lane.hpp"
 #include "replica/memory_record.hpp"
 #include "replica/node_arena.hpp"
@@ -51,6 +53,21 @@ class ReplicaState {
   void for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const;
   void for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const;
 
+  // An open contradiction: a group of functional claims (replica/claims.hpp) with a pair whose
+  // policy was contradict, both claims live, and no set_status on either source memory ordered
+  // after the later claim. claims: the group's claims in such pairs, in key order.
+  struct OpenContradiction {
+    ClaimGroup group;
+    std::vector<const TripletRecord*> claims;  // triplet id, object, source memory, valid time
+  };
+  void for_each_open_contradiction(const std::function<void(const OpenContradiction&)>& fn) const;
+
+  // The order keys of every op that touched the memory, in order: its put, the update /
+  // set_status / set_vector / delete / review / access / set_pinned ops naming it, the
+  // add_triplet / add_correction ops with it as source memory, and the retractions of those
+  // triplets. Empty for an unknown id. Not in the digest (a function of the applied ops).
+  std::vector<OrderKey> history_keys(const MemoryId& id) const;
+
   size_t memory_count() const { return created_count_; }
   // Per writer, the highest seqno applied.
   const std::map<InstanceId, Seqno>& applied() const { return applied_; }
@@ -71,6 +88,13 @@ class ReplicaState {
 
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
+  // The memory's register history, created (with the put's values, if the put is applied) on
+  // the first write other than the put. Call before the write changes the registers.
+  RegisterHistory& history(MemoryRecord& m);
+  // Recomputes a group of functional claims: effective valid times of its triplets and the
+  // claim outcomes of their source memories; adds to changed the memories whose outcome changed.
+  void resolve_group(const ClaimGroup& group, std::vector<MemoryId>* changed);
+  void touched(const MemoryId& memory, const OrderKey& key);
 
   // Records by id, in id order (for the digest and for_each_memory), with an index beside the
   // ordered map: memory() is called for every candidate of every recall, and a lookup in a
@@ -142,6 +166,13 @@ class ReplicaState {
   std::map<MemoryId, TripletRecord> triplets_;
   std::map<MemoryId, OrderKey> retracted_;  // triplet id -> the retraction's key
   std::map<MemoryId, CorrectionRecord> corrections_;
+  std::map<ClaimGroup, std::set<MemoryId>> claim_groups_;  // functional triplet ids, retracted ones too
+  // Per memory, the keys of the ops other than its put that touched it (history_keys), in order.
+  // Out of the record: a memory only its put touched has no entry.
+  std::map<MemoryId, std::vector<OrderKey>> touched_;
+  // Retractions of triplets not applied yet: their keys go to the source memory's history keys
+  // when the triplet comes.
+  std::map<MemoryId, std::vector<OrderKey>> early_retractions_;
   std::map<std::pair<std::string, std::string>, std::map<OrderKey, MemoryId>> refs_;
   std::map<InstanceId, Seqno> applied_;
   uint64_t ops_applied_ = 0;

@@ -87,11 +87,8 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   if (!change.memory) return;
   const MemoryRecord* m = state.memory(*change.memory);
   if (!m) return;  // an update waiting for its put: nothing to index yet
+  // A deleted memory stays indexed: a known_at query may show it as it was (admit() decides).
   auto it = entries_.find(m->id);
-  if (m->verdicts->deleted.value) {
-    if (it != entries_.end()) drop(it);
-    return;
-  }
 
   // The memory's own vector when usable, else its text's. Other changes (status, access,
   // review) leave the source's version alone: nothing is re-embedded or re-indexed.

@@ -6,7 +6,8 @@
 // when that is usable (the store's dimension, finite, not all zeros), otherwise the built-in
 // embedder's vector of its text (replica/hash_embedder.hpp). The lane records which of the two
 // it indexed and at which version, and re-embeds only when that version changes. Memories that
-// are deleted, or have neither a usable vector nor a word of text, are not indexed.
+// have neither a usable vector nor a word of text are not indexed; deleted ones are (a known_at
+// query may show them as they were; admit() decides).
 //
 // The query's vector is LaneQuery::vector when given (a wrong dimension finds nothing: the engine
 // checks it first, with check_client_vector), otherwise the embedder's vector of its text.

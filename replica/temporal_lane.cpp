@@ -13,7 +13,7 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 // Pruning only: admit() still decides.
-bool indexable(const MemoryRecord& m) { return ever_admissible(m); }
+bool indexable(const MemoryRecord& m) { return ever_shown(m); }
 
 bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
 
@@ -32,7 +32,7 @@ void TemporalLane::remove(const MemoryId& id) {
   auto realm = realms_.find(it->second.first);
   const Entry& e = it->second.second;
   realm->second.by_recorded.erase(e);
-  realm->second.by_valid_to.erase(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms});
+  realm->second.by_valid_to.erase(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, false});
   if (realm->second.by_recorded.empty()) realms_.erase(realm);
   indexed_.erase(it);
 }
@@ -41,19 +41,25 @@ void TemporalLane::update(const StateChange& change, const ReplicaState& state) 
   if (!change.memory) return;
   const MemoryRecord* m = state.memory(*change.memory);
   const bool keep = m && indexable(*m);
-  const bool present = indexed_.count(*change.memory) > 0;
-  if (keep == present) return;  // times and realm never change after the put
+  auto held = indexed_.find(*change.memory);
   if (!keep) {
     remove(*change.memory);
     return;
   }
   const auto recorded = static_cast<int64_t>(m->created_key.ts.physical_ms());
-  Entry e{recorded, m->id, recorded, m->valid_from_ms, m->valid_to_ms};
+  const Entry e{recorded, m->id, recorded, m->valid_from_ms, m->valid_to_ms, !ever_admissible(*m)};
+  if (held != indexed_.end()) {  // realm and recorded time never change; valid time and the flag may
+    const Entry& h = held->second.second;
+    if (h.valid_from_ms == e.valid_from_ms && h.valid_to_ms == e.valid_to_ms && h.excluded_now == e.excluded_now)
+      return;
+    remove(*change.memory);
+  }
   auto realm = realms_.find(m->realm.str());
   if (realm == realms_.end()) realm = realms_.emplace(m->realm.str(), RealmIndex{}).first;
   realm->second.by_recorded.insert(e);
   if (m->valid_from_ms != kOpenPast || m->valid_to_ms != kOpenFuture)
-    realm->second.by_valid_to.insert(Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms});
+    realm->second.by_valid_to.insert(
+        Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms, e.excluded_now});
   indexed_.emplace(m->id, std::make_pair(m->realm.str(), e));
 }
 
@@ -65,6 +71,8 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
   if (from >= to || q.pool == 0) return out;
   const int64_t last = to == kMax ? kMax : to - 1;  // the window's latest instant
   const int64_t as_of = q.scope.as_of_ms;
+  const bool past = q.scope.known_at_ms.has_value();
+  auto pruned = [&](const Entry& e) { return !past && (e.excluded_now || !valid_at(e.valid_from_ms, e.valid_to_ms, as_of)); };
 
   // Each stream yields its best q.pool in order; the best q.pool distinct memories of all of
   // them are among those (a memory is at most once in each stream).
@@ -75,11 +83,11 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
     const RealmIndex& r = realm->second;
 
     size_t taken = 0;
-    auto it = last == kMax ? r.by_recorded.end() : r.by_recorded.lower_bound(Entry{last + 1, MemoryId{}, 0, 0, 0});
+    auto it = last == kMax ? r.by_recorded.end() : r.by_recorded.lower_bound(Entry{last + 1, MemoryId{}, 0, 0, 0, false});
     while (it != r.by_recorded.begin() && taken < q.pool) {
       --it;
       if (it->t < from) break;
-      if (!valid_at(it->valid_from_ms, it->valid_to_ms, as_of)) continue;
+      if (pruned(*it)) continue;
       found.push_back(Timed{it->t, it->id});
       ++taken;
     }
@@ -89,7 +97,7 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
     for (auto v = r.by_valid_to.rbegin(); v != r.by_valid_to.rend() && taken < q.pool; ++v) {
       if (v->valid_to_ms <= from) break;  // ended before the window: so did all that follow
       if (v->valid_from_ms > last) continue;  // starts after the window
-      if (!valid_at(v->valid_from_ms, v->valid_to_ms, as_of)) continue;
+      if (pruned(*v)) continue;
       found.push_back(Timed{std::min(v->valid_to_ms - 1, last), v->id});
       ++taken;
     }

@@ -23,9 +23,12 @@
 // memories not valid at q.scope.as_of_ms (admit() would drop them) and, in a window, valid-time
 // intervals that start after the window.
 //
-// Memories that admit() can never show as the state stands (deleted, superseded, contradicted,
-// archived, rejected by review) are left out of the index so they do not use up the pool;
-// update() puts them back if a later op reverses that. This only prunes: admit() decides.
+// Every memory admit() may show to some query is indexed, those excluded now too (deleted,
+// superseded, contradicted, archived, rejected by review: a known_at query may show them as they
+// were); a flag skips them in present-time queries so they do not use up the pool, and a
+// known_at query does not prune by the current valid time (it may have been another then; the
+// index itself holds the current one). A memory whose valid time or flag changed (an update
+// with a valid time, a status) is re-indexed. This only prunes: admit() decides.
 //
 // Threading: as Lane (replica/lane.hpp).
 #pragma once
@@ -54,6 +57,7 @@ class TemporalLane final : public Lane {
     int64_t recorded_ms;
     int64_t valid_from_ms;
     int64_t valid_to_ms;
+    bool excluded_now;  // admit() refuses it for every present-time query
     friend bool operator<(const Entry& a, const Entry& b) { return a.t != b.t ? a.t < b.t : a.id < b.id; }
   };
   struct RealmIndex {

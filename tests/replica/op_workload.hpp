@@ -1,6 +1,7 @@
 // A seeded multi-writer op workload for convergence tests: several writers produce random ops
-// (puts, concurrent updates of the same memories, equal timestamps across writers, deletes,
-// triplets added and retracted, corrections, reviews, accesses), and any interleaving that keeps
+// (puts, concurrent updates of the same memories, some with a valid time, equal timestamps
+// across writers, deletes, triplets added and retracted, conflicting functional claims with both
+// policies, corrections, reviews, pins, accesses), and any interleaving that keeps
 // each writer's order can be replayed. Replay a failure with VASANA_TEST_SEED=<seed>.
 #pragma once
 
@@ -52,23 +53,42 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         if (rng() % 3 == 0) p.vector = {float(rng() % 7) / 7.0f, 0.5f};
         op = p;
         memories.push_back(key.op_id());
-      } else if (roll < 45) {
-        op = UpdateContentOp{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
-      } else if (roll < 55) {
+      } else if (roll < 40) {
+        UpdateContentOp u{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
+        if (rng() % 3 == 0) {
+          u.has_valid_time = true;
+          u.valid_from_ms = int64_t(rng() % 3) * 1000;
+          u.valid_to_ms = rng() % 2 ? kOpenFuture : u.valid_from_ms + 5000;
+        }
+        op = u;
+      } else if (roll < 48) {
         op = SetStatusOp{pick(memories), static_cast<MemoryStatus>(rng() % 7), "because", MemoryId{}};
-      } else if (roll < 60) {
+      } else if (roll < 52) {
         op = DeleteMemoryOp{pick(memories), "gone"};
-      } else if (roll < 65) {
+      } else if (roll < 56) {
         op = SetVectorOp{pick(memories), {float(rng() % 5), 1.0f}, "test/2/1"};
-      } else if (roll < 75) {
+      } else if (roll < 62) {
         op = AddTripletOp{"work", words[rng() % 8], "uses", words[rng() % 8], kOpenPast, kOpenFuture, pick(memories)};
         triplets.push_back(key.op_id());
-      } else if (roll < 80 && !triplets.empty()) {
+      } else if (roll < 70) {
+        // Functional claims on two subjects: objects differ, valid times often overlap.
+        const char* cities[] = {"lisbon", "porto", "faro"};
+        AddTripletOp t{"work", rng() % 2 ? "ana" : "rui", "lives_in", cities[rng() % 3], kOpenPast, kOpenFuture,
+                       rng() % 5 ? pick(memories) : MemoryId{}};
+        if (rng() % 2) t.valid_from_ms = int64_t(rng() % 4) * 1000;
+        if (rng() % 4 == 0) t.valid_to_ms = t.valid_from_ms + 2500;
+        t.functional = true;
+        t.on_conflict = rng() % 3 ? ConflictPolicy::supersede : ConflictPolicy::contradict;
+        op = t;
+        triplets.push_back(key.op_id());
+      } else if (roll < 76 && !triplets.empty()) {
         op = RetractTripletOp{pick(triplets), "wrong"};
-      } else if (roll < 85) {
+      } else if (roll < 80) {
         op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
-      } else if (roll < 90) {
+      } else if (roll < 85) {
         op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
+      } else if (roll < 90) {
+        op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       } else {
         op = AccessOp{pick(memories), rng() % 2 ? AccessKind::recalled : AccessKind::reinforced,
                       float(rng() % 1000) / 3.0f};

@@ -2,6 +2,9 @@
 // that keeps each writer's order must give the same state digest.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
+#include "replica/memory_view.hpp"
 #include "replica/replica_state.hpp"
 #include "tests/replica/op_workload.hpp"
 
@@ -15,6 +18,26 @@ Hash256 apply_all(const std::vector<const KeyedOp*>& order, ReplicaState& state)
   return state.digest();
 }
 
+// What the digest does not hash directly: each memory's effective status now and at earlier
+// transaction times, its history keys, the open contradictions and the closed valid times.
+std::string derived(const ReplicaState& s) {
+  std::ostringstream out;
+  s.for_each_memory([&](const MemoryRecord& m) {
+    out << m.id.to_string() << ' ' << int(effective_status(m));
+    for (int64_t t : {1000, 1010, 1030, 1060, 1100})
+      out << ' ' << int(memory_view(m, t).status) << memory_view(m, t).deleted << *memory_view(m, t).text;
+    for (const OrderKey& k : s.history_keys(m.id)) out << ' ' << k.ts.value << '/' << k.instance.value << '/' << k.seqno.value;
+    out << '\n';
+  });
+  s.for_each_open_contradiction([&](const ReplicaState::OpenContradiction& c) {
+    out << c.group.subject;
+    for (const TripletRecord* t : c.claims) out << ' ' << t->id.to_string();
+    out << '\n';
+  });
+  s.for_each_triplet([&](const TripletRecord& t) { out << t.id.to_string() << ' ' << t.effective_valid_to_ms << '\n'; });
+  return out.str();
+}
+
 }  // namespace
 
 TEST_CASE("replicas that applied the same ops in any per-writer order hold the same state") {
@@ -26,6 +49,7 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
     auto streams = generate(rng, 3, 80);
     ReplicaState first;
     const Hash256 expected = apply_all(interleave(streams, rng), first);
+    const std::string expected_derived = derived(first);
     // Positive control: the state is not trivially empty.
     REQUIRE(first.memory_count() > 10);
     REQUIRE(first.ops_applied() == 240);
@@ -33,6 +57,10 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
       ReplicaState other;
       CHECK(apply_all(interleave(streams, rng), other) == expected);
       CHECK(other.memory_count() == first.memory_count());
+      CHECK(derived(other) == expected_derived);
+      // A copy keeps what the digest does not cover.
+      ReplicaState copy(other);
+      CHECK(derived(copy) == expected_derived);
     }
   }
 }

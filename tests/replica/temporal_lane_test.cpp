@@ -132,3 +132,38 @@ TEST_CASE("deleted and superseded memories leave the temporal index and come bac
 }
 
 }  // namespace vasana
+
+namespace vasana {
+
+TEST_CASE("the temporal lane re-indexes a memory whose valid time an update changed", "[lanes2]") {
+  TemporalWorld w;
+  const MemoryId moved = w.put("work", 1 * kHour, 0, 2 * kHour);
+  const MemoryId stays = w.put("work", 1 * kHour + 1, 0, 2 * kHour);  // control: not updated
+  LaneQuery window = query({"work"}, 1 * kHour);
+  window.window_from_ms = 10 * kHour;
+  window.window_to_ms = 12 * kHour;
+  CHECK(w.ids(window).empty());  // recorded before the window, valid before it
+  UpdateContentOp u{moved, "memory moved", false, {}};
+  u.has_valid_time = true;
+  u.valid_from_ms = 10 * kHour;
+  u.valid_to_ms = 11 * kHour;
+  w.apply(u, 3 * kHour);
+  window.scope.as_of_ms = 10 * kHour + 5;
+  CHECK(w.ids(window) == std::vector<MemoryId>{moved});
+  window.scope.as_of_ms = 1 * kHour;  // no longer valid then: pruned
+  CHECK(w.ids(window).empty());
+  (void)stays;
+}
+
+TEST_CASE("the temporal lane keeps a memory excluded now for known_at queries", "[lanes2]") {
+  TemporalWorld w;
+  const MemoryId gone = w.put("work", 1 * kHour);
+  const MemoryId kept = w.put("work", 2 * kHour);
+  w.apply(DeleteMemoryOp{gone, "x"}, 3 * kHour);
+  LaneQuery q = query({"work"}, 4 * kHour);
+  CHECK(w.ids(q) == std::vector<MemoryId>{kept});  // skipped now: it does not use up the pool
+  q.scope.known_at_ms = int64_t(2 * kHour + 30);
+  CHECK(w.ids(q) == (std::vector<MemoryId>{kept, gone}));
+}
+
+}  // namespace vasana

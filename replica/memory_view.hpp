@@ -1,0 +1,41 @@
+// A memory as the store held it now or at an earlier transaction time (QueryScope::known_at_ms):
+// what admission and the read paths use instead of the record's raw registers.
+//
+// Effective status: the status register or the claim outcome of conflicting functional claims
+// (replica/claims.hpp), whichever has the later version (the claim outcome's version is the key
+// of the claim that caused it). So a set_status written after a conflict (someone resolving it)
+// wins, and replicas still agree.
+//
+// Known at T: a memory created after T (created_key's physical ms > T) does not exist then; its
+// status, tombstone, review, pin, valid time and text are those of the newest write with a
+// physical time <= T (RegisterHistory), its claim outcome that of the claims live at T.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "replica/claims.hpp"
+#include "replica/memory_record.hpp"
+
+namespace vasana {
+
+struct MemoryView {
+  bool exists = false;  // created (at T: created at or before T)
+  MemoryStatus status = MemoryStatus::active;  // the effective status
+  OrderKey status_version;
+  bool deleted = false;
+  std::optional<ReviewVerdict> review;
+  bool pinned = false;
+  ValidTime valid;
+  const std::string* text = nullptr;     // the content (never null); valid while the record is unchanged
+  std::optional<ClaimEntry> claim;       // the claim outcome, when one holds
+};
+
+// known_at_ms: none = now.
+MemoryView memory_view(const MemoryRecord& m, std::optional<int64_t> known_at_ms = std::nullopt);
+
+// The effective status now (status register or claim outcome, the later one).
+MemoryStatus effective_status(const MemoryRecord& m);
+
+}  // namespace vasana
