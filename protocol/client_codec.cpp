@@ -2,6 +2,7 @@
 
 #include "protocol/capnp_bytes.hpp"
 #include "protocol/client.capnp.h"
+#include "protocol/client_history_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -45,6 +46,15 @@ std::string encode_request(const ClientRequest& r) {
       q.setWindowToMs(r.recall.window_to_ms.value_or(kOpenFuture));
       break;
     }
+    case ClientRequest::Kind::history: {
+      auto id = req.initHistory();
+      id.setInstance(r.history_of.instance.value);
+      id.setSeqno(r.history_of.seqno.value);
+      break;
+    }
+    case ClientRequest::Kind::contradictions:
+      set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
+      break;
   }
   return message_bytes(mb);
 }
@@ -77,6 +87,14 @@ Result<ClientRequest> decode_request(std::string_view body) {
         }
         break;
       }
+      case schema::ClientRequest::HISTORY:
+        out.kind = ClientRequest::Kind::history;
+        out.history_of = MemoryId{InstanceId(req.getHistory().getInstance()), Seqno(req.getHistory().getSeqno())};
+        break;
+      case schema::ClientRequest::CONTRADICTIONS:
+        out.kind = ClientRequest::Kind::contradictions;
+        out.contradiction_realms = get_texts(req.getContradictions().getRealms());
+        break;
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -108,6 +126,10 @@ std::string encode_response(const ClientResponse& r) {
       break;
     }
     case ClientResponse::Kind::status: res.setStatus(r.status_json); break;
+    case ClientResponse::Kind::history: fill_history(res.initHistory(unsigned(r.history.size())), r.history); break;
+    case ClientResponse::Kind::contradictions:
+      fill_contradictions(res.initContradictions(unsigned(r.contradictions.size())), r.contradictions);
+      break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       m.initId().setInstance(r.id.instance.value);
@@ -162,7 +184,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto e = res.getError();
         out.kind = ClientResponse::Kind::error;
         auto code = static_cast<uint16_t>(e.getCode());
-        out.error = code <= static_cast<uint16_t>(ClientError::internal) ? static_cast<ClientError>(code)
+        out.error = code <= static_cast<uint16_t>(ClientError::not_found) ? static_cast<ClientError>(code)
                                                                           : ClientError::internal;
         out.message = e.getMessage();
         break;
@@ -218,6 +240,14 @@ Result<ClientResponse> decode_response(std::string_view body) {
         }
         break;
       }
+      case schema::ClientResponse::HISTORY:
+        out.kind = ClientResponse::Kind::history;
+        out.history = read_history(res.getHistory());
+        break;
+      case schema::ClientResponse::CONTRADICTIONS:
+        out.kind = ClientResponse::Kind::contradictions;
+        out.contradictions = read_contradictions(res.getContradictions());
+        break;
       default: return Status::InvalidArgument("unknown response type");
     }
     return Status::Ok();

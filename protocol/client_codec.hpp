@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/client_history.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -50,15 +51,25 @@ struct RecallAnswer {
 };
 
 struct ClientRequest {
-  enum class Kind { ping, remember, recall, status };
+  enum class Kind { ping, remember, recall, status, history, contradictions };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
   Kind kind = Kind::ping;
   MemoryInput memory;  // for remember
   RecallQuery recall;  // for recall
+  MemoryId history_of;  // for history
+  std::vector<std::string> contradiction_realms;  // for contradictions
 };
 
-enum class ClientError : uint16_t { bad_input = 0, unavailable = 1, io_failure = 2, protocol_mismatch = 3, internal = 4 };
+enum class ClientError : uint16_t {
+  bad_input = 0,
+  unavailable = 1,
+  io_failure = 2,
+  protocol_mismatch = 3,
+  internal = 4,
+  conflict = 5,
+  not_found = 6
+};
 
 struct NodeInfo {
   InstanceId instance;
@@ -71,7 +82,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status };
+  enum class Kind { error, pong, remembered, recalled, status, history, contradictions };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -82,6 +93,8 @@ struct ClientResponse {
   bool existed = false;                       // for remembered: the ref was already held
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
+  std::vector<HistoryEntry> history;          // for history, oldest op first
+  std::vector<ContradictionView> contradictions;  // for contradictions
 };
 
 std::string encode_request(const ClientRequest& r);
