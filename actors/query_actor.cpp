@@ -51,9 +51,14 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
 namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
-                                          QueryReply reply, ReadYourWrites ryw) {
-  auto answer = [engine, reply](const ClientCall& call) {
-    reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+                                          QueryReply reply, ReadYourWrites ryw, OtherAnswer other) {
+  auto answer = [engine, reply, other](const ClientCall& call) {
+    if (call.request.kind == ClientRequest::Kind::recall)
+      reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+    else if (other)
+      reply(call, other(call));
+    else
+      reply(call, error_response(call.request.request_id, ClientError::internal, "this query actor answers recalls only"));
   };
   return {
       [=](ClientCall& call) {
@@ -84,8 +89,8 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw) {
-  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw));
+                              ReadYourWrites ryw, OtherAnswer other) {
+  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other));
 }
 
 }  // namespace vasana
