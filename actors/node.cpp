@@ -215,7 +215,13 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   // A damaged own stream that peers or siblings may hold copies of is repaired from them: only
   // its verified prefix stays in place (the rest goes to quarantine/), and it is fetched into
   // like a copy of another writer until they hold no more of it (actors/own_stream_repair.hpp).
-  const bool repair = !rec->writable && (!impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty());
+  // So is the stream of a node started from a backup, whose original may have written more.
+  const bool has_sources = !impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty();
+  auto restored = restored_from_backup(dir, impl->identity, has_sources, impl->log);
+  if (!restored.ok()) return restored.status();
+  const bool repair = (!rec->writable || *restored) && has_sources;
+  const std::string read_only_reason = rec->writable ? restored->value_or("") : rec->read_only_reason;
+  const std::string repair_why = rec->writable ? read_only_reason : OwnStreamRepair::Context{}.why;
   if (repair) {
     std::vector<std::string> actions;
     Status s = set_aside_unverified(dir, impl->identity, rec->scan, &actions);
@@ -223,17 +229,17 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     if (!s.ok()) return s;
   }
   std::unique_ptr<LogWriter> log_writer;
-  if (rec->writable) {
+  if (rec->writable && !repair) {
     auto w = LogWriter::open(fs, dir.writer_dir(impl->identity.instance), impl->identity.instance,
                              impl->identity.vector_space, rec->tail, impl->options.log, system_wall_ms());
     if (!w.ok()) return w.status();
     log_writer = std::move(w.value());
   } else {
-    impl->log("read-only: " + rec->read_only_reason + "; serving the verified prefix");
+    impl->log("read-only: " + read_only_reason + "; serving the verified prefix");
   }
   auto state = std::make_shared<WriterState>(impl->identity.instance, std::move(log_writer),
                                              HybridClock(system_wall_ms), impl->options.group_commit,
-                                             rec->read_only_reason);
+                                             read_only_reason);
   state->set_log(impl->log);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
@@ -278,7 +284,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     if (!m.ok()) return m.status();
     impl->log("repair: writer " + to_hex(impl->identity.instance) + " (own) holds seqno 1 to " +
               std::to_string(prefix->last_seqno.value) + " verified; fetching the rest back from peers, read-only meanwhile");
-    state->set_repairing("its stream is damaged and is being fetched back from peers");
+    state->set_repairing(repair_why);
     impl->mirrors->start_repair(std::move(m.value()));
   }
   for (const WriterScan& scan : others) {
@@ -378,6 +384,8 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
       return st.peers;
     };
     c.log = impl->log;
+    c.why = repair_why;
+    c.restored = restored->has_value();
     impl->repair = OwnStreamRepair::start(std::move(c));
   }
   impl->indexer = std::thread([raw = impl.get(), engine = impl->engine] {

@@ -6,6 +6,7 @@
 
 #include "store/hybrid_clock.hpp"
 #include "store/own_repair.hpp"
+#include "store/restore_marker.hpp"
 #include "store/stream_repair.hpp"
 
 namespace vasana {
@@ -26,6 +27,24 @@ std::optional<std::string> own_repair_waits_for(const std::vector<PeerStatus>& s
   }
   if (waits.empty()) return std::nullopt;
   return waits;
+}
+
+Result<std::optional<std::string>> restored_from_backup(const DataDir& dir, const Identity& id, bool has_sources,
+                                                        const std::function<void(const std::string&)>& log) {
+  auto marker = read_restore_marker(dir);
+  if (!marker.ok()) return marker.status();
+  if (!*marker) return std::optional<std::string>();
+  const std::string own = to_hex(id.instance);
+  if (!has_sources) {
+    Status s = remove_restore_marker(dir);
+    if (!s.ok()) return s;
+    log("restore: " + (*marker)->describe() + "; no peer or sibling is configured, so nothing could be checked: writer " +
+        own + " continues its stream from this directory; removed " + restore_marker_path(dir));
+    return std::optional<std::string>();
+  }
+  log("restore: " + (*marker)->describe() + "; writer " + own +
+      " (own) takes no writes until its later records were fetched from every peer and sibling");
+  return std::optional<std::string>("restored from a backup: fetching writer " + own + "'s later records from peers");
 }
 
 std::unique_ptr<OwnStreamRepair> OwnStreamRepair::start(Context c) {
@@ -49,7 +68,7 @@ void OwnStreamRepair::run() {
       if (!finish()) c_.writer->set_repairing("");  // read-only, with recovery's reason
       return;
     }
-    const std::string note = "its stream is damaged and is being fetched back from peers; waiting for: " + *waits;
+    const std::string note = c_.why + "; waiting for: " + *waits;
     if (note != shown) {
       c_.writer->set_repairing(note);
       shown = note;
@@ -81,6 +100,15 @@ bool OwnStreamRepair::finish() {
   if (!w.ok()) {
     c_.log("repair: writer " + own + " stays read-only: " + w.status().to_string());
     return false;
+  }
+  if (c_.restored) {
+    // Before the first write: a start after this one is an ordinary start. Should the removal
+    // fail, the next start only fetches again what the peers hold.
+    Status removed = remove_restore_marker(c_.dir);
+    c_.log(removed.ok() ? "restore: removed " + restore_marker_path(c_.dir) + ": writer " + own +
+                              " caught up with every peer and sibling"
+                        : "restore: cannot remove " + restore_marker_path(c_.dir) + ": " + removed.to_string() +
+                              "; the next start fetches from the peers again");
   }
   c_.log("repair: writer " + own + " (own) restored from peers up to seqno " +
          std::to_string(rec->scan.last_seqno.value) + "; it takes writes again within a second");

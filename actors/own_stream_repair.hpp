@@ -8,6 +8,10 @@
 // stream is verified once more from disk and its log writer handed to the writer
 // (WriterState::resume), which takes writes again.
 //
+// A node started from a backup (store/restore_marker.hpp: DIR/RESTORED) is repaired the same
+// way, its whole verified stream standing as the prefix: the original node may have written
+// records after the backup that its peers hold. Once the repair ends, the marker is removed.
+//
 // A source that is never heard from keeps the writer read-only: it might hold records of the
 // stream that writing on would give other contents (a fork). `vasana repair --accept-loss`
 // is the operator's way out when such a source is gone for good.
@@ -36,6 +40,13 @@ namespace vasana {
 // source heard, none ahead of this node on its own writer own_hex), else a line for status.
 std::optional<std::string> own_repair_waits_for(const std::vector<PeerStatus>& sources, const std::string& own_hex);
 
+// At start-up, for a data directory with a RESTORED marker: the reason the writer stays
+// read-only while the own stream is fetched (nullopt when there is no marker). With no source
+// (has_sources false) nothing can be checked: the marker is removed, that is logged, and nullopt
+// returned. IoError when the marker cannot be read or removed.
+Result<std::optional<std::string>> restored_from_backup(const DataDir& dir, const Identity& id, bool has_sources,
+                                                        const std::function<void(const std::string&)>& log);
+
 class OwnStreamRepair {
  public:
   struct Context {
@@ -47,6 +58,9 @@ class OwnStreamRepair {
     std::shared_ptr<WriterState> writer;
     std::function<std::vector<PeerStatus>()> sources;  // the peers' and siblings' status
     std::function<void(const std::string&)> log;
+    // Why the writer is read-only meanwhile, for status (followed by what it waits for).
+    std::string why = "its stream is damaged and is being fetched back from peers";
+    bool restored = false;  // started from a backup: its RESTORED marker goes once the repair ends
   };
   static std::unique_ptr<OwnStreamRepair> start(Context c);
   ~OwnStreamRepair();

@@ -7,13 +7,16 @@
 // its verified copy of this writer's stream is checked against the prefix and restores what it
 // holds further. The writer is made writable again (its quarantined segments move to
 // quarantine/resolved/) when the sources named held everything they had of it, or when
-// --accept-loss says that records no source holds are given up. Exit 0 when the stream is
-// writable at the end, 1 when it is still read-only, 2 on bad usage.
+// --accept-loss says that records no source holds are given up. A directory restored from a
+// backup (store/restore_marker.hpp) is repaired the same way: its RESTORED marker goes when every
+// --from was consulted, or with --accept-loss. Exit 0 when the stream is writable at the end, 1
+// when it is still read-only, 2 on bad usage.
 #include <cstdio>
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "store/own_repair.hpp"
+#include "store/restore_marker.hpp"
 #include "store/stream_repair.hpp"
 #include "store/writer_scan.hpp"
 
@@ -24,6 +27,30 @@ namespace {
 void print_actions(std::vector<std::string>* actions) {
   for (const std::string& a : *actions) std::printf("repair: %s\n", a.c_str());
   actions->clear();
+}
+
+// A healthy stream restored from a backup: its marker goes when every source named was consulted
+// (each held no more of the stream, or gave what it held), or when --accept-loss gives up what
+// other nodes may hold. Otherwise the node fetches from its peers on its next start.
+int finish_restored(const DataDir& dir, const std::string& writer, Seqno last, size_t named, size_t consulted,
+                    bool accept_loss) {
+  if (!accept_loss && (named == 0 || consulted < named)) {
+    std::printf("repair: the node fetches writer %s's records after seqno %llu from its peers when it starts, and "
+                "writes only then; name the data directory of every node that may hold them with --from, or write on "
+                "without them with --accept-loss\n",
+                writer.c_str(), static_cast<unsigned long long>(last.value));
+    return kExitFailed;
+  }
+  Status s = remove_restore_marker(dir);
+  if (!s.ok()) return fail(kExitFailed, "repair: " + s.message());
+  const std::string why = accept_loss && (named == 0 || consulted < named)
+                              ? "records after seqno " + std::to_string(last.value) +
+                                    " that other nodes may hold are given up (--accept-loss)"
+                              : "every --from consulted";
+  std::printf("repair: removed %s: %s\n", restore_marker_path(dir).c_str(), why.c_str());
+  std::printf("repair: writer %s verifies up to seqno %llu and is writable on the next start\n", writer.c_str(),
+              static_cast<unsigned long long>(last.value));
+  return kExitOk;
 }
 
 }  // namespace
@@ -45,12 +72,20 @@ int cmd_repair(const Words& words) {
   std::vector<std::string> actions = rec->actions;
   print_actions(&actions);
   const std::string writer = to_hex(id->instance);
-  if (rec->writable) {
+  auto marker = read_restore_marker(dir);
+  if (!marker.ok()) return fail(kExitFailed, "repair: " + marker.status().message());
+  const bool from_backup = marker->has_value();
+  if (rec->writable && !from_backup) {
     std::printf("repair: writer %s (own) verifies up to seqno %llu; nothing to repair\n", writer.c_str(),
                 static_cast<unsigned long long>(rec->scan.last_seqno.value));
     return kExitOk;
   }
-  std::printf("repair: writer %s (own) is read-only: %s\n", writer.c_str(), rec->read_only_reason.c_str());
+  if (rec->writable)
+    std::printf("repair: writer %s (own) verifies up to seqno %llu; %s: the original node may have written more\n",
+                writer.c_str(), static_cast<unsigned long long>(rec->scan.last_seqno.value),
+                (*marker)->describe().c_str());
+  else
+    std::printf("repair: writer %s (own) is read-only: %s\n", writer.c_str(), rec->read_only_reason.c_str());
   Status s = set_aside_unverified(dir, *id, rec->scan, &actions);
   print_actions(&actions);
   if (!s.ok()) return fail(kExitFailed, "repair: " + s.message());
@@ -81,6 +116,7 @@ int cmd_repair(const Words& words) {
 
   const bool restored = ours->last_seqno > kept;
   const bool accept_loss = args->has("accept-loss");
+  if (rec->writable) return finish_restored(dir, writer, ours->last_seqno, sources.size(), consulted, accept_loss);
   if (!restored && !accept_loss) {
     std::printf("repair: records after seqno %llu are lost unless another node holds them: name its data directory "
                 "with --from, or give them up with --accept-loss\n",
@@ -96,6 +132,10 @@ int cmd_repair(const Words& words) {
   s = resolve_quarantine(dir, id->instance, note, &actions);
   print_actions(&actions);
   if (!s.ok()) return fail(kExitFailed, "repair: " + s.message());
+  if (from_backup) {
+    s = remove_restore_marker(dir);
+    if (!s.ok()) return fail(kExitFailed, "repair: " + s.message());
+  }
   std::printf("repair: writer %s verifies up to seqno %llu and is writable on the next start\n", writer.c_str(),
               static_cast<unsigned long long>(ours->last_seqno.value));
   return kExitOk;

@@ -15,6 +15,7 @@ int cmd_remember(const Words& words);
 int cmd_recall(const Words& words);
 int cmd_import(const Words& words);
 int cmd_verify(const Words& words);
+int cmd_backup(const Words& words);
 int cmd_repair(const Words& words);
 int cmd_log(const Words& words);
 int cmd_keygen(const Words& words);

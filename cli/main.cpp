@@ -22,6 +22,7 @@ const char* kUsage =
     "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
     "  verify DIR                             offline check of every segment; exit 1 on corruption\n"
+    "  backup [--data DIR] DEST               a verified copy of a data directory, live or stopped\n"
     "  repair --data DIR [--from DIR]... [--accept-loss]\n"
     "                                         offline: restore the own stream from other nodes' copies\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   if (cmd == "recall") return vasana::cmd_recall(words);
   if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
+  if (cmd == "backup") return vasana::cmd_backup(words);
   if (cmd == "repair") return vasana::cmd_repair(words);
   if (cmd == "log") return vasana::cmd_log(words);
   if (cmd == "keygen") return vasana::cmd_keygen(words);

@@ -118,8 +118,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
 
   MetricFamily own_state = family("vasana_own_writer_state",
                                   "1 for the state this node's own writer is in, 0 for the others: writable; failed "
-                                  "(an I/O error stopped it; retried); repairing (its stream is damaged and is fetched "
-                                  "back from peers); read-only (damaged, nothing to repair it from).",
+                                  "(an I/O error stopped it; retried); repairing (its stream is damaged, or the node was "
+                                  "restored from a backup, and it is fetched back from peers); read-only (damaged, nothing to repair it from).",
                                   MetricType::Gauge);
   for (const char* st : {"writable", "failed", "repairing", "read-only"})
     add(own_state, {{"state", st}}, s.own_writer.state == st ? 1 : 0);

@@ -51,8 +51,8 @@ struct WriterApplied {
 // The node's own writer: whether it takes writes, and when not, why and what happens about it.
 struct OwnWriterStatus {
   // "writable"; "failed": an I/O error stopped it (retried every second until the disk takes
-  // the failed step again); "repairing": its stream is damaged and is being fetched back from
-  // peers; "read-only": its stream is damaged and no peer or sibling can repair it
+  // the failed step again); "repairing": its stream is damaged, or the node was started from a
+  // backup, and it is being fetched back from peers; "read-only": its stream is damaged and no peer or sibling can repair it
   // (`vasana repair`).
   std::string state = "writable";
   std::string reason;        // why it is not writable; "" when it is
