@@ -91,6 +91,28 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_write(std::move(call), batch); return;
     case ClientRequest::Kind::get: handle_read(std::move(call)); return;
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::history:
+    case ClientRequest::Kind::contradictions: {
+      // Answered by a query actor: history reads segment files, which must not hold up the
+      // endpoint thread; both see every write acknowledged before them (read-your-writes).
+      if (queries_.empty()) {
+        endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
+        return;
+      }
+      if (call.request.kind == ClientRequest::Kind::contradictions) {
+        if (call.request.contradiction_realms.empty()) {
+          endpoint_->reply(call, error_response(rid, ClientError::bad_input, "contradictions: name at least one realm"));
+          return;
+        }
+        for (const auto& realm : call.request.contradiction_realms)
+          if (Status v = check_realm(realm); !v.ok()) {
+            endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
+            return;
+          }
+      }
+      caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
+      return;
+    }
   }
 }
 

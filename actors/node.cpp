@@ -1,5 +1,6 @@
 #include "actors/node.hpp"
 
+
 #include <caf/all.hpp>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
+#include "actors/history_answer.hpp"
 #include "actors/own_stream_repair.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/replica_actor.hpp"
@@ -372,7 +374,11 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     queries.push_back(spawn_query_actor(
         *impl->system, impl->engine,
         [ep = impl->endpoint.get()](const ClientCall& call, const ClientResponse& r) { ep->reply(call, r); },
-        ReadYourWrites{impl->identity.instance, impl->acknowledged, impl->replica}));
+        ReadYourWrites{impl->identity.instance, impl->acknowledged, impl->replica},
+        [engine = impl->engine, dir = impl->options.dir, space = impl->identity.vector_space](const ClientCall& call) {
+          if (call.request.kind == ClientRequest::Kind::history) return answer_history(*engine, dir, space, call);
+          return answer_contradictions(*engine, call);
+        }));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,

@@ -59,10 +59,13 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
 namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
-                                          QueryReply reply, ReadYourWrites ryw) {
-  auto answer = [engine, reply](const ClientCall& call) {
-    if (call.request.kind == ClientRequest::Kind::recall)
+                                          QueryReply reply, ReadYourWrites ryw, OtherAnswer other) {
+  auto answer = [engine, reply, other](const ClientCall& call) {
+    const ClientRequest::Kind kind = call.request.kind;
+    if (kind == ClientRequest::Kind::recall)
       reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+    else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions) && other)
+      reply(call, other(call));
     else
       reply(call, answer_read(*engine, call));
   };
@@ -95,8 +98,8 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw) {
-  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw));
+                              ReadYourWrites ryw, OtherAnswer other) {
+  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other));
 }
 
 }  // namespace vasana

@@ -35,9 +35,14 @@ struct ReadYourWrites {
 // Sends a call's answer to its caller (ClientEndpoint::reply); thread-safe.
 using QueryReply = std::function<void(const ClientCall& call, const ClientResponse& response)>;
 
-// reply must stay callable until the actor's last message.
+// The answer to a call that is not a recall (history, contradictions: requests that read more
+// than the endpoint thread should), run on the query actor's thread after read-your-writes.
+using OtherAnswer = std::function<ClientResponse(const ClientCall& call)>;
+
+// reply must stay callable until the actor's last message. other (may be empty) answers the
+// calls that are not recalls; without it they are answered `internal`.
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw);
+                              ReadYourWrites ryw, OtherAnswer other = nullptr);
 
 // The recall of one client call, answered as a ClientResponse (pure: no actor needed).
 ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);

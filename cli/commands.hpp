@@ -33,6 +33,8 @@ int cmd_repair(const Words& words);
 int cmd_log(const Words& words);
 int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
+int cmd_history(const Words& words);
+int cmd_contradictions(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_bench_recall(const Words& words);
 int cmd_bench_start(const Words& words);

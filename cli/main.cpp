@@ -46,6 +46,8 @@ const char* kUsage =
     "                                         offline: restore the own stream from other nodes' copies\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
     "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
+    "  history ID [--json]                    every op that touched a memory, with writer, times and chain check\n"
+    "  contradictions --realm R [--json]      open contradictions of functional claims, for review\n"
     "  keygen --out DIR                       a CurveZMQ key pair for peer links: DIR/node.secret (0600), DIR/node.public\n"
     "  bench write [--dir DIR] [--seconds S]  durable write throughput and latency, with the disk's limits\n"
     "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
@@ -92,6 +94,8 @@ int main(int argc, char** argv) {
   if (cmd == "log") return vasana::cmd_log(words);
   if (cmd == "keygen") return vasana::cmd_keygen(words);
   if (cmd == "status") return vasana::cmd_status(words);
+  if (cmd == "history") return vasana::cmd_history(words);
+  if (cmd == "contradictions") return vasana::cmd_contradictions(words);
   if (cmd == "bench") return vasana::cmd_bench(words);
   std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;

@@ -4,6 +4,7 @@
 #include "protocol/client.capnp.h"
 #include "protocol/client_writes_codec.hpp"
 #include "protocol/client_reads_codec.hpp"
+#include "protocol/client_history_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -53,6 +54,15 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: encode_write_request(req, r); break;
     case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
     case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
+    case ClientRequest::Kind::history: {
+      auto id = req.initHistory();
+      id.setInstance(r.history_of.instance.value);
+      id.setSeqno(r.history_of.seqno.value);
+      break;
+    }
+    case ClientRequest::Kind::contradictions:
+      set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
+      break;
   }
   return message_bytes(mb);
 }
@@ -96,6 +106,14 @@ Result<ClientRequest> decode_request(std::string_view body) {
       case schema::ClientRequest::LIST:
         out.kind = ClientRequest::Kind::list;
         return read_list_request(req.getList(), out.list);
+      case schema::ClientRequest::HISTORY:
+        out.kind = ClientRequest::Kind::history;
+        out.history_of = MemoryId{InstanceId(req.getHistory().getInstance()), Seqno(req.getHistory().getSeqno())};
+        break;
+      case schema::ClientRequest::CONTRADICTIONS:
+        out.kind = ClientRequest::Kind::contradictions;
+        out.contradiction_realms = get_texts(req.getContradictions().getRealms());
+        break;
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -128,6 +146,10 @@ std::string encode_response(const ClientResponse& r) {
     }
     case ClientResponse::Kind::status: res.setStatus(r.status_json); break;
     case ClientResponse::Kind::written: encode_written(res, r); break;
+    case ClientResponse::Kind::history: fill_history(res.initHistory(unsigned(r.history.size())), r.history); break;
+    case ClientResponse::Kind::contradictions:
+      fill_contradictions(res.initContradictions(unsigned(r.contradictions.size())), r.contradictions);
+      break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       m.initId().setInstance(r.id.instance.value);
@@ -253,6 +275,14 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::LISTED:
         out.kind = ClientResponse::Kind::listed;
         return read_memory_page(res.getListed(), out.page);
+      case schema::ClientResponse::HISTORY:
+        out.kind = ClientResponse::Kind::history;
+        out.history = read_history(res.getHistory());
+        break;
+      case schema::ClientResponse::CONTRADICTIONS:
+        out.kind = ClientResponse::Kind::contradictions;
+        out.contradictions = read_contradictions(res.getContradictions());
+        break;
       default: return Status::InvalidArgument("unknown response type");
     }
     return Status::Ok();

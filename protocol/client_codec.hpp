@@ -10,6 +10,7 @@
 
 #include "protocol/client_writes.hpp"
 #include "protocol/client_reads.hpp"
+#include "protocol/client_history.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -62,6 +63,7 @@ struct ClientRequest {
     ping, remember, recall, status,
     update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
     get, list,                                                          // protocol/client_reads.hpp
+    history, contradictions,                                            // protocol/client_history.hpp
   };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
@@ -79,6 +81,8 @@ struct ClientRequest {
   ReviewRequest review;
   MemoryId get;        // for get
   ListRequest list;    // for list
+  MemoryId history_of;  // for history
+  std::vector<std::string> contradiction_realms;  // for contradictions
 };
 
 enum class ClientError : uint16_t {
@@ -102,7 +106,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed };
+  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed, history, contradictions };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -118,6 +122,8 @@ struct ClientResponse {
   std::string status_json;                    // for status
   MemoryView memory;                          // for memory (get)
   MemoryPage page;                            // for listed
+  std::vector<HistoryEntry> history;          // for history, oldest op first
+  std::vector<ContradictionView> contradictions;  // for contradictions
 };
 
 std::string encode_request(const ClientRequest& r);

@@ -1,0 +1,79 @@
+#include "actors/history_answer.hpp"
+
+#include <algorithm>
+
+#include "protocol/json_text.hpp"
+#include "protocol/memory_input.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "store/op_history.hpp"
+
+namespace vasana {
+
+ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, const VectorSpace& space,
+                              const ClientCall& call) {
+  const uint64_t rid = call.request.request_id;
+  const MemoryId id = call.request.history_of;
+  if (id.seqno.value == 0) return error_response(rid, ClientError::bad_input, "history: the memory id is missing");
+  std::vector<OrderKey> keys;
+  bool known = false;
+  engine.read([&](const ReplicaState& st) {
+    known = st.memory(id) != nullptr;
+    if (known) keys = st.history_keys(id);
+  });
+  if (!known) return error_response(rid, ClientError::not_found, "no memory " + id.to_string() + " on this node");
+  std::vector<OpKey> wanted;
+  for (const OrderKey& k : keys) wanted.push_back(OpKey{k.instance, k.seqno});
+  auto ops = read_ops(dir, space, wanted);
+  ClientResponse r;
+  r.request_id = rid;
+  r.kind = ClientResponse::Kind::history;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    HistoryEntry e;
+    e.writer = keys[i].instance;
+    e.seqno = keys[i].seqno;
+    e.effective_ts = keys[i].ts.value;
+    e.recorded_at_ms = static_cast<int64_t>(keys[i].ts.physical_ms());
+    if (!ops[i].ok()) {
+      // The replica applied it, so it was read and verified once; it cannot be read back now.
+      e.op = "unreadable";
+      e.fields_json = JsonObject().str("problem", ops[i].status().message()).done();
+      r.history.push_back(std::move(e));
+      continue;
+    }
+    const HistoryOp& op = *ops[i];
+    e.op = std::string(op_type_name(op.op_type).value_or("unknown"));
+    e.chain_verified = op.verified;
+    auto fields = op_fields_json(op.op_type, op.payload);
+    e.fields_json = fields.ok() ? *fields : JsonObject().str("problem", fields.status().message()).done();
+    if (!op.verified && !op.problem.empty()) e.fields_json = JsonObject().str("problem", op.problem).raw("op", e.fields_json).done();
+    r.history.push_back(std::move(e));
+  }
+  return r;
+}
+
+}  // namespace vasana
+
+namespace vasana {
+
+ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCall& call) {
+  const std::vector<std::string>& realms = call.request.contradiction_realms;
+  ClientResponse r;
+  r.request_id = call.request.request_id;
+  r.kind = ClientResponse::Kind::contradictions;
+  engine.read([&](const ReplicaState& st) {
+    st.for_each_open_contradiction([&](const ReplicaState::OpenContradiction& c) {
+      if (std::find(realms.begin(), realms.end(), c.group.realm) == realms.end()) return;
+      ContradictionView v;
+      v.realm = c.group.realm;
+      v.subject = c.group.subject;
+      v.predicate = c.group.predicate;
+      for (const TripletRecord* t : c.claims)
+        v.claims.push_back(ClaimView{t->id, t->object, t->source_memory, t->valid_from_ms, t->valid_to_ms});
+      r.contradictions.push_back(std::move(v));
+    });
+  });
+  return r;
+}
+
+}  // namespace vasana

@@ -1,0 +1,59 @@
+// `vasana history ID`: every op that touched a memory, oldest first, with its writer, effective
+// and recorded time and whether its writer's hash chain verifies up to it.
+#include <cstdio>
+
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "cli/node_client.hpp"
+#include "protocol/json_text.hpp"
+
+namespace vasana {
+
+int cmd_history(const Words& words) {
+  auto args = parse_args(words, {"data", "connect", "config"}, {"json"});
+  if (!args.ok()) return fail(kExitUsage, "history: " + args.status().message());
+  if (args->positional.size() != 1) return fail(kExitUsage, "history: give one memory id (INSTANCE:SEQNO)");
+  auto id = MemoryId::parse(args->positional[0]);
+  if (!id) return fail(kExitUsage, "history: '" + args->positional[0] + "' is not a memory id (INSTANCE:SEQNO)");
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto ep = find_endpoint(*args, *cfg);
+  if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
+                            "history: " + ep.status().message());
+  auto client = NodeClient::connect(*ep);
+  if (!client.ok()) return fail(exit_code_of(client.status()), "history: " + client.status().message());
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::history;
+  req.history_of = *id;
+  auto res = client.value()->call(std::move(req), std::chrono::milliseconds(30000));
+  if (!res.ok()) return fail(kExitFailed, "history: " + res.status().message());
+  if (res->kind == ClientResponse::Kind::error)
+    return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed, "history: " + res->message);
+  if (res->kind != ClientResponse::Kind::history) return fail(kExitFailed, "history: unexpected answer from the node");
+  bool all_verified = true;
+  for (const HistoryEntry& e : res->history) {
+    all_verified = all_verified && e.chain_verified;
+    const MemoryId op_id{e.writer, e.seqno};
+    if (args->has("json")) {
+      std::printf("%s\n", JsonObject()
+                              .str("op", e.op)
+                              .str("id", op_id.to_string())
+                              .str("writer", to_hex(e.writer))
+                              .unum("seqno", e.seqno.value)
+                              .unum("effective_ts", e.effective_ts)
+                              .str("recorded_at", format_time_ms(e.recorded_at_ms))
+                              .boolean("chain_verified", e.chain_verified)
+                              .raw("fields", e.fields_json.empty() ? "null" : e.fields_json)
+                              .done()
+                              .c_str());
+    } else {
+      std::printf("%s  %-16s %-22s logical %-5u chain %s  %s\n", format_time_ms(e.recorded_at_ms).c_str(),
+                  e.op.c_str(), op_id.to_string().c_str(), unsigned(e.effective_ts & 0xffff),
+                  e.chain_verified ? "verified" : "NOT VERIFIED", e.fields_json.c_str());
+    }
+  }
+  // A history whose chain does not verify is a failed check.
+  return all_verified ? kExitOk : kExitFailed;
+}
+
+}  // namespace vasana

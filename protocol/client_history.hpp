@@ -1,0 +1,39 @@
+// The client protocol's history and contradictions requests (protocol/client.capnp) as plain
+// values: every op that touched a memory, and the open contradictions of functional claims.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/ids.hpp"
+
+namespace vasana {
+
+// One op that touched a memory, as read back from its writer's segment.
+struct HistoryEntry {
+  std::string op;           // op type name ("put_memory", "update_content", ...)
+  InstanceId writer;
+  Seqno seqno;
+  uint64_t effective_ts = 0;  // hybrid logical clock value
+  int64_t recorded_at_ms = 0;  // its physical part: the transaction time
+  bool chain_verified = false;  // the writer's hash chain verifies up to this record
+  std::string fields_json;      // the op's fields (protocol/op_codec.hpp op_fields_json)
+};
+
+struct ClaimView {
+  MemoryId triplet;        // the id of the add_triplet op
+  std::string object;
+  MemoryId source_memory;  // seqno 0 = none
+  int64_t valid_from_ms = 0;
+  int64_t valid_to_ms = 0;
+};
+
+// Claims of one realm, subject and functional predicate that name different objects for
+// overlapping valid times, under the contradict policy, not yet resolved.
+struct ContradictionView {
+  std::string realm, subject, predicate;
+  std::vector<ClaimView> claims;
+};
+
+}  // namespace vasana

@@ -1,0 +1,82 @@
+#include "protocol/client_history_codec.hpp"
+
+#include "protocol/capnp_bytes.hpp"
+
+namespace vasana {
+
+namespace {
+
+void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
+  b.setInstance(id.instance.value);
+  b.setSeqno(id.seqno.value);
+}
+
+MemoryId get_id(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
+
+}  // namespace
+
+void fill_history(capnp::List<schema::HistoryEntry>::Builder out, const std::vector<HistoryEntry>& entries) {
+  for (unsigned i = 0; i < out.size(); ++i) {
+    const HistoryEntry& e = entries[i];
+    auto o = out[i];
+    o.setOp(text_of(e.op));
+    o.setWriter(e.writer.value);
+    o.setSeqno(e.seqno.value);
+    o.setEffectiveTs(e.effective_ts);
+    o.setRecordedAtMs(e.recorded_at_ms);
+    o.setChainVerified(e.chain_verified);
+    o.setFields(text_of(e.fields_json));
+  }
+}
+
+std::vector<HistoryEntry> read_history(capnp::List<schema::HistoryEntry>::Reader in) {
+  std::vector<HistoryEntry> out;
+  for (auto o : in) {
+    HistoryEntry e;
+    e.op = string_of(o.getOp());
+    e.writer = InstanceId(o.getWriter());
+    e.seqno = Seqno(o.getSeqno());
+    e.effective_ts = o.getEffectiveTs();
+    e.recorded_at_ms = o.getRecordedAtMs();
+    e.chain_verified = o.getChainVerified();
+    e.fields_json = string_of(o.getFields());
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void fill_contradictions(capnp::List<schema::Contradiction>::Builder out, const std::vector<ContradictionView>& cs) {
+  for (unsigned i = 0; i < out.size(); ++i) {
+    const ContradictionView& c = cs[i];
+    auto o = out[i];
+    o.setRealm(text_of(c.realm));
+    o.setSubject(text_of(c.subject));
+    o.setPredicate(text_of(c.predicate));
+    auto claims = o.initClaims(static_cast<unsigned>(c.claims.size()));
+    for (unsigned j = 0; j < claims.size(); ++j) {
+      const ClaimView& v = c.claims[j];
+      set_id(claims[j].initTriplet(), v.triplet);
+      claims[j].setObject(text_of(v.object));
+      set_id(claims[j].initSourceMemory(), v.source_memory);
+      claims[j].setValidFromMs(v.valid_from_ms);
+      claims[j].setValidToMs(v.valid_to_ms);
+    }
+  }
+}
+
+std::vector<ContradictionView> read_contradictions(capnp::List<schema::Contradiction>::Reader in) {
+  std::vector<ContradictionView> out;
+  for (auto o : in) {
+    ContradictionView c;
+    c.realm = string_of(o.getRealm());
+    c.subject = string_of(o.getSubject());
+    c.predicate = string_of(o.getPredicate());
+    for (auto v : o.getClaims())
+      c.claims.push_back(ClaimView{get_id(v.getTriplet()), string_of(v.getObject()), get_id(v.getSourceMemory()),
+                                   v.getValidFromMs(), v.getValidToMs()});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace vasana
