@@ -4,6 +4,7 @@
 
 #include "actors/client_gateway.hpp"
 #include "protocol/client_reads.hpp"
+#include "replica/memory_as_of.hpp"
 
 namespace vasana {
 
@@ -21,7 +22,7 @@ bool listed(const MemoryRecord& m, const ListRequest& r) {
   if (m.ref_shadowed || m.realm.str() != r.realm) return false;
   if (m.verdicts->deleted.value && !r.include_deleted) return false;
   if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), m.kind) == r.kinds.end()) return false;
-  const MemoryStatus status = m.status.value.status;
+  const MemoryStatus status = effective_status(m);  // a conflicting claim's outcome included
   if (!r.statuses.empty() && std::find(r.statuses.begin(), r.statuses.end(), status) == r.statuses.end())
     return false;
   if (r.unreviewed && (status != MemoryStatus::proposed || m.verdicts->review.value.has_value())) return false;
@@ -46,14 +47,21 @@ MemoryView memory_view_of(const MemoryRecord& m) {
   v.text = m.content.value.text;
   v.tags = m.tags.value;
   v.ref = m.ref;
-  v.status = m.status.value.status;
+  const MemoryAsOf now = memory_as_of(m);
+  v.status = now.status;
   v.status_reason = m.status.value.note->reason;
   v.replaced_by = m.status.value.note->replaced_by;
+  if (now.claim && now.status == now.claim->status && now.status_version == now.claim->version) {
+    // The status comes from a conflicting functional claim, not from a set_status.
+    v.claim_status = status_name(now.claim->status);
+    v.status_reason = "claim " + now.claim->triplet.to_string() + " conflicts with claim " + now.claim->other.to_string();
+    v.replaced_by = now.claim->replaced_by;
+  }
   v.epistemic = m.epistemic;
   v.confidence = m.confidence;
   v.pinned = m.pinned;
-  v.valid_from_ms = m.valid_from_ms;
-  v.valid_to_ms = m.valid_to_ms;
+  v.valid_from_ms = now.valid.from_ms;
+  v.valid_to_ms = now.valid.to_ms;
   v.recorded_at_ms = ms_of(m.created_key);
   const MemoryVerdicts& verdicts = *m.verdicts;
   OrderKey newest = m.created_key;

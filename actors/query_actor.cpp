@@ -1,6 +1,7 @@
 #include "actors/query_actor.hpp"
 
 #include "actors/client_reads.hpp"
+#include "replica/memory_as_of.hpp"
 #include "store/hybrid_clock.hpp"
 
 namespace vasana {
@@ -28,6 +29,8 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
     r.answer.top_relevance = result.top_relevance;
     r.answer.known = result.known;
     r.answer.lanes = result.lanes;
+    for (const CorrectionRecord& c : result.corrections)
+      r.answer.corrections.push_back(CorrectionHit{c.id, c.realm, c.wrong, c.right, c.note});
     for (const FusedHit& f : result.hits) {
       const MemoryRecord* m = state.memory(f.id);  // admitted under this lock: it exists
       RecallHit h;
@@ -35,8 +38,10 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.score = f.score;
       h.realm = m->realm.str();
       h.kind = kind_name(m->kind);
-      h.status = status_name(m->status.value.status);
-      h.text = m->content.value.text;
+      // As the query saw it: at known_at, the status, text and valid time held then.
+      const MemoryAsOf seen = memory_as_of(*m, req.scope.known_at_ms);
+      h.status = status_name(seen.status);
+      h.text = *seen.text;
       h.ref = m->ref;
       h.recorded_at_ms = static_cast<int64_t>(m->created_key.ts.physical_ms());
       for (const auto& l : f.lanes) h.lanes.push_back(RecallHit::Lane{l.lane, uint32_t(l.rank), l.lane_score});
@@ -47,8 +52,8 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.strength = f.strength;
       h.phrase_boost = f.phrase;
       h.tags = m->tags.value;
-      h.valid_from_ms = m->valid_from_ms;
-      h.valid_to_ms = m->valid_to_ms;
+      h.valid_from_ms = seen.valid.from_ms;
+      h.valid_to_ms = seen.valid.to_ms;
       r.answer.hits.push_back(std::move(h));
     }
   });

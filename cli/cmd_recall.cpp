@@ -79,10 +79,23 @@ void print_json(const RecallAnswer& a, bool explain) {
     append_json_string(lanes, a.lanes[i]);
   }
   lanes += "]";
+  std::string corrections = "[";
+  for (size_t i = 0; i < a.corrections.size(); ++i) {
+    const CorrectionHit& c = a.corrections[i];
+    corrections += (i ? "," : "") + JsonObject()
+                                        .str("id", c.id.to_string())
+                                        .str("realm", c.realm)
+                                        .str("wrong", c.wrong)
+                                        .str("right", c.right)
+                                        .str("note", c.note)
+                                        .done();
+  }
+  corrections += "]";
   std::printf("%s\n", JsonObject()
                           .str("verdict", a.known ? "KNOWN" : "UNKNOWN")
                           .real("top_relevance", a.top_relevance)
                           .raw("lanes", lanes)
+                          .raw("corrections", corrections)
                           .raw("hits", hits)
                           .done()
                           .c_str());
@@ -92,6 +105,10 @@ void print_text(const RecallAnswer& a, bool explain) {
   std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
   for (const auto& l : a.lanes) std::printf(" %s", l.c_str());
   std::printf(")\n");
+  // Stored corrections the query's words match come first: they say what not to believe.
+  for (const CorrectionHit& c : a.corrections)
+    std::printf("CORRECTION %s  [%s]  not \"%s\" but \"%s\"%s%s\n", c.id.to_string().c_str(), c.realm.c_str(),
+                c.wrong.c_str(), c.right.c_str(), c.note.empty() ? "" : ": ", c.note.c_str());
   for (size_t i = 0; i < a.hits.size(); ++i) {
     const RecallHit& h = a.hits[i];
     std::printf("%2zu. %.4f  %s  [%s, %s%s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 
 namespace vasana {
 
@@ -21,7 +21,7 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, c
   if (std::find(scope.realms.begin(), scope.realms.end(), m.realm.str()) == scope.realms.end()) return std::nullopt;
   for (const auto& tag : scope.tags)
     if (std::find(m.tags.value.begin(), m.tags.value.end(), tag) == m.tags.value.end()) return std::nullopt;
-  const MemoryView v = memory_view(m, scope.known_at_ms);
+  const MemoryAsOf v = memory_as_of(m, scope.known_at_ms);
   if (!v.exists || v.deleted || v.review == ReviewVerdict::reject) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
   if (scope.as_of_ms < v.valid.from_ms || scope.as_of_ms >= v.valid.to_ms) return std::nullopt;

@@ -3,7 +3,7 @@
 //
 // admit() returns an empty optional — not a zero weight — for a memory that must never come
 // back: another realm, superseded / contradicted / archived (the effective status: the status
-// register or the outcome of conflicting functional claims, replica/memory_view.hpp), deleted,
+// register or the outcome of conflicting functional claims, replica/memory_as_of.hpp), deleted,
 // outside its valid time at the query's as_of, rejected by review, missing one of the query's
 // tags, or a duplicate whose ref another memory holds. A proposed (staged) memory stays out until
 // a reviewer approves it, unless the query asks to see staged memories (a review queue); it is

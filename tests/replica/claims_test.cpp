@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "replica/admission.hpp"
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
 #include "tests/replica/op_workload.hpp"
 
@@ -63,7 +63,7 @@ TEST_CASE("a later functional claim supersedes the earlier one: its valid time c
   REQUIRE(s.apply(t2, claim("porto", m2.op_id(), 3000)).ok());
   CHECK(triplet(s, t1.op_id())->effective_valid_to_ms == 3000);
   CHECK(triplet(s, t2.op_id())->effective_valid_to_ms == kOpenFuture);
-  const MemoryView v = memory_view(*s.memory(m1.op_id()));
+  const MemoryAsOf v = memory_as_of(*s.memory(m1.op_id()));
   CHECK(v.status == MemoryStatus::superseded);
   REQUIRE(v.claim);
   CHECK(v.claim->replaced_by == m2.op_id());

@@ -1,9 +1,9 @@
-// A memory's past: the register history that known_at admission reads (replica/memory_view.hpp)
+// A memory's past: the register history that known_at admission reads (replica/memory_as_of.hpp)
 // and the keys of every op that touched it (ReplicaState::history_keys).
 #include <catch2/catch.hpp>
 
 #include "replica/admission.hpp"
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
 
 namespace vasana {
@@ -79,9 +79,9 @@ TEST_CASE("known_at sees the text and valid time of its time, whatever order the
     REQUIRE(s.apply(p, put("old text")).ok());
     if (!update_first) REQUIRE(s.apply(u, upd).ok());
     const MemoryRecord& m = *s.memory(p.op_id());
-    CHECK(*memory_view(m).text == "new text");
-    CHECK(*memory_view(m, 2000).text == "old text");
-    CHECK(*memory_view(m, 3000).text == "new text");
+    CHECK(*memory_as_of(m).text == "new text");
+    CHECK(*memory_as_of(m, 2000).text == "old text");
+    CHECK(*memory_as_of(m, 3000).text == "new text");
     CHECK(!admit(m, at(std::nullopt)));  // as_of 50 s is past the new valid time
     CHECK(admit(m, at(2000)));           // then it held for ever
   }

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "replica/lane_registry.hpp"
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 #include "replica/recall_engine.hpp"
 
 namespace vasana {
@@ -99,8 +99,8 @@ TEST_CASE("a hit's text known at T is the text before a later update") {
   const MemoryId id = w.put(kStart);
   w.apply(kLater, UpdateContentOp{id, std::string(kText) + " with canary", false, {}});
   w.engine.read([&](const ReplicaState& s) {
-    CHECK(*memory_view(*s.memory(id), kT).text == kText);
-    CHECK(*memory_view(*s.memory(id)).text == std::string(kText) + " with canary");
+    CHECK(*memory_as_of(*s.memory(id), kT).text == kText);
+    CHECK(*memory_as_of(*s.memory(id)).text == std::string(kText) + " with canary");
   });
 }
 

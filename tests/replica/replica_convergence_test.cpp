@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
 #include "tests/replica/op_workload.hpp"
 
@@ -25,7 +25,7 @@ std::string derived(const ReplicaState& s) {
   s.for_each_memory([&](const MemoryRecord& m) {
     out << m.id.to_string() << ' ' << int(effective_status(m));
     for (int64_t t : {1000, 1010, 1030, 1060, 1100})
-      out << ' ' << int(memory_view(m, t).status) << memory_view(m, t).deleted << *memory_view(m, t).text;
+      out << ' ' << int(memory_as_of(m, t).status) << memory_as_of(m, t).deleted << *memory_as_of(m, t).text;
     for (const OrderKey& k : s.history_keys(m.id)) out << ' ' << k.ts.value << '/' << k.instance.value << '/' << k.seqno.value;
     out << '\n';
   });

@@ -20,7 +20,7 @@
 
 namespace vasana {
 
-struct MemoryView {
+struct MemoryAsOf {
   bool exists = false;  // created (at T: created at or before T)
   MemoryStatus status = MemoryStatus::active;  // the effective status
   OrderKey status_version;
@@ -33,7 +33,7 @@ struct MemoryView {
 };
 
 // known_at_ms: none = now.
-MemoryView memory_view(const MemoryRecord& m, std::optional<int64_t> known_at_ms = std::nullopt);
+MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_ms = std::nullopt);
 
 // The effective status now (status register or claim outcome, the later one).
 MemoryStatus effective_status(const MemoryRecord& m);

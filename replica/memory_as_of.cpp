@@ -1,4 +1,4 @@
-#include "replica/memory_view.hpp"
+#include "replica/memory_as_of.hpp"
 
 namespace vasana {
 
@@ -19,8 +19,8 @@ const T* at_time(const RegisterWrites<T>& writes, uint64_t t, const T& current, 
 
 }  // namespace
 
-MemoryView memory_view(const MemoryRecord& m, std::optional<int64_t> known_at_ms) {
-  MemoryView v;
+MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_ms) {
+  MemoryAsOf v;
   v.text = &m.content.value.text;  // also when the memory did not exist yet at known_at_ms
   const MemoryVerdicts& verdicts = *m.verdicts;
   v.claim = claim_outcome(verdicts, known_at_ms);
