@@ -119,7 +119,7 @@ TEST_CASE("update writes a new version, refuses an update that changes nothing, 
   CHECK(n.records() == before);
 }
 
-TEST_CASE("forget removes a memory from recall; archive and restore take it out and back") {
+TEST_CASE("forget removes a memory from recall, archive and restore take it out and back") {
   WriteNode n;
   const std::string id = n.ok("remember", {"--realm", "r", "octopus has three hearts"});
   CHECK(contains(n.recall("octopus hearts"), id));
@@ -153,7 +153,7 @@ TEST_CASE("supersedes hides the old memory from recall and keeps the new one") {
   CHECK(n.records() == before);
 }
 
-TEST_CASE("fact and retract write triplets; remember --fact names the new memory as source") {
+TEST_CASE("fact and retract write triplets, and remember --fact names the new memory as source") {
   WriteNode n;
   const std::string id = n.ok("remember", {"--realm", "r", "--fact", "alice|lives in|paris", "alice moved to paris"});
   const size_t with_fact = n.records();

@@ -335,3 +335,49 @@ TEST_CASE("the example config's [sync] and [metrics] keys, uncommented, load wit
 }
 
 }  // namespace vasana::test
+
+namespace vasana::test {
+
+TEST_CASE("[write] sets the defaults and [realm.\"NAME\"] overrides only the keys it gives") {
+  auto c = parse_node_config(
+      "[write]\nfunctional_predicates = [\"lives_in\"]\non_conflict = \"contradict\"\n"
+      "[realm.\"team\"]\ncorrections = \"propose\"\nreview_origins = []\n",
+      "test.toml");
+  INFO(c.status().message());
+  REQUIRE(c.ok());
+  const WritePolicy& w = c->write_policy;
+  CHECK(w.defaults.on_conflict == ConflictPolicy::contradict);
+  CHECK(w.defaults.corrections == CorrectionPolicy::refuse);
+  CHECK(w.defaults.holds_for_review(Epistemic::model_inferred));
+  CHECK_FALSE(w.defaults.holds_for_review(Epistemic::user_stated));
+  const RealmWritePolicy& team = w.for_realm("team");
+  CHECK(team.corrections == CorrectionPolicy::propose);
+  CHECK(team.review_origins.empty());
+  CHECK(team.on_conflict == ConflictPolicy::contradict);  // from [write]
+  CHECK(team.is_functional("Lives In"));                  // by words, as the graph lane reads them
+  CHECK_FALSE(team.is_functional("lives"));
+  CHECK(&w.for_realm("other") == &w.defaults);
+
+  // Defaults without the sections.
+  auto d = parse_node_config("", "test.toml");
+  REQUIRE(d.ok());
+  CHECK(d->write_policy.defaults.corrections == CorrectionPolicy::refuse);
+  CHECK(d->write_policy.defaults.on_conflict == ConflictPolicy::supersede);
+  CHECK(d->write_policy.defaults.functional_predicates.empty());
+
+  for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"[write]\ncorrections = \"ignore\"\n", "write.corrections must be \"refuse\" or \"propose\""},
+           {"[write]\non_conflict = \"last\"\n", "write.on_conflict must be \"supersede\" or \"contradict\""},
+           {"[write]\nreview_origins = [\"oracle\"]\n", "write.review_origins[0] 'oracle' is not an origin"},
+           {"[write]\nfunctional_predicates = \"x\"\n", "write.functional_predicates must be an array"},
+           {"[write]\nbogus = 1\n", "unknown key 'write.bogus'"},
+           {"[realm.\"\"]\ncorrections = \"propose\"\n", "realm is required"},
+           {"[realm.\"t\"]\ncorrections = 1\n", "realm.\"t\".corrections must be a string"}}) {
+    INFO(text);
+    auto r = parse_node_config(text, "test.toml");
+    REQUIRE_FALSE(r.ok());
+    CHECK(contains(r.status().message(), needle));
+  }
+}
+
+}  // namespace vasana::test
