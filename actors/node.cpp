@@ -431,9 +431,12 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     }
   });
   if (impl->options.checkpoint.enabled) {
+    // A checkpoint database that cannot be opened costs fast starts, not this start.
     auto task = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine, impl->log);
-    if (!task.ok()) return task.status();
-    impl->checkpoint = std::move(task.value());
+    if (task.ok())
+      impl->checkpoint = std::move(task.value());
+    else
+      impl->log("checkpoint: none written in this run: " + task.status().message());
   }
   return Status::Ok();
 }
