@@ -36,9 +36,9 @@ std::vector<std::string> phrase_words(std::string_view text) {
 }
 
 bool wrong_phrase_occurs(std::string_view wrong, std::string_view text) {
-  const auto keys = phrase_keys(phrase_words(wrong));
+  const auto keys = correction_phrase_keys(phrase_words(wrong));
   if (keys.empty()) return false;
-  const auto offered = text_keys(phrase_words(text));
+  const auto offered = correction_text_keys(phrase_words(text));
   return std::includes(offered.begin(), offered.end(), keys.begin(), keys.end());
 }
 
