@@ -209,7 +209,7 @@ TEST_CASE("export, import into an empty realm and export again give the same lin
   CHECK(node.run({"export"}).status.code == 2);
 }
 
-TEST_CASE("recall --tag passes the tags and shows each hit's tags; --known-at is checked and passed") {
+TEST_CASE("recall --tag passes the tags and shows each hit's tags, and --known-at is checked and passed") {
   Node node;
   node.import("work",
               "{\"text\":\"the deploy pipeline needs two approvals\",\"ref\":\"t1\",\"tags\":[\"deploy\",\"prod\"]}\n"
