@@ -47,8 +47,8 @@ class CorrectionLane final : public Lane {
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
 
   // The corrections of these realms whose wrong phrase occurs in text (match rule above),
-  // longest phrase first. The write path calls it to flag a memory that repeats a corrected
-  // wrong phrase.
+  // longest phrase first. Recall calls it for the corrections it shows ahead of the hits; the
+  // write path's check (replica/correction_check.hpp) applies the same keys to the state.
   std::vector<const CorrectionRecord*> find_corrections(std::string_view text,
                                                         const std::vector<std::string>& realms) const;
 

@@ -244,7 +244,7 @@ TEST_CASE("recall --tag passes the tags and shows each hit's tags, and --known-a
 }
 
 // Needs admit() to apply QueryScope::tags (replica/admission.cpp); hidden until that is merged.
-TEST_CASE("recall --tag leaves out the memories that lack one of the tags", "[.][admission-tags]") {
+TEST_CASE("recall --tag leaves out the memories that lack one of the tags", "[admission-tags]") {
   Node node;
   node.import("work",
               "{\"text\":\"the deploy pipeline needs two approvals\",\"ref\":\"t1\",\"tags\":[\"deploy\",\"prod\"]}\n"
