@@ -56,8 +56,9 @@ void record_write(RegisterWrites<T>& writes, const OrderKey& key, T value) {
 
 // The register writes of a memory that got more than its put, for known_at admission and for
 // the content as it was known at a time. Created by the memory's first write after (or before)
-// its put; the registers a memory's later ops never wrote stay empty and read as their current
-// value. The tombstone's and the review's put value is the default (none), so it is not kept.
+// its put; a register's list holds the put's value and every later write once one came, and
+// stays empty (reads as the current value) while none did. The tombstone's and the review's
+// put value is the default (none), so it is not kept.
 struct RegisterHistory {
   RegisterWrites<StatusValue> status;
   RegisterWrites<bool> deleted;

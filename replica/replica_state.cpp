@@ -72,20 +72,19 @@ class DigestWriter {
 
 MemoryRecord& ReplicaState::record(const MemoryId& id) { return memories_.at_or_new(id); }
 
-RegisterHistory& ReplicaState::history(MemoryRecord& m) {
-  OutOfLine<RegisterHistory>& h = m.verdicts.mut().history;
-  if (!h.allocated()) {
-    RegisterHistory& r = h.mut();
-    if (m.created) {
-      // No write but the put so far: the registers hold the put's values.
-      r.status.emplace_back(m.created_key, m.status.value);
-      r.content.emplace_back(m.created_key, m.content.value);
-      r.pinned.emplace_back(m.created_key, m.pinned);
-      r.valid_time.emplace_back(m.created_key, ValidTime{m.valid_from_ms, m.valid_to_ms});
-    }
-  }
-  return h.mut();
+RegisterHistory& ReplicaState::history(MemoryRecord& m) { return m.verdicts.mut().history.mut(); }
+
+namespace {
+
+// The writes of one register, with the put's value first when this is the register's first
+// write after the put (an empty list reads as the current value, which is then the put's).
+template <class T>
+RegisterWrites<T>& writes_after_put(RegisterWrites<T>& writes, const MemoryRecord& m, const T& current) {
+  if (writes.empty() && m.created) writes.emplace_back(m.created_key, current);
+  return writes;
 }
+
+}  // namespace
 
 void ReplicaState::touched(const MemoryId& memory, const OrderKey& key) {
   std::vector<OrderKey>& keys = touched_[memory];
@@ -116,12 +115,12 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
   if (!op.vector.empty()) m.vector.assign(op.vector, key);
   StatusValue status;
   status.status = op.status;
-  if (later.history.allocated()) {  // writes came before the put: they are in the history
+  if (later.history.allocated()) {  // writes came before the put: the registers they wrote get its value
     RegisterHistory& h = m.verdicts.mut().history.mut();
-    record_write(h.status, key, status);
-    record_write(h.content, key, ContentValue{op.text});
-    record_write(h.pinned, key, op.pinned);
-    record_write(h.valid_time, key, ValidTime{op.valid_from_ms, op.valid_to_ms});
+    if (!h.status.empty()) record_write(h.status, key, status);
+    if (!h.content.empty()) record_write(h.content, key, ContentValue{op.text});
+    if (!h.pinned.empty()) record_write(h.pinned, key, op.pinned);
+    if (!h.valid_time.empty()) record_write(h.valid_time, key, ValidTime{op.valid_from_ms, op.valid_to_ms});
   }
   m.status.assign(std::move(status), key);
   ++created_count_;
@@ -195,8 +194,10 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
                    RegisterHistory& h = history(m);
-                   if (!o.text.empty()) record_write(h.content, key, ContentValue{o.text});
-                   if (o.has_valid_time) record_write(h.valid_time, key, ValidTime{o.valid_from_ms, o.valid_to_ms});
+                   if (!o.text.empty()) record_write(writes_after_put(h.content, m, m.content.value), key, ContentValue{o.text});
+                   if (o.has_valid_time)
+                     record_write(writes_after_put(h.valid_time, m, ValidTime{m.valid_from_ms, m.valid_to_ms}), key,
+                                  ValidTime{o.valid_from_ms, o.valid_to_ms});
                    if (!o.text.empty()) m.content.assign(ContentValue{o.text}, key);  // empty: text unchanged
                    if (o.replace_tags) m.tags.assign(o.tags, key);
                    if (o.has_valid_time &&
@@ -213,7 +214,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    status.note.set(StatusNote{o.reason, o.replaced_by});
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
-                   record_write(history(m).status, key, status);
+                   record_write(writes_after_put(history(m).status, m, m.status.value), key, status);
                    m.status.assign(std::move(status), key);
                  },
                  [&](const SetVectorOp& o) {
@@ -286,7 +287,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.memory = o.memory;
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
-                   record_write(history(m).pinned, key, o.pinned);
+                   record_write(writes_after_put(history(m).pinned, m, m.pinned), key, o.pinned);
                    if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
                      m.pinned = o.pinned;
                  },

@@ -88,8 +88,9 @@ class ReplicaState {
 
   void apply_put(const OrderKey& key, const PutMemoryOp& op);
   MemoryRecord& record(const MemoryId& id);
-  // The memory's register history, created (with the put's values, if the put is applied) on
-  // the first write other than the put. Call before the write changes the registers.
+  // The memory's register history, created on its first write other than the put. A register's
+  // list gets the put's value with its first later write (writes_after_put in the .cpp), or
+  // from the put when the write came first. Call before the write changes the registers.
   RegisterHistory& history(MemoryRecord& m);
   // Recomputes a group of functional claims: effective valid times of its triplets and the
   // claim outcomes of their source memories; adds to changed the memories whose outcome changed.

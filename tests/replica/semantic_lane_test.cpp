@@ -116,7 +116,7 @@ TEST_CASE("a memory is found by its meaning as soon as it is written, and after 
   CHECK(f.search({"home", "work"}, "green tea")[0].id == tea);
 }
 
-TEST_CASE("a deleted memory stays in the lane, for queries of an earlier time; a wordless text leaves it",
+TEST_CASE("a deleted memory stays in the lane for queries of an earlier time, and a wordless text leaves it",
           "[semantic]") {
   SemanticLaneOptions options;
   options.exact_limit = 2;  // the third put queues "work" for its graph; two removals bring it back
