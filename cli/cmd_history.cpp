@@ -12,9 +12,9 @@ namespace vasana {
 int cmd_history(const Words& words) {
   auto args = parse_args(words, {"data", "connect", "config"}, {"json"});
   if (!args.ok()) return fail(kExitUsage, "history: " + args.status().message());
-  if (args->positional.size() != 1) return fail(kExitUsage, "history: give one memory id (INSTANCE:SEQNO)");
+  if (args->positional.size() != 1) return fail(kExitUsage, "history: give one memory id (<instance hex>-<seqno>)");
   auto id = MemoryId::parse(args->positional[0]);
-  if (!id) return fail(kExitUsage, "history: '" + args->positional[0] + "' is not a memory id (INSTANCE:SEQNO)");
+  if (!id) return fail(kExitUsage, "history: '" + args->positional[0] + "' is not a memory id (<instance hex>-<seqno>)");
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
   auto ep = find_endpoint(*args, *cfg);

@@ -463,13 +463,18 @@ Hash256 ReplicaState::digest() const {
     for (const auto& w : h.status) {
       d.key(w.first);
       d.u64(static_cast<uint64_t>(w.second.status));
+      d.str(w.second.note->reason);
+      d.id(w.second.note->replaced_by);
     }
     for (const auto* list : {&h.deleted, &h.pinned})
       for (const auto& w : *list) {
         d.key(w.first);
         d.u64(w.second);
       }
-    for (const auto& w : h.review) d.key(w.first);
+    for (const auto& w : h.review) {
+      d.key(w.first);
+      d.u64(w.second ? 1 + static_cast<uint64_t>(*w.second) : 0);
+    }
     for (const auto& w : h.valid_time) {
       d.key(w.first);
       d.i64(w.second.from_ms);

@@ -9,7 +9,17 @@ namespace vasana {
 
 namespace {
 
-enum class Section : uint8_t { memories = 1, triplets = 2, retractions = 3, corrections = 4, refs = 5 };
+enum class Section : uint8_t {
+  memories = 1,
+  triplets = 2,
+  retractions = 3,
+  corrections = 4,
+  refs = 5,
+  claim_groups = 6,       // functional triplet ids per (realm, subject, predicate)
+  touched = 7,            // per memory, the keys of the ops after its put (history keys)
+  early_retractions = 8,  // retractions applied before their triplet
+};
+constexpr uint8_t kLastSection = uint8_t(Section::early_retractions);
 
 // describe(io, x) lists the fields of one type, once, for both directions: io is an Out (x is
 // const) or an In (x is mutable). Only types of the state need one; the primitives are the
@@ -32,9 +42,37 @@ If<X, StatusValue> describe(IO& io, X& x) {
   io(x.note);
 }
 template <class IO, class X>
+If<X, ValidTime> describe(IO& io, X& x) {
+  io(x.from_ms);
+  io(x.to_ms);
+}
+template <class IO, class X>
+If<X, ClaimEntry> describe(IO& io, X& x) {
+  io(x.triplet);
+  io(x.status);
+  io(x.version);
+  io(x.replaced_by);
+  io(x.other);
+  io(x.live_from);
+  io(x.live_until);
+}
+template <class IO, class X>
+If<X, RegisterHistory> describe(IO& io, X& x) {
+  io(x.status);
+  io(x.deleted);
+  io(x.review);
+  io(x.pinned);
+  io(x.valid_time);
+  io(x.content);
+}
+template <class IO, class X>
 If<X, MemoryVerdicts> describe(IO& io, X& x) {
   io(x.deleted);
   io(x.review);
+  io(x.pinned);
+  io(x.valid_time);
+  io(x.claims);
+  io(x.history);
 }
 template <class IO, class X>
 If<X, MemoryRecord> describe(IO& io, X& m) {
@@ -72,6 +110,9 @@ If<X, TripletRecord> describe(IO& io, X& t) {
   io(t.valid_from_ms);
   io(t.valid_to_ms);
   io(t.source_memory);
+  io(t.functional);
+  io(t.on_conflict);
+  io(t.effective_valid_to_ms);
 }
 template <class IO, class X>
 If<X, CorrectionRecord> describe(IO& io, X& c) {
@@ -126,6 +167,11 @@ class Out {
   void operator()(const std::optional<T>& v) {
     u64(v.has_value());
     if (v) (*this)(*v);
+  }
+  template <class A, class B>
+  void operator()(const std::pair<A, B>& v) {
+    (*this)(v.first);
+    (*this)(v.second);
   }
   template <class T>
   void operator()(const Lww<T>& x) {
@@ -219,6 +265,11 @@ class In {
     v.clear();
     v.resize(n);
     for (T& x : v) (*this)(x);
+  }
+  template <class A, class B>
+  void operator()(std::pair<A, B>& v) {
+    (*this)(v.first);
+    (*this)(v.second);
   }
   template <class T>
   void operator()(std::optional<T>& v) {
@@ -317,6 +368,21 @@ EncodedState StateCodec::encode(const ReplicaState& s, size_t items_per_chunk) {
       out(id);
     }
   });
+  w.section(Section::claim_groups, s.claim_groups_, [](Out& out, const auto& kv) {
+    out(kv.first.realm);
+    out(kv.first.subject);
+    out(kv.first.predicate);
+    out.u64(kv.second.size());
+    for (const MemoryId& id : kv.second) out(id);
+  });
+  w.section(Section::touched, s.touched_, [](Out& out, const auto& kv) {
+    out(kv.first);
+    out(kv.second);
+  });
+  w.section(Section::early_retractions, s.early_retractions_, [](Out& out, const auto& kv) {
+    out(kv.first);
+    out(kv.second);
+  });
   Out meta(&e.meta);
   meta.u64(kStateFormatVersion);
   meta.u64(s.ops_applied_);
@@ -367,7 +433,7 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
     const std::string where = "checkpoint state chunk " + std::to_string(c);
     if (bytes.empty()) return Status::Corruption(where + ": empty");
     const uint8_t section = uint8_t(bytes[0]);
-    if (section < last_section || section < uint8_t(Section::memories) || section > uint8_t(Section::refs))
+    if (section < last_section || section < uint8_t(Section::memories) || section > kLastSection)
       return Status::Corruption(where + ": section " + std::to_string(section) + " out of order");
     last_section = section;
     In in(bytes);
@@ -418,6 +484,35 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
             in(id);
             holders.emplace(key, id);
           }
+          break;
+        }
+        case Section::claim_groups: {
+          ClaimGroup g;
+          in(g.realm);
+          in(g.subject);
+          in(g.predicate);
+          auto& ids = s.claim_groups_[g];
+          for (size_t k = in.count(); k > 0 && !in.failed(); --k) {
+            MemoryId id;
+            in(id);
+            ids.insert(id);
+          }
+          break;
+        }
+        case Section::touched: {
+          MemoryId id;
+          std::vector<OrderKey> keys;
+          in(id);
+          in(keys);
+          if (!in.failed()) s.touched_[id] = std::move(keys);
+          break;
+        }
+        case Section::early_retractions: {
+          MemoryId id;
+          std::vector<OrderKey> keys;
+          in(id);
+          in(keys);
+          if (!in.failed()) s.early_retractions_[id] = std::move(keys);
           break;
         }
       }

@@ -7,7 +7,8 @@
 // count and the items, optionals and out-of-line values a 0/1 flag and the value.
 //   meta  := version ops_applied created_count applied:(instance seqno)* chunk_count
 //   chunk := section:u8 item_count item*
-// Sections come in the order memories, triplets, retractions, corrections, refs; each is cut
+// Sections come in the order memories, triplets, retractions, corrections, refs, claim groups,
+// history keys (per memory, the ops after its put), early retractions; each is cut
 // into chunks of at most items_per_chunk items (a section may have none). Each item's fields are
 // listed once, in state_codec.cpp's describe() for its type: that one list both writes and reads
 // it, so a field added to a record needs one line there (and the version raised when old
@@ -28,7 +29,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 1;
+inline constexpr uint32_t kStateFormatVersion = 2;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

@@ -86,19 +86,21 @@ TEST_CASE("hole 1: no lane returns a vetoed memory") {
   CHECK(contains(n.recall({"--realm", "r", "--lanes", "semantic", "harbor lantern copper"}), kept));
 }
 
-TEST_CASE("hole 2: a broken hash chain stops the stream; it is not warned about and reset") {
+TEST_CASE("hole 2: a broken hash chain stops the stream, it is not warned about and reset") {
   OneNode n;
   for (int i = 0; i < 5; ++i) n.remember({"--realm", "r", "memory number " + std::to_string(i)});
   n.stop();
   // Positive control: the untouched directory verifies.
   CHECK(run_vasana({"verify", n.dir()}, n.tmp().path()).status.code == 0);
-  // Flip one byte inside the last record's payload: its CRC and the chain no longer hold.
+  // Flip one byte inside the first record's payload (the header is 104 bytes): its CRC and the
+  // chain no longer hold, and four records follow it, so it cannot pass for a torn tail.
   std::string seg;
   for (const auto& e : fs::recursive_directory_iterator(n.dir() + "/writers"))
     if (e.path().extension() == ".seg") seg = e.path().string();
   REQUIRE_FALSE(seg.empty());
   std::string bytes = read_text(seg);
-  bytes[bytes.size() - 20] ^= 0x40;
+  REQUIRE(bytes.size() > 200);
+  bytes[104 + 80] ^= 0x40;
   write_text(seg, bytes);
   CommandResult v = run_vasana({"verify", n.dir()}, n.tmp().path());
   CHECK(v.status.code == 1);
@@ -126,7 +128,7 @@ TEST_CASE("hole 3: history is kept: every op of a memory is shown, and checkpoin
   CHECK(contains(h.out, "eu-west-1"));  // the old version is still there
   CHECK_FALSE(contains(h.out, "\"chain_verified\":false"));
   // Negative control: an id that names no memory is not found.
-  CHECK(n.run({"history", "0000000000000001:99"}).status.code == 1);
+  CHECK(n.run({"history", "0000000000000001-99"}).status.code == 1);
 }
 
 TEST_CASE("hole 4: realm is required and nothing reads every realm") {
@@ -194,7 +196,7 @@ TEST_CASE("hole 8: a corrected wrong phrase cannot be stored again") {
   CHECK(n.run({"remember", "--realm", "other", "we deploy on fridays now"}).status.code == 0);
 }
 
-TEST_CASE("hole 9: concurrent updates on two nodes are merged by order key; neither is dropped") {
+TEST_CASE("hole 9: concurrent updates on two nodes are merged by order key and neither is dropped") {
   TempDir tmp;
   TestCluster c(tmp, TestCluster::mesh(2));
   REQUIRE(c.start_all() == "");

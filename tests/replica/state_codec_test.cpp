@@ -138,6 +138,7 @@ TEST_CASE("a changed byte in a chunk changes the loaded digest or is refused") {
       ++refused;
       CHECK(loaded.memory_count() == 0);  // left as it was
     } else {
+      CAPTURE(i, chunk.size());
       CHECK(loaded.digest() != s.digest());
       ++differs;
     }
