@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -118,6 +119,19 @@ void print_lag_row(const LagFigures& f) {
                   f.achieved);
   }
   std::fflush(stdout);
+}
+
+std::optional<std::vector<size_t>> memory_counts(const std::string& list) {
+  std::vector<size_t> sizes;
+  std::stringstream in(list);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    const long n = std::atol(part.c_str());
+    if (n <= 0 || n > 10000000) return std::nullopt;
+    sizes.push_back(size_t(n));
+  }
+  if (sizes.empty()) return std::nullopt;
+  return sizes;
 }
 
 }  // namespace vasana::bench

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ double rss_mib();
 // the default ones, with that exact limit when given. InvalidArgument naming the option for a
 // value that is not a count from 0 to 100,000,000 (the config file's range).
 Result<SemanticLaneOptions> semantic_options(const Args& args);
+
+// The store sizes of --memories ("10000,100000"): each a count from 1 to 10,000,000. nullopt
+// when any is not.
+std::optional<std::vector<size_t>> memory_counts(const std::string& list);
 
 // Memory texts of about 120 bytes that vary, as bench write's do.
 struct TextGen {

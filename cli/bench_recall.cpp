@@ -158,14 +158,9 @@ int cmd_bench_recall(const Words& words) {
   if (!semantic.ok()) return fail(kExitUsage, "bench recall: " + semantic.status().message());
   std::vector<size_t> sizes = {10000, 100000};
   if (auto m = args->get("memories")) {
-    sizes.clear();
-    std::stringstream in(*m);
-    std::string part;
-    while (std::getline(in, part, ',')) {
-      long n = std::atol(part.c_str());
-      if (n <= 0 || n > 10000000) return fail(kExitUsage, "bench recall: --memories takes counts such as 10000,100000");
-      sizes.push_back(size_t(n));
-    }
+    auto counts = bench::memory_counts(*m);
+    if (!counts) return fail(kExitUsage, "bench recall: --memories takes counts such as 10000,100000");
+    sizes = *counts;
   }
   size_t queries = 500;
   if (auto q = args->get("queries")) queries = size_t(std::max(1L, std::atol(q->c_str())));

@@ -13,6 +13,7 @@
 
 #include "actors/checkpoint_task.hpp"
 #include "actors/node.hpp"
+#include "cli/bench_figures.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/synthetic_corpus.hpp"
@@ -76,14 +77,9 @@ int cmd_bench_start(const Words& words) {
   if (!args.ok()) return fail(kExitUsage, "bench start: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
-    sizes.clear();
-    std::stringstream in(*m);
-    std::string part;
-    while (std::getline(in, part, ',')) {
-      long n = std::atol(part.c_str());
-      if (n <= 0 || n > 10000000) return fail(kExitUsage, "bench start: --memories takes counts such as 100000,1000000");
-      sizes.push_back(size_t(n));
-    }
+    auto counts = bench::memory_counts(*m);
+    if (!counts) return fail(kExitUsage, "bench start: --memories takes counts such as 100000,1000000");
+    sizes = *counts;
   }
   const std::string parent = args->get("dir").value_or(".");
   std::printf("vasana bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"

@@ -27,15 +27,6 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-std::string tags_json(const std::vector<std::string>& tags) {
-  std::string out = "[";
-  for (size_t i = 0; i < tags.size(); ++i) {
-    if (i) out += ",";
-    append_json_string(out, tags[i]);
-  }
-  return out + "]";
-}
-
 std::string tags_text(const std::vector<std::string>& tags) {
   std::string out;
   for (const auto& t : tags) out += (out.empty() ? ", tags " : ",") + t;
@@ -67,18 +58,13 @@ void print_json(const RecallAnswer& a, bool explain) {
     JsonObject o;
     o.str("id", h.id.to_string()).str("ref", h.ref).real("score", h.score).str("realm", h.realm).str("kind", h.kind);
     o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
-    o.raw("tags", tags_json(h.tags));
+    o.raw("tags", json_string_array(h.tags));
     o.str("valid_from", format_time_ms(h.valid_from_ms)).str("valid_to", format_time_ms(h.valid_to_ms));
     if (explain) o.raw("explain", explain_json(h));
     hits += (i ? "," : "") + o.done();
   }
   hits += "]";
-  std::string lanes = "[";
-  for (size_t i = 0; i < a.lanes.size(); ++i) {
-    if (i) lanes += ",";
-    append_json_string(lanes, a.lanes[i]);
-  }
-  lanes += "]";
+  const std::string lanes = json_string_array(a.lanes);
   std::string corrections = "[";
   for (size_t i = 0; i < a.corrections.size(); ++i) {
     const CorrectionHit& c = a.corrections[i];

@@ -100,15 +100,9 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
 }
 
 std::string memory_export_line(const MemoryView& v, bool with_ids) {
-  std::string tags = "[";
-  for (size_t i = 0; i < v.tags.size(); ++i) {
-    if (i) tags += ",";
-    append_json_string(tags, v.tags[i]);
-  }
-  tags += "]";
   JsonObject o;
   o.str("text", v.text).str("ref", v.ref.empty() ? v.id.to_string() : v.ref).str("kind", kind_name(v.kind));
-  o.raw("tags", tags);
+  o.raw("tags", json_string_array(v.tags));
   if (v.valid_from_ms != kOpenPast) o.str("valid_from", format_time_ms(v.valid_from_ms));
   if (v.valid_to_ms != kOpenFuture) o.str("valid_to", format_time_ms(v.valid_to_ms));
   o.str("status", status_name(v.status)).str("epistemic", epistemic_name(v.epistemic));

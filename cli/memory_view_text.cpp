@@ -16,15 +16,6 @@ std::string review_text(const MemoryView& v) {
   return v.review_decision == ReviewVerdict::approve ? "approve" : "reject";
 }
 
-std::string tags_json(const std::vector<std::string>& tags) {
-  std::string out = "[";
-  for (size_t i = 0; i < tags.size(); ++i) {
-    if (i) out += ",";
-    append_json_string(out, tags[i]);
-  }
-  return out + "]";
-}
-
 std::string joined(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
@@ -61,7 +52,7 @@ std::string memory_view_json(const MemoryView& v) {
       .str("realm", v.realm)
       .str("kind", kind_name(v.kind))
       .str("text", v.text)
-      .raw("tags", tags_json(v.tags))
+      .raw("tags", json_string_array(v.tags))
       .str("ref", v.ref)
       .str("status", status_name(v.status))
       .str("status_reason", v.status_reason)

@@ -5,6 +5,15 @@
 
 namespace vasana {
 
+std::string json_string_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    append_json_string(out, items[i]);
+  }
+  return out + "]";
+}
+
 void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
   for (char ch : s) {

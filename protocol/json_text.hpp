@@ -4,11 +4,15 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vasana {
 
 // Appends s as a JSON string literal (quotes included), escaping as RFC 8259 requires.
 void append_json_string(std::string& out, std::string_view s);
+
+// A JSON array of string literals: ["a","b"].
+std::string json_string_array(const std::vector<std::string>& items);
 
 // Builds one JSON object; keys are written in call order.
 class JsonObject {
