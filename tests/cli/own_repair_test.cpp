@@ -32,23 +32,6 @@ void corrupt_own_stream(const std::string& data) {
   f.write(&b, 1);
 }
 
-// Waits until node i reports its own writer in state; "" or what it reported last.
-std::string await_own_state(TestCluster& c, size_t i, const std::string& state, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto st = c.status(i);
-    if (st.ok()) {
-      if (st->own_writer.state == state) return "";
-      last = st->own_writer.state + ": " + st->own_writer.reason;
-    } else {
-      last = st.status().to_string();
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return "own writer " + last;
-}
-
 void write_n(TestCluster& c, size_t i, size_t n, const std::string& prefix) {
   for (size_t k = 0; k < n; ++k) REQUIRE(c.remember(i, "shared", prefix + " harbor lantern " + std::to_string(k)).ok());
 }
@@ -81,7 +64,7 @@ TEST_CASE("a node whose own stream is corrupted fetches it back from a peer and 
   // The peer that holds the copy is down: node 0 serves what verified, read-only, and waits.
   REQUIRE(c.start(0) == "");
   INFO(c.logs());
-  REQUIRE(await_own_state(c, 0, "repairing", 10s) == "");
+  REQUIRE(c.await_own_state(0, "repairing", 10s) == "");
   auto refused = c.remember(0, "shared", "refused while repairing");
   CHECK_FALSE(refused.ok());
   std::this_thread::sleep_for(1500ms);
@@ -92,7 +75,7 @@ TEST_CASE("a node whose own stream is corrupted fetches it back from a peer and 
 
   // The peer comes back: the stream is fetched back, verified, and the writer takes writes.
   REQUIRE(c.start(1) == "");
-  REQUIRE(await_own_state(c, 0, "writable", 20s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 20s) == "");
   CHECK(contains(c.node(0).process->stderr_text(), "restored from peers up to seqno 30"));
   auto id = c.remember(0, "shared", "written after the repair");
   REQUIRE(id.ok());
@@ -144,7 +127,7 @@ TEST_CASE("vasana repair restores the own stream from another data directory, or
   // Written again once started.
   REQUIRE(c.start_all() == "");
   INFO(c.logs());
-  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 10s) == "");
   auto id = c.remember(0, "shared", "after the offline repair");
   REQUIRE(id.ok());
   CHECK(id->seqno.value == 31);
@@ -163,7 +146,7 @@ TEST_CASE("vasana repair --accept-loss makes a node without copies writable agai
 
   REQUIRE(c.start(0) == "");
   INFO(c.logs());
-  REQUIRE(await_own_state(c, 0, "read-only", 10s) == "");  // nothing to fetch it back from
+  REQUIRE(c.await_own_state(0, "read-only", 10s) == "");  // nothing to fetch it back from
   CHECK_FALSE(c.remember(0, "shared", "refused").ok());
   REQUIRE(c.terminate(0) == "");
 
@@ -172,7 +155,7 @@ TEST_CASE("vasana repair --accept-loss makes a node without copies writable agai
   CHECK(lost.status.code == 0);
   CHECK(contains(lost.out, "given up"));
   REQUIRE(c.start(0) == "");
-  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 10s) == "");
   auto id = c.remember(0, "shared", "after giving records up");
   REQUIRE(id.ok());
   CHECK(id->seqno.value == kept + 1);

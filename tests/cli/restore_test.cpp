@@ -49,23 +49,6 @@ void write_n(TestCluster& c, size_t i, size_t from, size_t n, std::vector<Writte
   }
 }
 
-// Waits until node i reports its own writer in state; "" or what it reported last.
-std::string await_own_state(TestCluster& c, size_t i, const std::string& state, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto st = c.status(i);
-    if (st.ok()) {
-      if (st->own_writer.state == state) return "";
-      last = st->own_writer.state + ": " + st->own_writer.reason;
-    } else {
-      last = st.status().to_string();
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return "own writer " + last;
-}
-
 // Node 0 writes kBefore memories, is backed up, writes kAfter more (both nodes hold them), and
 // is stopped; its data directory is replaced by the backup. Returns every memory written.
 std::vector<Written> restore_node0_from_backup(const TempDir& tmp, TestCluster& c) {
@@ -137,7 +120,7 @@ TEST_CASE("a node restored from a backup takes no write until its peer gave back
   c.pause(1);
   REQUIRE(c.start(0) == "");
   INFO(c.logs());
-  CHECK(await_own_state(c, 0, "repairing", 10s) == "");
+  CHECK(c.await_own_state(0, "repairing", 10s) == "");
   std::this_thread::sleep_for(1000ms);
   auto st = c.status(0);
   REQUIRE(st.ok());
@@ -180,7 +163,7 @@ TEST_CASE("a node restored from a backup takes no write until its peer gave back
   REQUIRE(c.terminate(0) == "");
   REQUIRE(c.terminate(1) == "");
   REQUIRE(c.start(0) == "");
-  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 10s) == "");
   auto next = c.remember(0, "shared", "after a plain restart");
   REQUIRE(next.ok());
   CHECK(next->seqno.value == kBefore + kAfter + 2);
@@ -197,7 +180,7 @@ TEST_CASE("a node restored from a backup whose RESTORED marker was deleted forks
   // record node 1 holds already with other contents.
   REQUIRE(c.start(0) == "");
   INFO(c.logs());
-  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 10s) == "");
   std::vector<Written> forked;
   write_n(c, 0, 1000, kAfter + 1, &forked);
   CHECK(forked.front().id.seqno.value == kBefore + 1);
@@ -263,7 +246,7 @@ TEST_CASE("vasana repair takes a restored directory's later records from another
   // Writable on the next start, with no peer up, after the records taken back.
   REQUIRE(c.start(0) == "");
   INFO(c.logs());
-  REQUIRE(await_own_state(c, 0, "writable", 10s) == "");
+  REQUIRE(c.await_own_state(0, "writable", 10s) == "");
   auto id = c.remember(0, "shared", "after the offline catch-up");
   REQUIRE(id.ok());
   CHECK(id->seqno.value == kBefore + kAfter + 1);

@@ -32,6 +32,22 @@ Result<ClientResponse> call_node(const std::string& data, ClientRequest req) {
 
 }  // namespace
 
+std::string TestCluster::await_own_state(size_t i, const std::string& state, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto st = status(i);
+    if (st.ok()) {
+      if (st->own_writer.state == state) return "";
+      last = st->own_writer.state + ": " + st->own_writer.reason;
+    } else {
+      last = st.status().to_string();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return "own writer " + last;
+}
+
 uint64_t test_seed() {
   if (const char* s = std::getenv("VASANA_TEST_SEED")) return std::strtoull(s, nullptr, 10);
   return std::random_device{}();

@@ -57,6 +57,9 @@ class TestCluster {
   // come up after the data converged: the data may have come through another peer, and ZeroMQ
   // backs off reconnecting to a peer that was not listening yet). "" or which were down.
   std::string await_peers_up(std::chrono::milliseconds timeout);
+  // Waits until node i reports its own writer in state ("writable", "repairing", ...); "" or
+  // what it reported last.
+  std::string await_own_state(size_t i, const std::string& state, std::chrono::milliseconds timeout);
 
   ClusterNode& node(size_t i) { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }
