@@ -1,6 +1,6 @@
 #include "protocol/client_codec.hpp"
 
-#include "protocol/capnp_bytes.hpp"
+#include "protocol/capnp_fields.hpp"
 #include "protocol/client.capnp.h"
 #include "protocol/client_writes_codec.hpp"
 #include "protocol/client_reads_codec.hpp"
@@ -8,20 +8,6 @@
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
-
-namespace {
-
-void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
-  for (unsigned i = 0; i < list.size(); ++i) list.set(i, text_of(v[i]));
-}
-
-std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
-  std::vector<std::string> out;
-  for (auto t : list) out.push_back(string_of(t));
-  return out;
-}
-
-}  // namespace
 
 std::string encode_request(const ClientRequest& r) {
   capnp::MallocMessageBuilder mb;
@@ -83,10 +69,10 @@ Result<ClientRequest> decode_request(std::string_view body) {
         auto q = req.getRecall();
         out.kind = ClientRequest::Kind::recall;
         out.recall.text = string_of(q.getText());
-        out.recall.realms = get_texts(q.getRealms());
+        out.recall.realms = texts_of(q.getRealms());
         out.recall.limit = q.getLimit();
         if (q.getHasAsOf()) out.recall.as_of_ms = q.getAsOfMs();
-        out.recall.lanes = get_texts(q.getLanes());
+        out.recall.lanes = texts_of(q.getLanes());
         for (float f : q.getVector()) out.recall.vector.push_back(f);
         out.recall.include_staged = q.getIncludeStaged();
         if (q.getHasWindow()) {
@@ -112,7 +98,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
         break;
       case schema::ClientRequest::CONTRADICTIONS:
         out.kind = ClientRequest::Kind::contradictions;
-        out.contradiction_realms = get_texts(req.getContradictions().getRealms());
+        out.contradiction_realms = texts_of(req.getContradictions().getRealms());
         break;
       default: return Status::InvalidArgument("unknown request type");
     }
@@ -245,7 +231,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.kind = ClientResponse::Kind::recalled;
         out.answer.top_relevance = a.getTopRelevance();
         out.answer.known = a.getKnown();
-        out.answer.lanes = get_texts(a.getLanes());
+        out.answer.lanes = texts_of(a.getLanes());
         for (auto o : a.getHits()) {
           RecallHit h;
           h.id = MemoryId{InstanceId(o.getId().getInstance()), Seqno(o.getId().getSeqno())};

@@ -1,19 +1,8 @@
 #include "protocol/client_history_codec.hpp"
 
-#include "protocol/capnp_bytes.hpp"
+#include "protocol/capnp_fields.hpp"
 
 namespace vasana {
-
-namespace {
-
-void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
-  b.setInstance(id.instance.value);
-  b.setSeqno(id.seqno.value);
-}
-
-MemoryId get_id(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
-
-}  // namespace
 
 void fill_history(capnp::List<schema::HistoryEntry>::Builder out, const std::vector<HistoryEntry>& entries) {
   for (unsigned i = 0; i < out.size(); ++i) {
@@ -55,9 +44,9 @@ void fill_contradictions(capnp::List<schema::Contradiction>::Builder out, const 
     auto claims = o.initClaims(static_cast<unsigned>(c.claims.size()));
     for (unsigned j = 0; j < claims.size(); ++j) {
       const ClaimView& v = c.claims[j];
-      set_id(claims[j].initTriplet(), v.triplet);
+      set_memory_id(claims[j].initTriplet(), v.triplet);
       claims[j].setObject(text_of(v.object));
-      set_id(claims[j].initSourceMemory(), v.source_memory);
+      set_memory_id(claims[j].initSourceMemory(), v.source_memory);
       claims[j].setValidFromMs(v.valid_from_ms);
       claims[j].setValidToMs(v.valid_to_ms);
     }
@@ -72,7 +61,7 @@ std::vector<ContradictionView> read_contradictions(capnp::List<schema::Contradic
     c.subject = string_of(o.getSubject());
     c.predicate = string_of(o.getPredicate());
     for (auto v : o.getClaims())
-      c.claims.push_back(ClaimView{get_id(v.getTriplet()), string_of(v.getObject()), get_id(v.getSourceMemory()),
+      c.claims.push_back(ClaimView{memory_id_of(v.getTriplet()), string_of(v.getObject()), memory_id_of(v.getSourceMemory()),
                                    v.getValidFromMs(), v.getValidToMs()});
     out.push_back(std::move(c));
   }

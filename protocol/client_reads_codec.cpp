@@ -2,29 +2,11 @@
 
 #include <algorithm>
 
-#include "protocol/capnp_bytes.hpp"
+#include "protocol/capnp_fields.hpp"
 
 namespace vasana {
 
 namespace {
-
-void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
-  b.setInstance(id.instance.value);
-  b.setSeqno(id.seqno.value);
-}
-
-MemoryId id_of(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
-
-void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
-  for (unsigned i = 0; i < list.size(); ++i) list.set(i, text_of(v[i]));
-}
-
-std::vector<std::string> texts_of(capnp::List<capnp::Text>::Reader list) {
-  std::vector<std::string> out;
-  out.reserve(list.size());
-  for (auto t : list) out.push_back(string_of(t));
-  return out;
-}
 
 // A schema enum value this build knows, as the plain enum; InvalidArgument naming the field when
 // it is newer than this build.
@@ -66,9 +48,9 @@ bool parse_epistemic_name(std::string_view name, Epistemic& out) {
   return true;
 }
 
-void fill_get_request(schema::ClientRequest::Builder req, const MemoryId& id) { set_id(req.initGet(), id); }
+void fill_get_request(schema::ClientRequest::Builder req, const MemoryId& id) { set_memory_id(req.initGet(), id); }
 
-MemoryId read_get_request(schema::ClientRequest::Reader req) { return id_of(req.getGet()); }
+MemoryId read_get_request(schema::ClientRequest::Reader req) { return memory_id_of(req.getGet()); }
 
 void fill_list_request(schema::ListRequest::Builder out, const ListRequest& r) {
   out.setRealm(text_of(r.realm));
@@ -79,7 +61,7 @@ void fill_list_request(schema::ListRequest::Builder out, const ListRequest& r) {
   for (unsigned i = 0; i < statuses.size(); ++i) statuses.set(i, static_cast<schema::Status>(r.statuses[i]));
   out.setIncludeDeleted(r.include_deleted);
   out.setUnreviewed(r.unreviewed);
-  set_id(out.initAfter(), r.after);
+  set_memory_id(out.initAfter(), r.after);
   out.setLimit(r.limit);
 }
 
@@ -100,7 +82,7 @@ Status read_list_request(schema::ListRequest::Reader in, ListRequest& out) {
   }
   out.include_deleted = in.getIncludeDeleted();
   out.unreviewed = in.getUnreviewed();
-  out.after = id_of(in.getAfter());
+  out.after = memory_id_of(in.getAfter());
   out.limit = in.getLimit();
   return Status::Ok();
 }
@@ -117,7 +99,7 @@ void read_recall_query_reads(schema::RecallQuery::Reader in, RecallQuery& out) {
 }
 
 void fill_memory_view(schema::MemoryView::Builder out, const MemoryView& v) {
-  set_id(out.initId(), v.id);
+  set_memory_id(out.initId(), v.id);
   out.setRealm(text_of(v.realm));
   out.setKind(static_cast<schema::Kind>(v.kind));
   out.setText(text_of(v.text));
@@ -125,7 +107,7 @@ void fill_memory_view(schema::MemoryView::Builder out, const MemoryView& v) {
   out.setRef(text_of(v.ref));
   out.setStatus(static_cast<schema::Status>(v.status));
   out.setStatusReason(text_of(v.status_reason));
-  set_id(out.initReplacedBy(), v.replaced_by);
+  set_memory_id(out.initReplacedBy(), v.replaced_by);
   out.setEpistemic(static_cast<schema::Epistemic>(v.epistemic));
   out.setConfidence(v.confidence);
   out.setPinned(v.pinned);
@@ -142,7 +124,7 @@ void fill_memory_view(schema::MemoryView::Builder out, const MemoryView& v) {
 }
 
 Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
-  out.id = id_of(in.getId());
+  out.id = memory_id_of(in.getId());
   out.realm = string_of(in.getRealm());
   Status s = plain_enum(in.getKind(), schema::Kind::EPISODE, "kind", out.kind);
   if (!s.ok()) return s;
@@ -152,7 +134,7 @@ Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
   s = plain_enum(in.getStatus(), schema::Status::ARCHIVED, "status", out.status);
   if (!s.ok()) return s;
   out.status_reason = string_of(in.getStatusReason());
-  out.replaced_by = id_of(in.getReplacedBy());
+  out.replaced_by = memory_id_of(in.getReplacedBy());
   s = plain_enum(in.getEpistemic(), schema::Epistemic::AUTONOMOUS_SYNTHESIS, "epistemic", out.epistemic);
   if (!s.ok()) return s;
   out.confidence = in.getConfidence();
@@ -174,7 +156,7 @@ Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
 void fill_memory_page(schema::MemoryPage::Builder out, const MemoryPage& p) {
   auto list = out.initMemories(unsigned(p.memories.size()));
   for (unsigned i = 0; i < list.size(); ++i) fill_memory_view(list[i], p.memories[i]);
-  set_id(out.initNext(), p.next);
+  set_memory_id(out.initNext(), p.next);
 }
 
 Status read_memory_page(schema::MemoryPage::Reader in, MemoryPage& out) {
@@ -185,7 +167,7 @@ Status read_memory_page(schema::MemoryPage::Reader in, MemoryPage& out) {
     if (!s.ok()) return s;
     out.memories.push_back(std::move(v));
   }
-  out.next = id_of(in.getNext());
+  out.next = memory_id_of(in.getNext());
   return Status::Ok();
 }
 
@@ -204,7 +186,7 @@ void read_recall_hit_reads(schema::RecallHit::Reader in, RecallHit& out) {
 void fill_corrections(schema::RecallAnswer::Builder out, const std::vector<CorrectionHit>& c) {
   auto list = out.initCorrections(unsigned(c.size()));
   for (unsigned i = 0; i < list.size(); ++i) {
-    set_id(list[i].initId(), c[i].id);
+    set_memory_id(list[i].initId(), c[i].id);
     list[i].setRealm(text_of(c[i].realm));
     list[i].setWrong(text_of(c[i].wrong));
     list[i].setRight(text_of(c[i].right));
@@ -214,7 +196,7 @@ void fill_corrections(schema::RecallAnswer::Builder out, const std::vector<Corre
 
 void read_corrections(schema::RecallAnswer::Reader in, std::vector<CorrectionHit>& out) {
   for (auto c : in.getCorrections())
-    out.push_back(CorrectionHit{id_of(c.getId()), string_of(c.getRealm()), string_of(c.getWrong()),
+    out.push_back(CorrectionHit{memory_id_of(c.getId()), string_of(c.getRealm()), string_of(c.getWrong()),
                                 string_of(c.getRight()), string_of(c.getNote())});
 }
 

@@ -1,27 +1,10 @@
 #include "protocol/client_writes_codec.hpp"
 
-#include "protocol/capnp_bytes.hpp"
+#include "protocol/capnp_fields.hpp"
 
 namespace vasana {
 
 namespace {
-
-void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
-  b.setInstance(id.instance.value);
-  b.setSeqno(id.seqno.value);
-}
-
-MemoryId id_of(schema::MemoryId::Reader r) { return MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())}; }
-
-void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
-  for (unsigned i = 0; i < list.size(); ++i) list.set(i, text_of(v[i]));
-}
-
-std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
-  std::vector<std::string> out;
-  for (auto t : list) out.push_back(string_of(t));
-  return out;
-}
 
 void set_fact(schema::Fact::Builder b, const FactInput& f) {
   b.setSubject(text_of(f.subject));
@@ -54,7 +37,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       if (o.is_default()) return;
       auto b = req.initRememberOptions();
       b.setOnExistingRef(o.on_existing_ref == RefPolicy::update ? schema::RefPolicy::UPDATE : schema::RefPolicy::REFUSE);
-      set_id(b.initSupersedes(), o.supersedes);
+      set_memory_id(b.initSupersedes(), o.supersedes);
       auto facts = b.initFacts(unsigned(o.facts.size()));
       for (unsigned i = 0; i < facts.size(); ++i) set_fact(facts[i], o.facts[i]);
       return;
@@ -62,7 +45,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
     case K::update: {
       const UpdateRequest& u = r.update;
       auto b = req.initUpdate();
-      set_id(b.initMemory(), u.memory);
+      set_memory_id(b.initMemory(), u.memory);
       b.setHasText(u.has_text);
       b.setText(text_of(u.text));
       b.setReplaceTags(u.replace_tags);
@@ -74,20 +57,20 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
     }
     case K::forget: {
       auto b = req.initForget();
-      set_id(b.initMemory(), r.forget.memory);
+      set_memory_id(b.initMemory(), r.forget.memory);
       b.setReason(text_of(r.forget.reason));
       return;
     }
     case K::set_status: {
       auto b = req.initSetStatus();
-      set_id(b.initMemory(), r.set_status.memory);
+      set_memory_id(b.initMemory(), r.set_status.memory);
       b.setStatus(static_cast<schema::Status>(r.set_status.status));
       b.setReason(text_of(r.set_status.reason));
       return;
     }
     case K::pin: {
       auto b = req.initPin();
-      set_id(b.initMemory(), r.pin.memory);
+      set_memory_id(b.initMemory(), r.pin.memory);
       b.setPinned(r.pin.pinned);
       return;
     }
@@ -95,7 +78,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       auto b = req.initFact();
       b.setRealm(text_of(r.fact.realm));
       set_fact(b.initFact(), r.fact.fact);
-      set_id(b.initSourceMemory(), r.fact.source_memory);
+      set_memory_id(b.initSourceMemory(), r.fact.source_memory);
       return;
     }
     case K::correct: {
@@ -104,13 +87,13 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       b.setWrong(text_of(r.correct.wrong));
       b.setRight(text_of(r.correct.right));
       b.setNote(text_of(r.correct.note));
-      set_id(b.initSourceMemory(), r.correct.source_memory);
+      set_memory_id(b.initSourceMemory(), r.correct.source_memory);
       return;
     }
-    case K::retract: set_id(req.initRetract(), r.retract); return;
+    case K::retract: set_memory_id(req.initRetract(), r.retract); return;
     case K::review: {
       auto b = req.initReview();
-      set_id(b.initMemory(), r.review.memory);
+      set_memory_id(b.initMemory(), r.review.memory);
       b.setDecision(r.review.decision == ReviewVerdict::reject ? schema::Decision::REJECT : schema::Decision::APPROVE);
       b.setReviewer(text_of(r.review.reviewer));
       b.setNote(text_of(r.review.note));
@@ -129,18 +112,18 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       const auto policy = static_cast<uint16_t>(o.getOnExistingRef());
       if (policy > 1) return Status::InvalidArgument("unknown onExistingRef " + std::to_string(policy));
       out.remember_options.on_existing_ref = policy == 1 ? RefPolicy::update : RefPolicy::refuse;
-      out.remember_options.supersedes = id_of(o.getSupersedes());
+      out.remember_options.supersedes = memory_id_of(o.getSupersedes());
       for (auto f : o.getFacts()) out.remember_options.facts.push_back(fact_of(f));
       return Status::Ok();
     }
     case schema::ClientRequest::UPDATE: {
       auto u = req.getUpdate();
       out.kind = K::update;
-      out.update.memory = id_of(u.getMemory());
+      out.update.memory = memory_id_of(u.getMemory());
       out.update.has_text = u.getHasText();
       out.update.text = string_of(u.getText());
       out.update.replace_tags = u.getReplaceTags();
-      out.update.tags = get_texts(u.getTags());
+      out.update.tags = texts_of(u.getTags());
       out.update.has_valid_time = u.getHasValidTime();
       out.update.valid_from_ms = u.getValidFromMs();
       out.update.valid_to_ms = u.getValidToMs();
@@ -149,21 +132,21 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
     case schema::ClientRequest::FORGET: {
       auto f = req.getForget();
       out.kind = K::forget;
-      out.forget.memory = id_of(f.getMemory());
+      out.forget.memory = memory_id_of(f.getMemory());
       out.forget.reason = string_of(f.getReason());
       return Status::Ok();
     }
     case schema::ClientRequest::SET_STATUS: {
       auto s = req.getSetStatus();
       out.kind = K::set_status;
-      out.set_status.memory = id_of(s.getMemory());
+      out.set_status.memory = memory_id_of(s.getMemory());
       out.set_status.reason = string_of(s.getReason());
       return status_of(s.getStatus(), out.set_status.status);
     }
     case schema::ClientRequest::PIN: {
       auto p = req.getPin();
       out.kind = K::pin;
-      out.pin.memory = id_of(p.getMemory());
+      out.pin.memory = memory_id_of(p.getMemory());
       out.pin.pinned = p.getPinned();
       return Status::Ok();
     }
@@ -172,7 +155,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.kind = K::fact;
       out.fact.realm = string_of(f.getRealm());
       out.fact.fact = fact_of(f.getFact());
-      out.fact.source_memory = id_of(f.getSourceMemory());
+      out.fact.source_memory = memory_id_of(f.getSourceMemory());
       return Status::Ok();
     }
     case schema::ClientRequest::CORRECT: {
@@ -182,17 +165,17 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.correct.wrong = string_of(c.getWrong());
       out.correct.right = string_of(c.getRight());
       out.correct.note = string_of(c.getNote());
-      out.correct.source_memory = id_of(c.getSourceMemory());
+      out.correct.source_memory = memory_id_of(c.getSourceMemory());
       return Status::Ok();
     }
     case schema::ClientRequest::RETRACT:
       out.kind = K::retract;
-      out.retract = id_of(req.getRetract());
+      out.retract = memory_id_of(req.getRetract());
       return Status::Ok();
     case schema::ClientRequest::REVIEW: {
       auto v = req.getReview();
       out.kind = K::review;
-      out.review.memory = id_of(v.getMemory());
+      out.review.memory = memory_id_of(v.getMemory());
       const auto d = static_cast<uint16_t>(v.getDecision());
       if (d > 1) return Status::InvalidArgument("unknown review decision " + std::to_string(d));
       out.review.decision = d == 1 ? ReviewVerdict::reject : ReviewVerdict::approve;
@@ -207,26 +190,26 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
 void encode_remembered_writes(schema::Remembered::Builder m, const ClientResponse& r) {
   m.setUpdated(r.updated);
   m.setStatus(static_cast<schema::Status>(r.stored_status));
-  set_id(m.initFlaggedBy(), r.flagged_by);
+  set_memory_id(m.initFlaggedBy(), r.flagged_by);
 }
 
 void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out) {
   out.updated = m.getUpdated();
   MemoryStatus s = MemoryStatus::active;
   out.stored_status = status_of(m.getStatus(), s).ok() ? s : MemoryStatus::active;
-  out.flagged_by = id_of(m.getFlaggedBy());
+  out.flagged_by = memory_id_of(m.getFlaggedBy());
 }
 
 void encode_written(schema::ClientResponse::Builder res, const ClientResponse& r) {
   auto w = res.initWritten();
-  set_id(w.initId(), r.id);
+  set_memory_id(w.initId(), r.id);
   w.setEffectiveTs(r.effective_ts);
 }
 
 void decode_written(schema::ClientResponse::Reader res, ClientResponse& out) {
   auto w = res.getWritten();
   out.kind = ClientResponse::Kind::written;
-  out.id = id_of(w.getId());
+  out.id = memory_id_of(w.getId());
   out.effective_ts = w.getEffectiveTs();
 }
 

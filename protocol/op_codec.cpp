@@ -3,7 +3,7 @@
 #include <cstring>
 #include <optional>
 
-#include "protocol/capnp_bytes.hpp"
+#include "protocol/capnp_fields.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/op_type.hpp"
@@ -236,15 +236,6 @@ uint16_t op_type_of(const OpValue& op) { return static_cast<uint16_t>(op.index()
 
 namespace {
 
-void set_id(schema::MemoryId::Builder b, const MemoryId& id) {
-  b.setInstance(id.instance.value);
-  b.setSeqno(id.seqno.value);
-}
-
-void set_texts(capnp::List<capnp::Text>::Builder list, const std::vector<std::string>& v) {
-  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), text_of(v[i]));
-}
-
 void set_floats(capnp::List<float>::Builder list, const std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
 }
@@ -283,7 +274,7 @@ std::string encode_op(const OpValue& value) {
           },
           [&](const UpdateContentOp& o) {
             auto u = op.initUpdateContent();
-            set_id(u.initMemory(), o.memory);
+            set_memory_id(u.initMemory(), o.memory);
             u.setText(text_of(o.text));
             u.setReplaceTags(o.replace_tags);
             set_texts(u.initTags(static_cast<unsigned>(o.tags.size())), o.tags);
@@ -293,20 +284,20 @@ std::string encode_op(const OpValue& value) {
           },
           [&](const SetStatusOp& o) {
             auto s = op.initSetStatus();
-            set_id(s.initMemory(), o.memory);
+            set_memory_id(s.initMemory(), o.memory);
             s.setStatus(static_cast<schema::Status>(o.status));
             s.setReason(text_of(o.reason));
-            if (o.replaced_by.seqno.value != 0) set_id(s.initReplacedBy(), o.replaced_by);
+            if (o.replaced_by.seqno.value != 0) set_memory_id(s.initReplacedBy(), o.replaced_by);
           },
           [&](const SetVectorOp& o) {
             auto s = op.initSetVector();
-            set_id(s.initMemory(), o.memory);
+            set_memory_id(s.initMemory(), o.memory);
             set_floats(s.initVector(static_cast<unsigned>(o.vector.size())), o.vector);
             s.setVectorSpace(text_of(o.vector_space));
           },
           [&](const DeleteMemoryOp& o) {
             auto d = op.initDeleteMemory();
-            set_id(d.initMemory(), o.memory);
+            set_memory_id(d.initMemory(), o.memory);
             d.setReason(text_of(o.reason));
           },
           [&](const AddTripletOp& o) {
@@ -317,13 +308,13 @@ std::string encode_op(const OpValue& value) {
             t.setObject(text_of(o.object));
             t.setValidFromMs(o.valid_from_ms);
             t.setValidToMs(o.valid_to_ms);
-            if (o.source_memory.seqno.value != 0) set_id(t.initSourceMemory(), o.source_memory);
+            if (o.source_memory.seqno.value != 0) set_memory_id(t.initSourceMemory(), o.source_memory);
             t.setFunctional(o.functional);
             t.setOnConflict(static_cast<schema::ConflictPolicy>(o.on_conflict));
           },
           [&](const RetractTripletOp& o) {
             auto r = op.initRetractTriplet();
-            set_id(r.initTriplet(), o.triplet);
+            set_memory_id(r.initTriplet(), o.triplet);
             r.setReason(text_of(o.reason));
           },
           [&](const AddCorrectionOp& o) {
@@ -332,24 +323,24 @@ std::string encode_op(const OpValue& value) {
             c.setWrong(text_of(o.wrong));
             c.setRight(text_of(o.right));
             c.setNote(text_of(o.note));
-            if (o.source_memory.seqno.value != 0) set_id(c.initSourceMemory(), o.source_memory);
+            if (o.source_memory.seqno.value != 0) set_memory_id(c.initSourceMemory(), o.source_memory);
           },
           [&](const ReviewDecisionOp& o) {
             auto r = op.initReviewDecision();
-            set_id(r.initMemory(), o.memory);
+            set_memory_id(r.initMemory(), o.memory);
             r.setDecision(static_cast<schema::Decision>(o.decision));
             r.setReviewer(text_of(o.reviewer));
             r.setNote(text_of(o.note));
           },
           [&](const AccessOp& o) {
             auto a = op.initAccess();
-            set_id(a.initMemory(), o.memory);
+            set_memory_id(a.initMemory(), o.memory);
             a.setKind(static_cast<schema::AccessKind>(o.kind));
             a.setWeight(o.weight);
           },
           [&](const SetPinnedOp& o) {
             auto p = op.initSetPinned();
-            set_id(p.initMemory(), o.memory);
+            set_memory_id(p.initMemory(), o.memory);
             p.setPinned(o.pinned);
           },
       },
