@@ -40,12 +40,7 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: encode_write_request(req, r); break;
     case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
     case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
-    case ClientRequest::Kind::history: {
-      auto id = req.initHistory();
-      id.setInstance(r.history_of.instance.value);
-      id.setSeqno(r.history_of.seqno.value);
-      break;
-    }
+    case ClientRequest::Kind::history: set_memory_id(req.initHistory(), r.history_of); break;
     case ClientRequest::Kind::contradictions:
       set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
       break;
@@ -94,7 +89,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
         return read_list_request(req.getList(), out.list);
       case schema::ClientRequest::HISTORY:
         out.kind = ClientRequest::Kind::history;
-        out.history_of = MemoryId{InstanceId(req.getHistory().getInstance()), Seqno(req.getHistory().getSeqno())};
+        out.history_of = memory_id_of(req.getHistory());
         break;
       case schema::ClientRequest::CONTRADICTIONS:
         out.kind = ClientRequest::Kind::contradictions;
@@ -138,8 +133,7 @@ std::string encode_response(const ClientResponse& r) {
       break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
-      m.initId().setInstance(r.id.instance.value);
-      m.getId().setSeqno(r.id.seqno.value);
+      set_memory_id(m.initId(), r.id);
       m.setEffectiveTs(r.effective_ts);
       m.setExisted(r.existed);
       encode_remembered_writes(m, r);
@@ -154,8 +148,7 @@ std::string encode_response(const ClientResponse& r) {
       for (unsigned i = 0; i < hits.size(); ++i) {
         const RecallHit& h = r.answer.hits[i];
         auto o = hits[i];
-        o.initId().setInstance(h.id.instance.value);
-        o.getId().setSeqno(h.id.seqno.value);
+        set_memory_id(o.initId(), h.id);
         o.setScore(h.score);
         o.setRealm(h.realm);
         o.setKind(h.kind);
@@ -215,7 +208,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::REMEMBERED: {
         auto m = res.getRemembered();
         out.kind = ClientResponse::Kind::remembered;
-        out.id = MemoryId{InstanceId(m.getId().getInstance()), Seqno(m.getId().getSeqno())};
+        out.id = memory_id_of(m.getId());
         out.effective_ts = m.getEffectiveTs();
         out.existed = m.getExisted();
         decode_remembered_writes(m, out);
@@ -234,7 +227,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.answer.lanes = texts_of(a.getLanes());
         for (auto o : a.getHits()) {
           RecallHit h;
-          h.id = MemoryId{InstanceId(o.getId().getInstance()), Seqno(o.getId().getSeqno())};
+          h.id = memory_id_of(o.getId());
           h.score = o.getScore();
           h.realm = o.getRealm();
           h.kind = o.getKind();
