@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "replica/admission.hpp"
+#include "replica/lane_snapshot.hpp"
 #include "replica/memory_record.hpp"
 
 namespace vasana {
@@ -70,6 +71,20 @@ class Lane {
   virtual size_t background_pending() const { return 0; }
   // Candidates, best first, at most q.pool of them.
   virtual std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const = 0;
+
+  // Checkpoints (actors/checkpoint_task.hpp), so that a start loads the lane instead of
+  // rebuilding it from the state. snapshot_format() is 0 for a lane that is not saved (cheap to
+  // rebuild: it is rebuilt at start), else the version of the bytes save() writes, raised when
+  // they change (a snapshot of another version is not loaded; the lane is rebuilt).
+  // save() writes the index as it is, for the state it was built from; it runs under the
+  // engine's read lock (concurrently with search() and background_step(), never with update()),
+  // and must not change what search() returns.
+  // load() runs on an empty lane, with no search() yet, and makes it the lane save() wrote for
+  // an equal state (the same answers to every query), or returns the reader's Corruption and
+  // leaves the lane empty. update() then brings it up to date with the ops after the checkpoint.
+  virtual uint32_t snapshot_format() const { return 0; }
+  virtual void save(SnapshotWriter& out) const {}
+  virtual Status load(SnapshotReader& in) { return Status::FailedPrecondition(std::string(name()) + " is not saved"); }
 };
 
 }  // namespace vasana

@@ -29,6 +29,10 @@ class LaneBacklog {
   // max is): *out is what the lanes must now update.
   void take(size_t max, ReplicaState& state, std::vector<MemoryId>* ids, bool* triplets, bool* corrections);
   void clear(ReplicaState& state);
+  // What is waiting, oldest first, without taking it (for a checkpoint).
+  const std::deque<MemoryId>& ids() const { return ids_; }
+  bool triplets() const { return triplets_; }
+  bool corrections() const { return corrections_; }
   // Memory ids waiting, plus one for each flag set: 0 when the lanes are level with the state.
   size_t size() const { return ids_.size() + triplets_ + corrections_; }
   bool empty() const { return size() == 0; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 
@@ -124,32 +125,168 @@ void RecallEngine::load_state(ReplicaState state) {
   state_ = std::move(state);
 }
 
+namespace {
+
+// Brings each of lanes up to date with the whole state, spread over up to `threads` threads (each
+// lane is touched by one thread; the state is only read), then warms it. The caller holds the
+// engine's write lock.
+void rebuild(const std::vector<Lane*>& lanes, const ReplicaState& state, size_t threads) {
+  std::vector<MemoryId> ids;
+  ids.reserve(state.memory_count());
+  state.for_each_memory([&](const MemoryRecord& m) { ids.push_back(m.id); });
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < lanes.size(); i = next++) {
+      Lane& lane = *lanes[i];
+      StateChange change;
+      for (const MemoryId& id : ids) {
+        change.memory = id;
+        lane.update(change, state);
+      }
+      change = StateChange{};
+      change.triplets = change.corrections = true;
+      lane.update(change, state);
+      lane.warm(state);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(std::max<size_t>(1, threads), lanes.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+}
+
+}  // namespace
+
 void RecallEngine::rebuild_lanes(size_t threads) {
   auto lock = lock_.write();
-  std::vector<MemoryId> ids;
-  ids.reserve(state_.memory_count());
-  state_.for_each_memory([&](const MemoryRecord& m) { ids.push_back(m.id); });
+  std::vector<Lane*> all;
+  for (auto& lane : lanes_) all.push_back(lane.get());
+  rebuild(all, state_, threads);
+  backlog_.clear(state_);
+  backlog_size_.store(0, std::memory_order_relaxed);
+  { std::lock_guard<std::mutex> g(applied_mutex_); }
+  applied_cv_.notify_all();
+}
+
+std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const {
+  std::vector<LaneSnapshot> out;
+  auto lock = lock_.read();
+  fn(state_);
+  for (const auto& lane : lanes_) {
+    if (lane->snapshot_format() == 0) continue;
+    SnapshotWriter w;
+    lane->save(w);
+    out.push_back(LaneSnapshot{lane->name(), lane->snapshot_format(), w.take_chunks()});
+  }
+  SnapshotWriter w;
+  w.u64(backlog_.ids().size());
+  for (const MemoryId& id : backlog_.ids()) w.id(id);
+  w.u8(backlog_.triplets());
+  w.u8(backlog_.corrections());
+  out.push_back(LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()});
+  return out;
+}
+
+std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snapshots, size_t threads) {
+  auto lock = lock_.write();
+  auto find = [&](const std::string& name) -> LaneSnapshot* {
+    for (auto& s : snapshots)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
+  // Loading: each lane alone on a thread, like a rebuild. A lane whose snapshot fails to load is
+  // left empty by its load() and rebuilt below.
+  std::vector<std::string> lines(lanes_.size());
+  std::vector<char> loaded(lanes_.size(), 0);
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < lanes_.size(); i = next++) {
       Lane& lane = *lanes_[i];
-      StateChange change;
-      for (const MemoryId& id : ids) {
-        change.memory = id;
-        lane.update(change, state_);
+      const LaneSnapshot* snap = find(lane.name());
+      const std::string name = lane.name();
+      if (lane.snapshot_format() == 0) {
+        lines[i] = name + " rebuilt (not saved)";
+      } else if (!snap) {
+        lines[i] = name + " rebuilt (the checkpoint holds no snapshot of it)";
+      } else if (snap->format != lane.snapshot_format()) {
+        lines[i] = name + " rebuilt (its snapshot has format " + std::to_string(snap->format) + ", this build reads " +
+                   std::to_string(lane.snapshot_format()) + ")";
+      } else {
+        auto t0 = std::chrono::steady_clock::now();
+        SnapshotReader r(snap->chunks);
+        Status st = lane.load(r);
+        if (st.ok()) st = r.finish(name);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (st.ok()) {
+          loaded[i] = 1;
+          lines[i] = name + " loaded in " + std::to_string(int(ms)) + " ms";
+        } else {
+          lines[i] = name + " rebuilt (its snapshot did not load: " + st.message() + ")";
+        }
       }
-      change = StateChange{};
-      change.triplets = change.corrections = true;
-      lane.update(change, state_);
-      lane.warm(state_);
     }
   };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < std::max<size_t>(1, threads); ++t) helpers.emplace_back(work);
-  work();
-  for (auto& h : helpers) h.join();
+  {
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < std::min(std::max<size_t>(1, threads), lanes_.size()); ++t) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+  }
+  // A lane whose load failed may hold part of its snapshot: its own load() empties it, so the
+  // rebuild starts from nothing either way.
+  std::vector<Lane*> rebuilt;
+  for (size_t i = 0; i < lanes_.size(); ++i)
+    if (!loaded[i]) rebuilt.push_back(lanes_[i].get());
+  auto t0 = std::chrono::steady_clock::now();
+  rebuild(rebuilt, state_, threads);
+  if (!rebuilt.empty()) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    lines.push_back(std::to_string(rebuilt.size()) + " lane(s) rebuilt in " + std::to_string(int(ms)) + " ms");
+  }
+  // The backlog saved with the lanes: memories the saved lanes had not indexed yet. Re-indexing
+  // an id is harmless (lane updates are idempotent from the state), so a rebuilt lane does not
+  // mind. Without it a loaded lane could miss those memories, so every lane is brought up to date
+  // with every memory instead (a lane skips what it already indexed at the state's version).
   backlog_.clear(state_);
-  backlog_size_.store(0, std::memory_order_relaxed);
+  if (const LaneSnapshot* b = find(kBacklogSnapshot)) {
+    SnapshotReader r(b->chunks);
+    std::vector<MemoryId> ids(r.count(16));
+    for (auto& id : ids) id = r.id();
+    StateChange flags;
+    flags.triplets = r.u8() != 0;
+    flags.corrections = r.u8() != 0;
+    Status st = r.finish(kBacklogSnapshot);
+    if (st.ok() && b->format == 1) {
+      for (const MemoryId& id : ids) {
+        StateChange one;
+        one.memory = id;
+        backlog_.add(one, state_);
+      }
+      backlog_.add(flags, state_);
+    } else if (rebuilt.size() < lanes_.size()) {
+      lines.push_back("the saved lane backlog did not load (" + (st.ok() ? std::string("format") : st.message()) +
+                      "): every lane rebuilt");
+      std::vector<Lane*> all;
+      for (auto& lane : lanes_) all.push_back(lane.get());
+      rebuild(all, state_, threads);
+    }
+  }
+  backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
+  return lines;
+}
+
+Status RecallEngine::apply_behind(const OrderKey& key, const OpValue& op) {
+  auto lock = lock_.write();
+  StateChange change;
+  Status s = state_.apply(key, op, &change);
+  if (s.ok()) backlog_.add(change, state_);
+  backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
+  return s;
+}
+
+void RecallEngine::catch_up_lanes() {
+  while (lanes_backlog() > 0) index_lane_backlog(4096);
+  warm();
   { std::lock_guard<std::mutex> g(applied_mutex_); }
   applied_cv_.notify_all();
 }

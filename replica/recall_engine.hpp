@@ -134,6 +134,24 @@ class RecallEngine {
   // threads (each lane is touched by one thread; the state is only read), then warms them.
   // Empties the lane backlog.
   void rebuild_lanes(size_t threads);
+
+  // Checkpoints. snapshot_lanes() runs fn(state) and saves every lane that saves itself
+  // (Lane::snapshot_format), plus what the lanes still had to do (the lane backlog, as the
+  // snapshot named kBacklogSnapshot), under one read lock, so that they match the state fn saw.
+  // Writes wait meanwhile; queries do not.
+  std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const;
+  // After load_state() of the state those snapshots were taken with, and before any op is
+  // applied: each lane with a snapshot of its name and format loads it, the others are rebuilt
+  // from the state (spread over up to `threads` threads as rebuild_lanes does), and the saved
+  // backlog is put back. Returns one line per lane: how it was made ready, and why a snapshot
+  // was not used. Call catch_up_lanes() once the ops after the checkpoint are applied with
+  // apply_behind().
+  std::vector<std::string> load_lanes(std::vector<LaneSnapshot> snapshots, size_t threads);
+  // Bulk load after load_lanes(): applies an op to the state and leaves what the lanes must do
+  // in the lane backlog (each memory once), for catch_up_lanes().
+  Status apply_behind(const OrderKey& key, const OpValue& op);
+  // Works the whole lane backlog off on the calling thread and warms the lanes.
+  void catch_up_lanes();
   // Lets every lane finish deferred index work, after a bulk replay.
   void warm();
   // Does up to max units of background index work; returns how many were done (0: nothing
