@@ -4,6 +4,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <set>
+#include <utility>
+
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -14,6 +18,9 @@ namespace vasana {
 namespace {
 
 constexpr size_t kMaxBatch = 1024;
+// At most this many bytes of replies ZeroMQ could not take at once are held in all (the oldest
+// go first past that).
+constexpr size_t kHeldBytesAtMost = size_t{64} << 20;
 
 struct OutgoingReply {
   uint8_t socket;
@@ -78,24 +85,68 @@ struct ClientEndpoint::Impl {
 
   void wake() { gate->wake(); }
 
+  // Replies ZeroMQ did not take (EAGAIN: the caller's queue was full), retried in order on every
+  // turn of the socket thread until their deadline. Touched only by the socket thread.
+  struct Held {
+    OutgoingReply reply;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::deque<Held> held;
+  size_t held_bytes = 0;
+
+  // Sends r now; false when ZeroMQ refused it for a full queue. A caller that went away
+  // (EHOSTUNREACH with router_mandatory) counts as sent: its answer has nobody to go to.
+  bool try_send(const OutgoingReply& r) {
+    std::array<zmq::const_buffer, 3> frames = {zmq::buffer(r.routing_id),
+                                               zmq::buffer(kClientTag.data(), kClientTag.size()),
+                                               zmq::buffer(r.body)};
+    try {
+      return zmq::send_multipart(sockets[r.socket], frames, zmq::send_flags::dontwait).has_value();
+    } catch (const zmq::error_t&) {
+      return true;
+    }
+  }
+
+  void drop_held_front() {
+    held_bytes -= held.front().reply.body.size();
+    held.pop_front();
+    dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Held replies first, then the new ones. A caller's replies keep their order: once one of its
+  // replies is held, its later ones wait behind it.
   void send_replies() {
     std::deque<OutgoingReply> batch;
     {
       std::lock_guard<std::mutex> lock(mu);
       batch.swap(outbox);
     }
-    for (auto& r : batch) {
-      std::array<zmq::const_buffer, 3> frames = {zmq::buffer(r.routing_id),
-                                                 zmq::buffer(kClientTag.data(), kClientTag.size()),
-                                                 zmq::buffer(r.body)};
-      try {
-        // Not sent (EAGAIN): the client's queue is full because it does not read its replies.
-        if (!zmq::send_multipart(sockets[r.socket], frames, zmq::send_flags::dontwait))
-          dropped.fetch_add(1, std::memory_order_relaxed);
-      } catch (const zmq::error_t&) {
-        // The caller went away (EHOSTUNREACH with router_mandatory): its answer has nobody to go to.
+    const auto now = std::chrono::steady_clock::now();
+    std::set<std::pair<uint8_t, std::string>> blocked;  // callers with a reply still held
+    std::deque<Held> still;
+    for (auto& h : held) {
+      auto who = std::make_pair(h.reply.socket, h.reply.routing_id);
+      if (!blocked.count(who) && try_send(h.reply)) {
+        held_bytes -= h.reply.body.size();
+        continue;
       }
+      if (h.deadline <= now) {  // its caller has not read for limits.hold_replies: given up
+        held_bytes -= h.reply.body.size();
+        dropped.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      blocked.insert(std::move(who));
+      still.push_back(std::move(h));
     }
+    held.swap(still);
+    for (auto& r : batch) {
+      auto who = std::make_pair(r.socket, r.routing_id);
+      if (!blocked.count(who) && try_send(r)) continue;
+      blocked.insert(std::move(who));
+      held_bytes += r.body.size();
+      held.push_back(Held{std::move(r), now + limits.hold_replies});
+    }
+    while (held_bytes > kHeldBytesAtMost && !held.empty()) drop_held_front();
   }
 
   // Decodes requests waiting on socket idx into calls: at most a bounded batch, so one busy
@@ -148,7 +199,8 @@ struct ClientEndpoint::Impl {
       const short want = gate->open() ? ZMQ_POLLIN : 0;
       for (size_t i = 0; i + 1 < items.size(); ++i) items[i].events = want;
       try {
-        zmq::poll(items.data(), items.size(), std::chrono::milliseconds(200));
+        // Held replies are retried every few milliseconds; otherwise the wake fd is enough.
+        zmq::poll(items.data(), items.size(), std::chrono::milliseconds(held.empty() ? 200 : 2));
       } catch (const zmq::error_t& e) {
         if (e.num() == EINTR) continue;
         return;

@@ -7,12 +7,17 @@
 // max_message_bytes makes ZeroMQ drop that client's connection before the message is held; at
 // most max_in_flight calls (and max_in_flight_bytes of requests) are handed on and not yet
 // finished: past that the endpoint stops reading, and requests wait in ZeroMQ's per-client queue
-// (queue_per_client messages, then the client's own send blocks). A client that does not read
-// its replies has at most queue_per_client of them queued here; later ones are dropped and
-// counted (dropped_replies()). A reply above max_reply_bytes is replaced by an error saying so.
+// (queue_per_client messages, then the client's own send blocks). ZeroMQ queues at most
+// queue_per_client replies per client (fewer while the client's reads have not yet been
+// credited back); a reply it cannot take at once is held and retried every few milliseconds, in
+// order with that client's later replies, so a client that keeps more calls in flight than that
+// still gets every answer. A reply held for hold_replies (10 s: its client does not read) is
+// dropped and counted (dropped_replies()), as are the oldest held ones once more than 64 MiB
+// are held in all. A reply above max_reply_bytes is replaced by an error saying so.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -34,6 +39,7 @@ struct ClientEndpointLimits {
   size_t max_in_flight = 4096;
   size_t max_in_flight_bytes = 256u << 20;
   size_t max_reply_bytes = 4u << 20;
+  std::chrono::milliseconds hold_replies{10000};  // a reply ZeroMQ cannot take is retried this long
 };
 
 // The limits for a node whose memories may hold limits.max_text_bytes of text: the largest valid
@@ -71,7 +77,7 @@ class ClientEndpoint {
   void reply(const ClientCall& call, const ClientResponse& response);
   // The endpoints as bound (a "tcp://127.0.0.1:*" request resolves to the real port).
   const std::vector<std::string>& bound() const { return bound_; }
-  // Replies dropped because their client's queue was full (it does not read), since start.
+  // Replies dropped because their client did not read them for hold_replies, since start.
   uint64_t dropped_replies() const;
   const ClientEndpointLimits& limits() const;
 
