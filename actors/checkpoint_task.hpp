@@ -10,10 +10,17 @@
 // applied; (3) after the scans: when it fails the start replays every op into a fresh engine.
 // Each refusal is one log line that says why.
 //
+// Beside the state, a checkpoint holds the recall lanes that save themselves (Lane::save, as
+// store sections named after the lanes, with the lane backlog), taken under the same read lock
+// as the state, so a start loads them instead of rebuilding them from the state. A lane whose
+// snapshot is missing, of another format or does not load is rebuilt from the state; each
+// lane's way to ready is logged. Lane snapshots carry no digest of their own: RocksDB's block
+// checksums cover their bytes, and a lane's load() refuses what does not decode.
+//
 // In the background, CheckpointTask writes a new checkpoint when at least min_ops ops were
 // applied since the last one and interval has passed, and at clean shutdown (finish()) when
-// min_ops were applied since. The state is encoded under the engine's read lock (writes wait
-// meanwhile; queries do not); the encoding is decoded again for the manifest's digest, the chain
+// min_ops were applied since. The state is encoded and the lanes saved under the engine's read
+// lock (writes wait meanwhile; queries do not); the encoding is decoded again for the manifest's digest, the chain
 // hashes are looked up and RocksDB written outside it, on a low-priority thread of its own.
 #pragma once
 
@@ -47,8 +54,13 @@ class CheckpointStart {
  public:
   CheckpointStart() = default;
   // Loads the latest checkpoint of dir into engine (which must be empty) when it passes checks
-  // (1) and (2); else logs why and leaves the engine empty. No checkpoint: nothing logged.
-  static CheckpointStart load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log);
+  // (1) and (2); else logs why. No checkpoint: nothing logged. The lanes that saved themselves
+  // are loaded from it (RecallEngine::load_lanes, up to threads at once, while the state decodes
+  // and is digested on a thread of its own), the others rebuilt from the state. When the
+  // checkpoint is refused (used() false), the engine may hold loaded lanes: the caller starts
+  // over with a fresh engine. Then the ops after it go in with RecallEngine::apply_behind, and
+  // RecallEngine::catch_up_lanes brings the lanes level.
+  static CheckpointStart load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log, size_t threads);
 
   // For the scans' visitors: true when r (of writer) is covered by the loaded checkpoint and must
   // not be applied. Notes the covered record's hash for matches().
@@ -69,11 +81,12 @@ class CheckpointStart {
 struct CheckpointWrite {
   bool written = false;
   CheckpointManifest manifest;
-  double locked_ms = 0;  // the engine's read lock held: encoding
+  double locked_ms = 0;  // the engine's read lock held: encoding the state, saving the lanes
   double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
   double store_ms = 0;   // written to RocksDB (flush included)
   uint64_t bytes = 0;    // encoded state
+  uint64_t lane_bytes = 0;  // the lanes' snapshots
 };
 
 // Takes a checkpoint of engine's state now and makes it store's current one. Not written (Ok,

@@ -190,8 +190,12 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     return std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
   };
   impl->engine = new_engine();
+  const size_t threads = std::max<size_t>(1, impl->options.worker_threads);
   CheckpointStart checkpoint;
-  if (impl->options.checkpoint.enabled) checkpoint = CheckpointStart::load(dir, *impl->engine, impl->log);
+  if (impl->options.checkpoint.enabled) {
+    checkpoint = CheckpointStart::load(dir, *impl->engine, impl->log, threads);
+    if (!checkpoint.used()) impl->engine = new_engine();
+  }
   Hlc newest;
   auto replay = [&](InstanceId writer) {
     return [&, writer](const RecordRef& r) {
@@ -199,8 +203,12 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
         if (newest < r.ts) newest = r.ts;
         return;
       }
+      // After a checkpoint its lanes are loaded: the op's lane work waits in the backlog.
       auto op = decode_op(r.op_type, r.payload);
-      Status s = op.ok() ? impl->engine->apply_to_state(OrderKey{r.ts, writer, r.seqno}, *op) : op.status();
+      const OrderKey key{r.ts, writer, r.seqno};
+      Status s = !op.ok()          ? op.status()
+                 : checkpoint.used() ? impl->engine->apply_behind(key, *op)
+                                     : impl->engine->apply_to_state(key, *op);
       if (!s.ok()) impl->apply_failed(writer, r.seqno, s);
       if (newest < r.ts) newest = r.ts;
     };
@@ -227,9 +235,13 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
       if (!scan.ok()) return scan.status();
     }
   }
-  // The lanes are built once from the replayed state, side by side on the scheduler's threads.
+  // Without a checkpoint the lanes are built once from the replayed state, side by side on the
+  // scheduler's threads; with one, its lanes catch up with the ops after it.
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
-  impl->engine->rebuild_lanes(std::max<size_t>(1, impl->options.worker_threads));
+  if (checkpoint.used())
+    impl->engine->catch_up_lanes();
+  else
+    impl->engine->rebuild_lanes(threads);
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   for (const auto& a : rec->actions) impl->log("recovery: " + a);
   if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");

@@ -194,10 +194,10 @@ std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snap
       if (s.name == name) return &s;
     return nullptr;
   };
-  // Loading: each lane alone on a thread, like a rebuild. A lane whose snapshot fails to load is
-  // left empty by its load() and rebuilt below.
+  // Each lane alone on a thread, like a rebuild. A lane whose snapshot fails to load is left
+  // empty by its load() and rebuilt by finish_lanes().
   std::vector<std::string> lines(lanes_.size());
-  std::vector<char> loaded(lanes_.size(), 0);
+  lanes_loaded_.assign(lanes_.size(), 0);
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < lanes_.size(); i = next++) {
@@ -218,7 +218,7 @@ std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snap
         if (st.ok()) st = r.finish(name);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (st.ok()) {
-          loaded[i] = 1;
+          lanes_loaded_[i] = 1;
           lines[i] = name + " loaded in " + std::to_string(int(ms)) + " ms";
         } else {
           lines[i] = name + " rebuilt (its snapshot did not load: " + st.message() + ")";
@@ -226,17 +226,22 @@ std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snap
       }
     }
   };
-  {
-    std::vector<std::thread> helpers;
-    for (size_t t = 1; t < std::min(std::max<size_t>(1, threads), lanes_.size()); ++t) helpers.emplace_back(work);
-    work();
-    for (auto& h : helpers) h.join();
-  }
-  // A lane whose load failed may hold part of its snapshot: its own load() empties it, so the
-  // rebuild starts from nothing either way.
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(std::max<size_t>(1, threads), lanes_.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+  saved_backlog_.reset();
+  if (LaneSnapshot* b = find(kBacklogSnapshot)) saved_backlog_ = std::move(*b);
+  return lines;
+}
+
+std::vector<std::string> RecallEngine::finish_lanes(size_t threads) {
+  auto lock = lock_.write();
+  std::vector<std::string> lines;
+  lanes_loaded_.resize(lanes_.size(), 0);
   std::vector<Lane*> rebuilt;
   for (size_t i = 0; i < lanes_.size(); ++i)
-    if (!loaded[i]) rebuilt.push_back(lanes_[i].get());
+    if (!lanes_loaded_[i]) rebuilt.push_back(lanes_[i].get());
   auto t0 = std::chrono::steady_clock::now();
   rebuild(rebuilt, state_, threads);
   if (!rebuilt.empty()) {
@@ -248,29 +253,36 @@ std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snap
   // mind. Without it a loaded lane could miss those memories, so every lane is brought up to date
   // with every memory instead (a lane skips what it already indexed at the state's version).
   backlog_.clear(state_);
-  if (const LaneSnapshot* b = find(kBacklogSnapshot)) {
-    SnapshotReader r(b->chunks);
-    std::vector<MemoryId> ids(r.count(16));
-    for (auto& id : ids) id = r.id();
+  if (rebuilt.size() < lanes_.size()) {
+    Status st = Status::Corruption("the checkpoint holds no lane backlog");
+    std::vector<MemoryId> ids;
     StateChange flags;
-    flags.triplets = r.u8() != 0;
-    flags.corrections = r.u8() != 0;
-    Status st = r.finish(kBacklogSnapshot);
-    if (st.ok() && b->format == 1) {
+    if (saved_backlog_) {
+      SnapshotReader r(saved_backlog_->chunks);
+      ids.resize(r.count(16));
+      for (auto& id : ids) id = r.id();
+      flags.triplets = r.u8() != 0;
+      flags.corrections = r.u8() != 0;
+      st = r.finish(kBacklogSnapshot);
+      if (st.ok() && saved_backlog_->format != 1)
+        st = Status::Incompatible("lane backlog format " + std::to_string(saved_backlog_->format));
+    }
+    if (st.ok()) {
       for (const MemoryId& id : ids) {
         StateChange one;
         one.memory = id;
         backlog_.add(one, state_);
       }
       backlog_.add(flags, state_);
-    } else if (rebuilt.size() < lanes_.size()) {
-      lines.push_back("the saved lane backlog did not load (" + (st.ok() ? std::string("format") : st.message()) +
-                      "): every lane rebuilt");
+    } else {
+      lines.push_back("the saved lane backlog was not used (" + st.message() + "): every lane rebuilt");
       std::vector<Lane*> all;
       for (auto& lane : lanes_) all.push_back(lane.get());
       rebuild(all, state_, threads);
     }
   }
+  lanes_loaded_.clear();
+  saved_backlog_.reset();
   backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
   return lines;
 }

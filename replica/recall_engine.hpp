@@ -140,13 +140,16 @@ class RecallEngine {
   // snapshot named kBacklogSnapshot), under one read lock, so that they match the state fn saw.
   // Writes wait meanwhile; queries do not.
   std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const;
-  // After load_state() of the state those snapshots were taken with, and before any op is
-  // applied: each lane with a snapshot of its name and format loads it, the others are rebuilt
-  // from the state (spread over up to `threads` threads as rebuild_lanes does), and the saved
-  // backlog is put back. Returns one line per lane: how it was made ready, and why a snapshot
-  // was not used. Call catch_up_lanes() once the ops after the checkpoint are applied with
-  // apply_behind().
+  // Loading a checkpoint, in two steps around load_state(). load_lanes() loads each lane that has
+  // a snapshot of its name and format (up to `threads` lanes at once) and keeps the saved
+  // backlog; it reads no state, so the state may be decoded meanwhile on another thread. Then,
+  // after load_state() of the state the snapshots were taken with and before any op is applied,
+  // finish_lanes() rebuilds the other lanes from the state (as rebuild_lanes does) and puts the
+  // saved backlog back. Both return one line per event: how each lane was made ready, and why a
+  // snapshot was not used. Then apply the ops after the checkpoint with apply_behind() and call
+  // catch_up_lanes().
   std::vector<std::string> load_lanes(std::vector<LaneSnapshot> snapshots, size_t threads);
+  std::vector<std::string> finish_lanes(size_t threads);
   // Bulk load after load_lanes(): applies an op to the state and leaves what the lanes must do
   // in the lane backlog (each memory once), for catch_up_lanes().
   Status apply_behind(const OrderKey& key, const OpValue& op);
@@ -193,6 +196,10 @@ class RecallEngine {
   ReplicaState state_;                        // guarded by lock_
   std::vector<std::unique_ptr<Lane>> lanes_;  // indices guarded by lock_ (background work by their own)
   LaneBacklog backlog_;                       // guarded by lock_
+  // Between load_lanes() and finish_lanes(), guarded by lock_: which lanes loaded (by index in
+  // lanes_), and the saved backlog.
+  std::vector<char> lanes_loaded_;
+  std::optional<LaneSnapshot> saved_backlog_;
   BatchActivity batches_;                     // large apply_batch calls in progress
   std::atomic<size_t> backlog_size_{0};       // backlog_.size(), written under lock_
   ScoringWeights weights_;

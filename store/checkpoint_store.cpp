@@ -18,7 +18,8 @@ namespace vasana {
 
 namespace {
 
-constexpr uint32_t kManifestVersion = 1;
+// Version 2 added the sections; a version 1 manifest reads as one without sections.
+constexpr uint32_t kManifestVersion = 2;
 const char kManifestKey[] = "manifest";
 
 // Every file RocksDB creates gets private_file_mode() (store/file_access.hpp), and every folder
@@ -80,6 +81,8 @@ std::string hex16(uint64_t v) {
 std::string generation_prefix(uint64_t g) { return "g/" + hex16(g) + "/"; }
 std::string meta_key(uint64_t g) { return generation_prefix(g) + "meta"; }
 std::string chunk_key(uint64_t g, uint64_t i) { return generation_prefix(g) + "c/" + hex16(i); }
+std::string section_prefix(uint64_t g, uint64_t s) { return generation_prefix(g) + "s/" + hex16(s) + "/"; }
+std::string section_chunk_key(uint64_t g, uint64_t s, uint64_t i) { return section_prefix(g, s) + hex16(i); }
 
 Status from_rocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return Status::Ok();
@@ -114,6 +117,14 @@ std::string encode_manifest(const CheckpointManifest& m) {
     append_u64(s, c.seqno.value);
     append_hash(s, c.hash);
   }
+  append_u64(s, m.sections.size());
+  for (const auto& x : m.sections) {
+    append_u64(s, x.name.size());
+    s.append(x.name);
+    append_u32(s, x.format);
+    append_u64(s, x.chunk_count);
+    append_u64(s, x.bytes);
+  }
   return s;
 }
 
@@ -138,7 +149,7 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
   };
   CheckpointManifest m;
   const uint32_t version = get_u32(take(4));
-  if (!bad && version != kManifestVersion)
+  if (!bad && version != kManifestVersion && version != 1)
     return Status::Incompatible("checkpoint manifest version " + std::to_string(version) + "; this build reads " +
                                 std::to_string(kManifestVersion));
   m.generation = get_u64(take(8));
@@ -156,6 +167,24 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
     c.seqno = Seqno(get_u64(take(8)));
     hash(c.hash);
     m.covered.push_back(c);
+  }
+  if (version >= 2) {
+    const uint64_t sections = get_u64(take(8));
+    if (!bad && sections > left / 28) bad = true;
+    for (uint64_t i = 0; i < sections && !bad; ++i) {
+      CheckpointSectionInfo x;
+      const uint64_t len = get_u64(take(8));
+      if (len > left) {
+        bad = true;
+        break;
+      }
+      const uint8_t* name = take(len);
+      x.name.assign(reinterpret_cast<const char*>(name), len);
+      x.format = get_u32(take(4));
+      x.chunk_count = get_u64(take(8));
+      x.bytes = get_u64(take(8));
+      m.sections.push_back(std::move(x));
+    }
   }
   if (bad || left != 0) return Status::Corruption("checkpoint manifest: unreadable (" + std::to_string(bytes.size()) + " bytes)");
   return m;
@@ -248,6 +277,25 @@ Result<CheckpointData> CheckpointStore::load() const {
   if (next != d.manifest.chunk_count)
     return Status::Corruption("checkpoint generation " + std::to_string(g) + ": " + std::to_string(next) +
                               " chunks, the manifest says " + std::to_string(d.manifest.chunk_count));
+  for (uint64_t x = 0; x < d.manifest.sections.size(); ++x) {
+    const CheckpointSectionInfo& info = d.manifest.sections[x];
+    CheckpointSection section{info.name, info.format, {}};
+    section.chunks.reserve(info.chunk_count);
+    const std::string sp = section_prefix(g, x);
+    uint64_t n = 0, bytes = 0;
+    for (it->Seek(sp); it->Valid() && it->key().starts_with(sp); it->Next()) {
+      if (it->key().ToString() != section_chunk_key(g, x, n)) break;
+      section.chunks.push_back(it->value().ToString());
+      bytes += section.chunks.back().size();
+      ++n;
+    }
+    if (!it->status().ok()) return from_rocks(it->status(), "cannot read the section " + info.name);
+    if (n != info.chunk_count || bytes != info.bytes)
+      return Status::Corruption("checkpoint generation " + std::to_string(g) + ": section " + info.name + " holds " +
+                                std::to_string(n) + " chunks of " + std::to_string(bytes) + " bytes, the manifest says " +
+                                std::to_string(info.chunk_count) + " of " + std::to_string(info.bytes));
+    d.sections.push_back(std::move(section));
+  }
   return d;
 }
 
@@ -270,6 +318,20 @@ Status CheckpointStore::write(CheckpointData data) {
       if (Status s = from_rocks(impl_->db->Write(plain, &batch), "cannot write chunks"); !s.ok()) return s;
       batch.Clear();
     }
+  }
+  m.sections.clear();
+  for (uint64_t x = 0; x < data.sections.size(); ++x) {
+    const CheckpointSection& section = data.sections[x];
+    CheckpointSectionInfo info{section.name, section.format, section.chunks.size(), 0};
+    for (uint64_t i = 0; i < section.chunks.size(); ++i) {
+      info.bytes += section.chunks[i].size();
+      batch.Put(section_chunk_key(g, x, i), section.chunks[i]);
+      if (batch.GetDataSize() >= kBatchBytes) {
+        if (Status s = from_rocks(impl_->db->Write(plain, &batch), "cannot write chunks"); !s.ok()) return s;
+        batch.Clear();
+      }
+    }
+    m.sections.push_back(std::move(info));
   }
   // Last: the switch, synced (the WAL's sync covers the chunks written before it).
   batch.Put(kManifestKey, encode_manifest(m));
@@ -295,6 +357,30 @@ Status CheckpointStore::overwrite_chunk_for_test(uint64_t index, const std::stri
   rocksdb::WriteOptions synced;
   synced.sync = true;
   return from_rocks(impl_->db->Put(synced, chunk_key((*m)->generation, index), bytes), "cannot write a chunk");
+}
+
+Status CheckpointStore::overwrite_section_chunk_for_test(const std::string& name, uint64_t index,
+                                                         const std::string& bytes) {
+  auto m = manifest();
+  if (!m.ok()) return m.status();
+  if (!*m) return Status::NotFound("no checkpoint written yet");
+  CheckpointManifest manifest = **m;
+  for (uint64_t x = 0; x < manifest.sections.size(); ++x) {
+    auto& info = manifest.sections[x];
+    if (info.name != name) continue;
+    if (index >= info.chunk_count) return Status::NotFound("section " + name + " has no chunk " + std::to_string(index));
+    std::string old;
+    rocksdb::Status rs = impl_->db->Get(rocksdb::ReadOptions(), section_chunk_key(manifest.generation, x, index), &old);
+    if (!rs.ok()) return from_rocks(rs, "cannot read a section chunk");
+    info.bytes = info.bytes - old.size() + bytes.size();
+    rocksdb::WriteBatch batch;
+    batch.Put(section_chunk_key(manifest.generation, x, index), bytes);
+    batch.Put(kManifestKey, encode_manifest(manifest));
+    rocksdb::WriteOptions synced;
+    synced.sync = true;
+    return from_rocks(impl_->db->Write(synced, &batch), "cannot write a section chunk");
+  }
+  return Status::NotFound("no section " + name);
 }
 
 Status CheckpointStore::overwrite_manifest_for_test(const CheckpointManifest& m) {

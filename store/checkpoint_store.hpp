@@ -5,7 +5,10 @@
 //   key "manifest"                 the manifest of the current checkpoint (absent: none yet)
 //   key "g/<generation>/meta"      the state's meta record
 //   key "g/<generation>/c/<index>" the state's chunks, index 0..chunk_count-1
-// (<generation> and <index> are 16 hex digits, so keys sort by them.)
+//   key "g/<generation>/s/<section>/<index>"  the chunks of section number <section> (the recall
+//                                  lanes' indices, replica/lane_snapshot.hpp), named in the manifest
+// (<generation>, <section> and <index> are 16 hex digits, so keys sort by them.)
+// Every value is covered by RocksDB's block checksums, verified on every read.
 //
 // Covered: per writer, the seqno of the last op the state holds and the chain hash of that record
 // in the writer's stream. A start uses a checkpoint only when the segments on disk hold exactly
@@ -41,6 +44,20 @@ struct CheckpointCoverage {
   Hash256 hash{};  // the chain hash of that record
 };
 
+// A named part of a checkpoint beside the state (a recall lane's index): opaque chunks.
+struct CheckpointSectionInfo {
+  std::string name;
+  uint32_t format = 0;  // the version of its bytes, for whoever reads them
+  uint64_t chunk_count = 0;
+  uint64_t bytes = 0;
+};
+
+struct CheckpointSection {
+  std::string name;
+  uint32_t format = 0;
+  std::vector<std::string> chunks;
+};
+
 struct CheckpointManifest {
   uint64_t generation = 0;
   uint32_t state_format = 0;  // replica/state_codec.hpp kStateFormatVersion it was written with
@@ -50,6 +67,7 @@ struct CheckpointManifest {
   uint64_t memories = 0;
   uint64_t chunk_count = 0;
   std::vector<CheckpointCoverage> covered;  // by writer
+  std::vector<CheckpointSectionInfo> sections;  // in section number order
 
   // The seqno covered for writer (0: none of its ops).
   Seqno covered_seqno(InstanceId writer) const;
@@ -59,6 +77,7 @@ struct CheckpointData {
   CheckpointManifest manifest;
   std::string meta;
   std::vector<std::string> chunks;
+  std::vector<CheckpointSection> sections;
 };
 
 class CheckpointStore {
@@ -76,12 +95,15 @@ class CheckpointStore {
   Result<std::optional<CheckpointManifest>> manifest() const;
   // The current checkpoint whole. NotFound when there is none; Corruption when a chunk is missing.
   Result<CheckpointData> load() const;
-  // Makes data the current checkpoint (its manifest's generation and chunk_count are set here).
+  // Makes data the current checkpoint (its manifest's generation, chunk_count and sections are
+  // set here).
   // Atomic as described above.
   Status write(CheckpointData data);
 
   // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.
   Status overwrite_chunk_for_test(uint64_t index, const std::string& bytes);
+  // The same for chunk index of the section named name (its size in the manifest follows).
+  Status overwrite_section_chunk_for_test(const std::string& name, uint64_t index, const std::string& bytes);
   Status overwrite_manifest_for_test(const CheckpointManifest& m);
 
   struct Impl;

@@ -64,8 +64,48 @@ TEST_CASE("a missing chunk of the current checkpoint is corruption and not a sho
   CHECK((*s)->load().status().code() == Code::corruption);
 }
 
+TEST_CASE("sections are written and read back beside the state, and replaced with it") {
+  test::TempDir t;
+  auto s = CheckpointStore::open(checkpoint_dir(t.path()), true);
+  REQUIRE(s.ok());
+  CheckpointData d = sample(10, 2);
+  d.sections.push_back(CheckpointSection{"keyword", 3, {"k0", "k1", "k2"}});
+  d.sections.push_back(CheckpointSection{"(backlog)", 1, {}});
+  d.sections.push_back(CheckpointSection{"semantic", 1, {"s0"}});
+  REQUIRE((*s)->write(d).ok());
+  auto back = (*s)->load();
+  REQUIRE(back.ok());
+  REQUIRE(back->sections.size() == 3);
+  CHECK(back->sections[0].name == "keyword");
+  CHECK(back->sections[0].format == 3);
+  CHECK(back->sections[0].chunks == std::vector<std::string>{"k0", "k1", "k2"});
+  CHECK(back->sections[1].chunks.empty());
+  CHECK(back->sections[2].chunks == std::vector<std::string>{"s0"});
+  CHECK(back->chunks == std::vector<std::string>{"chunk 0 of 10", "chunk 1 of 10"});
+  CHECK(back->manifest.sections[0].bytes == 6);
+
+  SECTION("a next checkpoint without sections leaves none of the old ones") {
+    REQUIRE((*s)->write(sample(20, 1)).ok());
+    auto next = (*s)->load();
+    REQUIRE(next.ok());
+    CHECK(next->sections.empty());
+    CHECK(next->manifest.sections.empty());
+  }
+  SECTION("a section holding other bytes than the manifest says is corruption") {
+    REQUIRE((*s)->overwrite_section_chunk_for_test("keyword", 1, "k1").ok());  // same size: fine
+    CHECK((*s)->load().ok());
+    CheckpointManifest m = (*s)->manifest()->value();
+    m.sections[2].chunk_count = 2;  // says there are more than were written
+    REQUIRE((*s)->overwrite_manifest_for_test(m).ok());
+    auto bad = (*s)->load();
+    CHECK(bad.status().code() == Code::corruption);
+    CHECK(bad.status().message().find("section semantic") != std::string::npos);
+  }
+}
+
 TEST_CASE("the manifest codec round-trips and refuses truncated bytes") {
   CheckpointManifest m = sample(5, 1).manifest;
+  m.sections.push_back(CheckpointSectionInfo{"hdc", 1, 4, 4096});
   m.generation = 3;
   const std::string b = encode_manifest(m);
   auto back = decode_manifest(b);
