@@ -485,9 +485,12 @@ void VectorIndex::save(SnapshotWriter& out) const {
   out.array(g.element_levels_.data(), count);
   for (size_t i = 0; i < count; ++i)
     if (g.element_levels_[i] > 0) out.raw(g.linkLists_[i], g.size_links_per_element_ * size_t(g.element_levels_[i]));
-  std::ostringstream generators;
-  generators << g.level_generator_ << ' ' << g.update_probability_generator_;
-  out.str(generators.str());
+  // One string each: libstdc++ reads an engine without skipping leading whitespace.
+  for (const auto* engine : {&g.level_generator_, &g.update_probability_generator_}) {
+    std::ostringstream text;
+    text << *engine;
+    out.str(text.str());
+  }
 }
 
 Status VectorIndex::load(SnapshotReader& in) {
@@ -581,10 +584,12 @@ Status VectorIndex::load(SnapshotReader& in) {
       g.element_levels_[i] = levels[i];
       in.raw(g.linkLists_[i], bytes);
     }
-    std::istringstream generators(in.str());
-    generators >> g.level_generator_ >> g.update_probability_generator_;
+    for (auto* engine : {&g.level_generator_, &g.update_probability_generator_}) {
+      std::istringstream text(in.str());
+      text >> *engine;
+      if (in.ok() && text.fail()) return corrupt("the graph's random generators do not read back");
+    }
     if (!in.ok()) return in.finish("vector index");
-    if (generators.fail()) return corrupt("the graph's random generators do not read back");
     if (max_level != top || (count > 0 && (entry >= count || levels[entry] != top)))
       return corrupt("the graph's entry point is not on its top level");
     g.maxlevel_ = int(max_level);
