@@ -123,6 +123,18 @@ int cmd_bench_start(const Words& words) {
       auto l0 = Clock::now();
       e.rebuild_lanes(1);
       std::printf(" %s %.2f s;", name.c_str(), s_since(l0));
+      l0 = Clock::now();
+      if (auto saved = e.snapshot_lanes([](const ReplicaState&) {}); saved.size() > 1) {  // the lane, the backlog
+        const double save_s = s_since(l0);
+        uint64_t bytes = 0;
+        for (const auto& c : saved[0].chunks) bytes += c.size();
+        std::vector<std::unique_ptr<Lane>> fresh;
+        fresh.push_back(std::move(make_all_lanes()[size_t(&lane - &lanes[0])]));
+        RecallEngine f(std::move(fresh), ScoringWeights{}, 0);
+        f.load_state(copy);
+        std::printf(" (saved in %.2f s, %.0f MiB; %s)", save_s, double(bytes) / (1 << 20),
+                    f.load_lanes(std::move(saved), 1)[0].c_str());
+      }
       std::fflush(stdout);
     }
     std::printf("\n");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "replica/correction_lane.hpp"
 #include "replica/replica_state.hpp"
@@ -57,6 +58,15 @@ bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to;
 
 // Pruning only; see the header.
 bool indexable(const MemoryRecord& m) { return ever_shown(m); }
+
+// One indexed memory in a snapshot: which realm (by its rank in name order) and position.
+struct SavedSlot {
+  MemoryId id;
+  OrderKey content_version;
+  uint32_t realm;
+  uint32_t pos;
+};
+static_assert(sizeof(SavedSlot) == 48, "saved as bytes: no padding");
 
 struct Candidate {
   uint32_t distance;
@@ -231,6 +241,69 @@ std::vector<LaneHit> HdcLane::search(const LaneQuery& q, const ReplicaState&) co
   out.reserve(heap.size());
   for (const Candidate& c : heap) out.push_back(LaneHit{c.id, 1.0 - double(c.distance) / double(kBits)});
   return out;
+}
+
+void HdcLane::save(SnapshotWriter& out) const {
+  std::unordered_map<std::string_view, uint32_t> rank;
+  out.u64(realms_.size());
+  for (const auto& [name, r] : realms_) {
+    rank.emplace(name, uint32_t(rank.size()));
+    out.str(name);
+    out.array(r.ids);
+    out.array(r.bits);
+    out.array(r.valid_from_ms);
+    out.array(r.valid_to_ms);
+    out.array(r.excluded_now);
+  }
+  std::vector<SavedSlot> slots;
+  slots.reserve(slots_.size());
+  for (const auto& [id, slot] : slots_)
+    slots.push_back(SavedSlot{id, slot.content_version, rank.at(slot.realm), uint32_t(slot.pos)});
+  out.array(slots);
+}
+
+Status HdcLane::load(SnapshotReader& in) {
+  const auto corrupt = [](const std::string& what) { return Status::Corruption("hdc snapshot: " + what); };
+  std::map<std::string, RealmCodes, std::less<>> realms;
+  std::vector<std::map<std::string, RealmCodes, std::less<>>::iterator> by_rank;
+  size_t codes = 0;
+  const uint64_t realm_count = in.count(5 * 8 + 8);
+  for (uint64_t i = 0; i < realm_count && in.ok(); ++i) {
+    std::string name = in.str();
+    RealmCodes r;
+    r.ids = in.array<MemoryId>();
+    r.bits = in.array<uint64_t>();
+    r.valid_from_ms = in.array<int64_t>();
+    r.valid_to_ms = in.array<int64_t>();
+    r.excluded_now = in.array<uint8_t>();
+    const size_t n = r.ids.size();
+    if (!in.ok()) break;
+    if (n == 0 || r.bits.size() != n * kWords || r.valid_from_ms.size() != n || r.valid_to_ms.size() != n ||
+        r.excluded_now.size() != n)
+      return corrupt("realm " + name + " has arrays of different lengths");
+    if (!realms.empty() && !(realms.rbegin()->first < name)) return corrupt("realms out of order");
+    codes += n;
+    by_rank.push_back(realms.emplace_hint(realms.end(), std::move(name), std::move(r)));
+  }
+  const auto saved = in.array<SavedSlot>();
+  if (!in.ok()) return in.finish(name());
+  if (saved.size() != codes) return corrupt("the memories do not match the realms' codes");
+  std::map<MemoryId, Slot> slots;
+  for (size_t i = 0; i < saved.size(); ++i) {
+    const SavedSlot& s = saved[i];
+    if (i > 0 && !(saved[i - 1].id < s.id)) return corrupt("memories out of order");
+    if (s.realm >= by_rank.size()) return corrupt("a memory names no realm");
+    const auto& realm = by_rank[s.realm];
+    if (s.pos >= realm->second.ids.size() || realm->second.ids[s.pos] != s.id)
+      return corrupt("a memory's position holds another memory");
+    slots.emplace_hint(slots.end(), s.id, Slot{realm->first, s.pos, s.content_version});
+  }
+  // Each memory sits at a position holding it, ids are distinct and there are as many as
+  // positions: every position is held by exactly one memory.
+  if (Status st = in.finish(name()); !st.ok()) return st;
+  realms_ = std::move(realms);
+  slots_ = std::move(slots);
+  return Status::Ok();
 }
 
 }  // namespace vasana

@@ -6,6 +6,20 @@
 
 namespace vasana {
 
+namespace {
+
+// One indexed memory in a snapshot.
+struct SavedEntry {
+  MemoryId id;
+  OrderKey version;  // of its source field
+  uint32_t realm;
+  uint32_t slot;
+  uint64_t own_vector;
+};
+static_assert(sizeof(SavedEntry) == 56, "saved as bytes: no padding");
+
+}  // namespace
+
 SemanticLane::SemanticLane(SemanticLaneOptions options) : options_(options), embedder_(options.dim) {}
 
 uint32_t SemanticLane::realm_id(const std::string& realm) {
@@ -153,6 +167,95 @@ std::vector<LaneHit> SemanticLane::search(const LaneQuery& q, const ReplicaState
   });
   if (out.size() > q.pool) out.resize(q.pool);
   return out;
+}
+
+void SemanticLane::save(SnapshotWriter& out) const {
+  std::vector<const std::string*> names(realms_.size());
+  for (const auto& [name, id] : realm_ids_) names[id] = &name;
+  out.u32(options_.dim);
+  out.u64(realms_.size());
+  for (size_t i = 0; i < realms_.size(); ++i) {
+    const Realm& realm = *realms_[i];
+    out.str(*names[i]);
+    out.array(realm.slot_ids);
+    out.array(realm.free_slots);
+    out.u64(realm.size);
+    realm.index.save(out);
+    std::lock_guard<std::mutex> guard(work_mutex_);
+    out.u8(realm.queued);
+  }
+  std::vector<SavedEntry> entries;
+  entries.reserve(entries_.size());
+  for (const auto& [id, e] : entries_)
+    entries.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
+  out.array(entries);
+}
+
+Status SemanticLane::load(SnapshotReader& in) {
+  const auto corrupt = [](const std::string& what) { return Status::Corruption("semantic snapshot: " + what); };
+  const uint32_t dim = in.u32();
+  if (in.ok() && dim != options_.dim)
+    return corrupt("saved with " + std::to_string(dim) + " dimensions; the store has " + std::to_string(options_.dim));
+  std::vector<std::unique_ptr<Realm>> realms;
+  std::unordered_map<std::string, uint32_t> realm_ids;
+  std::vector<char> queued;
+  const uint64_t realm_count = in.count(32);
+  for (uint64_t i = 0; i < realm_count && in.ok(); ++i) {
+    std::string name = in.str();
+    auto realm = std::make_unique<Realm>(options_.dim, options_.index);
+    realm->slot_ids = in.array<MemoryId>();
+    realm->free_slots = in.array<uint32_t>();
+    realm->size = in.u64();
+    if (Status st = realm->index.load(in); !st.ok()) return st;
+    queued.push_back(in.u8() != 0);
+    if (!in.ok()) break;
+    const size_t slots = realm->slot_ids.size();
+    if (realm->size > slots || realm->free_slots.size() != slots - realm->size || realm->index.size() != realm->size)
+      return corrupt("realm " + name + ": its size, slots and vectors do not match");
+    std::vector<char> freed(slots, 0);
+    for (uint32_t slot : realm->free_slots) {
+      if (slot >= slots || freed[slot] || realm->index.contains(slot))
+        return corrupt("realm " + name + ": a free slot that is held, or listed twice");
+      freed[slot] = 1;
+    }
+    if (!realm_ids.emplace(std::move(name), uint32_t(realms.size())).second) return corrupt("a realm saved twice");
+    realms.push_back(std::move(realm));
+  }
+  const auto saved = in.array<SavedEntry>();
+  if (Status st = in.finish(name()); !st.ok()) return st;
+
+  // Each entry's slot holds its id and a vector; ids are distinct, so are the slots, and a realm
+  // with as many entries as vectors has an entry for each.
+  std::map<MemoryId, Entry> entries;
+  std::vector<size_t> held(realms.size(), 0);
+  for (size_t i = 0; i < saved.size(); ++i) {
+    const SavedEntry& e = saved[i];
+    if (i > 0 && !(saved[i - 1].id < e.id)) return corrupt("memories out of order");
+    if (e.realm >= realms.size()) return corrupt("a memory in no realm");
+    const Realm& realm = *realms[e.realm];
+    if (e.slot >= realm.slot_ids.size() || realm.slot_ids[e.slot] != e.id || !realm.index.contains(e.slot) ||
+        e.own_vector > 1)
+      return corrupt("a memory whose slot holds another memory or no vector");
+    ++held[e.realm];
+    entries.emplace_hint(entries.end(), e.id, Entry{e.realm, e.slot, Source{e.own_vector != 0, e.version}});
+  }
+  for (size_t r = 0; r < realms.size(); ++r)
+    if (held[r] != realms[r]->size) return corrupt("a realm holds vectors of no memory");
+
+  entries_ = std::move(entries);
+  realm_ids_ = std::move(realm_ids);
+  realms_ = std::move(realms);
+  // Queued again: the realms the indexer had not finished, and any past exact_limit with vectors
+  // still buffered (as update() would have queued them).
+  std::lock_guard<std::mutex> guard(work_mutex_);
+  for (size_t r = 0; r < realms_.size(); ++r) {
+    Realm& realm = *realms_[r];
+    if (realm.index.pending() > 0 && (queued[r] || realm.size > options_.exact_limit)) {
+      realm.queued = true;
+      work_.push_back(&realm);
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace vasana

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <queue>
 #include <shared_mutex>
+#include <sstream>
 #include <string>
 
 namespace vasana {
@@ -223,6 +224,10 @@ struct VectorIndex::Impl {
   // a resize copies the whole graph): they take only buffer_lock. Order: graph_lock, then
   // buffer_lock, never the other way round.
   //
+  // Held shared by every index_pending() call, exclusively by save(): a save sees no point half
+  // moved (in the graph and still buffered), and the indexer waits for it outside graph_lock.
+  FairLock indexer_lock;
+
   // graph_lock guards the graph (pointer and contents), copy, internal and graph_live. Searches
   // hold it shared; each single insertion (and the deletions queued before it) exclusively.
   FairLock graph_lock;
@@ -315,6 +320,7 @@ bool VectorIndex::has_graph() const {
 
 Result<size_t> VectorIndex::index_pending(size_t max) {
   Impl& s = *impl_;
+  auto indexing = s.indexer_lock.read();
   size_t moved = 0;
   std::vector<float> v(dim_);
   while (moved < max) {
@@ -424,6 +430,200 @@ std::vector<VectorHit> VectorIndex::search_exact(const float* query, size_t k) c
     if (s.where[slot] == Where::graphed)
       hits.push_back({slot, s.similarity(query, s.graph->getDataByInternalId(s.internal[slot]))});
   return best_k(std::move(hits), k);
+}
+
+namespace {
+
+// The bytes of n buffer rows of `width` items each, kept in blocks of `rows_per_block` rows.
+template <class T>
+void write_blocks(SnapshotWriter& out, const std::vector<std::unique_ptr<T[]>>& blocks, size_t rows_per_block,
+                  size_t width, size_t n) {
+  out.u64(n * width);
+  for (size_t b = 0; b * rows_per_block < n; ++b)
+    out.raw(blocks[b].get(), std::min(rows_per_block, n - b * rows_per_block) * width * sizeof(T));
+}
+
+// False when the count is not n rows (the reader may still be ok).
+template <class T>
+bool read_blocks(SnapshotReader& in, std::vector<std::unique_ptr<T[]>>* blocks, size_t rows_per_block, size_t width,
+                 size_t n) {
+  if (in.count(sizeof(T)) != n * width) return false;
+  for (size_t b = 0; b * rows_per_block < n; ++b) {
+    blocks->emplace_back(new T[rows_per_block * width]);
+    in.raw(blocks->back().get(), std::min(rows_per_block, n - b * rows_per_block) * width * sizeof(T));
+  }
+  return true;
+}
+
+}  // namespace
+
+void VectorIndex::save(SnapshotWriter& out) const {
+  const Impl& s = *impl_;
+  auto indexing = s.indexer_lock.write();
+  auto graph_guard = s.graph_lock.read();
+  auto buffered = s.buffer_lock.read();
+  const size_t n = s.buffer_slots.size();
+  out.u32(dim_);
+  out.array(s.where);
+  out.array(s.buffer_slots);
+  write_blocks(out, s.blocks, Impl::kBlockRows, dim_, n);
+  write_blocks(out, s.code_blocks, Impl::kBlockRows, dim_, n);
+  out.array(s.scales);
+  out.array(s.unlink);
+  out.u8(s.graph != nullptr);
+  if (!s.graph) return;
+  const Graph& g = *s.graph;
+  const size_t count = g.cur_element_count;
+  out.u64(g.M_);
+  out.u64(g.ef_construction_);
+  out.u64(g.max_elements_);
+  out.u64(count);
+  out.i64(g.maxlevel_);
+  out.u64(g.enterpoint_node_);
+  out.u64(count * g.size_data_per_element_);
+  out.raw(g.data_level0_memory_, count * g.size_data_per_element_);
+  out.array(g.element_levels_.data(), count);
+  for (size_t i = 0; i < count; ++i)
+    if (g.element_levels_[i] > 0) out.raw(g.linkLists_[i], g.size_links_per_element_ * size_t(g.element_levels_[i]));
+  // One string each: libstdc++ reads an engine without skipping leading whitespace.
+  for (const auto* engine : {&g.level_generator_, &g.update_probability_generator_}) {
+    std::ostringstream text;
+    text << *engine;
+    out.str(text.str());
+  }
+}
+
+Status VectorIndex::load(SnapshotReader& in) {
+  const auto corrupt = [](const std::string& what) { return Status::Corruption("vector index snapshot: " + what); };
+  auto fresh = std::make_unique<Impl>(dim_, impl_->options);
+  Impl& s = *fresh;
+  const uint32_t dim = in.u32();
+  if (in.ok() && dim != dim_)
+    return corrupt("saved with " + std::to_string(dim) + " dimensions; the index has " + std::to_string(dim_));
+  s.where = in.array<Where>();
+  s.buffer_slots = in.array<uint32_t>();
+  const size_t slots = s.where.size(), n = s.buffer_slots.size();
+  if (!read_blocks(in, &s.blocks, Impl::kBlockRows, dim_, n) ||
+      !read_blocks(in, &s.code_blocks, Impl::kBlockRows, dim_, n))
+    return in.ok() ? corrupt("the buffer's rows do not match its slots") : in.finish("vector index");
+  s.scales = in.array<float>();
+  s.unlink = in.array<uint32_t>();
+  const bool has_graph = in.u8() != 0;
+  if (!in.ok()) return in.finish("vector index");
+  if (s.scales.size() != n) return corrupt("the buffer's scales do not match its rows");
+
+  s.version.assign(slots, 0);
+  s.unlink_queued.assign(slots, false);
+  s.buffer_pos.assign(slots, 0);
+  for (Where w : s.where) {
+    if (w != Where::absent && w != Where::buffered && w != Where::graphed) return corrupt("a slot in no known state");
+    s.held += w != Where::absent;
+  }
+  size_t buffered = 0;
+  for (Where w : s.where) buffered += w == Where::buffered;
+  if (buffered != n) return corrupt("the buffer does not hold the buffered slots");
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = s.buffer_slots[i];
+    if (slot >= slots || s.where[slot] != Where::buffered || s.buffer_pos[slot] != 0 || (i > 0 && s.buffer_slots[0] == slot))
+      return corrupt("a buffer row of a slot that is not buffered, or held twice");
+    s.buffer_pos[slot] = uint32_t(i);
+  }
+  for (uint32_t slot : s.unlink) {
+    if (slot >= slots || s.unlink_queued[slot] || s.where[slot] == Where::graphed)
+      return corrupt("a stale graph copy of a slot that is current or listed twice");
+    s.unlink_queued[slot] = true;
+  }
+
+  s.copy.assign(slots, GraphCopy::none);
+  s.internal.assign(slots, 0);
+  if (has_graph) {
+    const size_t m = in.u64(), ef_construction = in.u64(), capacity = in.u64(), count = in.u64();
+    const int64_t max_level = in.i64();
+    const uint64_t entry = in.u64();
+    if (!in.ok()) return in.finish("vector index");
+    if (m != s.options.m || ef_construction != std::max(s.options.ef_construction, s.options.m))
+      return corrupt("the graph was built with m " + std::to_string(m) + ", ef_construction " +
+                     std::to_string(ef_construction) + "; this index uses m " + std::to_string(s.options.m) +
+                     ", ef_construction " + std::to_string(s.options.ef_construction));
+    const size_t per_element = 2 * m * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint) +
+                               size_t(dim_) * sizeof(float) + sizeof(hnswlib::labeltype);
+    if (count > in.remaining() / per_element || capacity < std::max<size_t>(count, 1) ||
+        capacity > std::max({2 * count, s.options.initial_capacity, size_t{1}}))
+      return corrupt("the graph's point count or capacity is impossible");
+    if (in.count(1) != count * per_element) {
+      if (in.ok()) return corrupt("the graph's points are not " + std::to_string(per_element) + " bytes each");
+      return in.finish("vector index");
+    }
+    std::unique_ptr<Graph> graph;
+    try {
+      graph = std::make_unique<Graph>(&s.space, capacity, m, ef_construction, s.options.seed);
+    } catch (const std::exception& e) {
+      return Status::FailedPrecondition(std::string("vector index: cannot create the HNSW graph: ") + e.what());
+    }
+    Graph& g = *graph;
+    if (g.size_data_per_element_ != per_element) return corrupt("the graph's point layout differs");
+    in.raw(g.data_level0_memory_, count * per_element);
+    // Freed by the graph's destructor: the upper links of points below cur_element_count whose
+    // element_levels_ is positive, so a level is set only once its links are allocated.
+    g.cur_element_count = count;
+    const auto levels = in.array<int>();
+    if (!in.ok()) return in.finish("vector index");
+    if (levels.size() != count) return corrupt("the graph's levels do not match its points");
+    int top = -1;
+    for (size_t i = 0; i < count; ++i) {
+      if (levels[i] < 0 || levels[i] > 64) return corrupt("a graph point at an impossible level");
+      top = std::max(top, levels[i]);
+      if (levels[i] == 0) {
+        g.linkLists_[i] = nullptr;
+        continue;
+      }
+      const size_t bytes = g.size_links_per_element_ * size_t(levels[i]);
+      if (bytes > in.remaining()) return corrupt("the graph's upper links end early");
+      g.linkLists_[i] = static_cast<char*>(malloc(bytes));
+      if (!g.linkLists_[i]) return Status::FailedPrecondition("vector index: out of memory loading the graph");
+      g.element_levels_[i] = levels[i];
+      in.raw(g.linkLists_[i], bytes);
+    }
+    for (auto* engine : {&g.level_generator_, &g.update_probability_generator_}) {
+      std::istringstream text(in.str());
+      text >> *engine;
+      if (in.ok() && text.fail()) return corrupt("the graph's random generators do not read back");
+    }
+    if (!in.ok()) return in.finish("vector index");
+    if (max_level != top || (count > 0 && (entry >= count || levels[entry] != top)))
+      return corrupt("the graph's entry point is not on its top level");
+    g.maxlevel_ = int(max_level);
+    g.enterpoint_node_ = hnswlib::tableint(entry);
+    for (size_t i = 0; i < count; ++i) {
+      for (int level = 0; level <= levels[i]; ++level) {
+        auto* list = level == 0 ? g.get_linklist0(hnswlib::tableint(i)) : g.get_linklist(hnswlib::tableint(i), level);
+        const size_t size = g.getListCount(list);
+        if (size > (level == 0 ? g.maxM0_ : g.maxM_)) return corrupt("a graph point with too many links");
+        const auto* links = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+        for (size_t j = 0; j < size; ++j)
+          if (links[j] >= count || levels[links[j]] < level) return corrupt("a graph link to no point on its level");
+      }
+      const hnswlib::labeltype label = g.getExternalLabel(hnswlib::tableint(i));
+      if (label >= slots || s.copy[label] != GraphCopy::none) return corrupt("a graph point of no slot, or two of one");
+      const bool deleted = g.isMarkedDeleted(hnswlib::tableint(i));
+      s.copy[label] = deleted ? GraphCopy::deleted : GraphCopy::live;
+      s.internal[label] = hnswlib::tableint(i);
+      g.label_lookup_.emplace(label, hnswlib::tableint(i));
+      g.num_deleted_ += deleted;
+      s.graph_live += !deleted;
+    }
+    g.setEf(s.options.ef_search);
+    Impl::advise_graph(g);
+    s.graph = std::move(graph);
+  }
+  if (!in.ok()) return in.finish("vector index");
+  // A live graph copy is the slot's current vector, or a stale one waiting to be marked deleted.
+  for (size_t slot = 0; slot < slots; ++slot)
+    if ((s.where[slot] == Where::graphed) != (s.copy[slot] == GraphCopy::live && !s.unlink_queued[slot]) ||
+        (s.unlink_queued[slot] && s.copy[slot] != GraphCopy::live))
+      return corrupt("the graph's points do not match the slots");
+  impl_ = std::move(fresh);
+  return Status::Ok();
 }
 
 }  // namespace vasana

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "replica/hdc_lane.hpp"
 #include "replica/replica_state.hpp"
 #include "tests/replica/lane_world.hpp"
@@ -99,6 +101,116 @@ TEST_CASE("removing a memory from the middle of a realm's codes keeps the others
   w.apply(UpdateContentOp{second, kPipeline, false, {}});
   CHECK(w.ids(kPipeline) == std::vector<MemoryId>{second});
   CHECK(w.ids(kPie).empty());
+}
+
+}  // namespace vasana
+
+namespace vasana {
+namespace {
+
+std::vector<std::string> save_hdc(const HdcLane& lane) {
+  SnapshotWriter w(512);
+  lane.save(w);
+  return w.take_chunks();
+}
+
+// The hits (ids and scores, in order) of every text over the realms, at as_of 5000 and in a
+// known_at query.
+std::vector<std::vector<LaneHit>> answers(const HdcWorld& w, const std::vector<std::string>& texts) {
+  std::vector<std::vector<LaneHit>> out;
+  for (const auto& realms : std::vector<std::vector<std::string>>{{"work"}, {"home"}, {"work", "home", "gone"}})
+    for (const auto& text : texts)
+      for (bool past : {false, true}) {
+        LaneQuery q;
+        q.text = text;
+        q.scope = QueryScope{realms, 5000, false};
+        if (past) q.scope.known_at_ms = 4000;
+        out.push_back(w.lane.search(q, w.state));
+      }
+  return out;
+}
+
+bool same(const std::vector<std::vector<LaneHit>>& a, const std::vector<std::vector<LaneHit>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size()) return false;
+    for (size_t j = 0; j < a[i].size(); ++j)
+      if (a[i][j].id != b[i][j].id || a[i][j].score != b[i][j].score) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a saved hdc lane loads back answering as before, and takes later ops alike", "[lanes2][snapshot]") {
+  HdcWorld w;
+  std::vector<std::string> texts = {kPipeline, kPipelineReworded, kPie, "budget review moved to march",
+                                    "the quarterly budget review", "cold butter for the pie crust"};
+  std::vector<MemoryId> ids;
+  for (int i = 0; i < 30; ++i)
+    for (const auto& t : texts) ids.push_back(w.put(i % 3 ? "work" : "home", t + " " + std::to_string(i % 7)));
+  const auto gone = w.put("gone", kPipeline);
+  w.apply(DeleteMemoryOp{ids[4], "wrong"});                        // excluded now, kept for known_at
+  w.apply(UpdateContentOp{ids[9], "a new text about the pie", false, {}});  // re-encoded
+  UpdateContentOp moved{ids[11], texts[5], false, {}, true, 6000, kOpenFuture};  // not valid at 5000
+  w.apply(moved);
+  w.apply(UpdateContentOp{gone, "-- ,,", false, {}});  // no words: leaves the lane, and its realm goes
+  const auto before = answers(w, texts);
+
+  HdcWorld loaded;
+  loaded.state = w.state;
+  loaded.seq = w.seq;
+  const auto chunks = save_hdc(w.lane);
+  SnapshotReader r(chunks);
+  REQUIRE(loaded.lane.load(r).ok());
+  REQUIRE(r.finish("hdc").ok());
+  CHECK(same(before, answers(loaded, texts)));
+
+  for (HdcWorld* x : {&w, &loaded}) {
+    x->apply(DeleteMemoryOp{ids[0], "gone"});  // a swap-with-last in a loaded realm
+    x->apply(UpdateContentOp{ids[20], kPie, false, {}});
+    x->put("home", "grandma bakes the apple pie on sunday");
+  }
+  const auto after = answers(w, texts);
+  CHECK(same(after, answers(loaded, texts)));
+  CHECK_FALSE(same(before, after));  // control: the later ops changed some answers
+}
+
+TEST_CASE("a short or inconsistent hdc snapshot is Corruption and leaves the lane empty", "[lanes2][snapshot]") {
+  HdcWorld w;
+  const auto pipeline = w.put("work", kPipeline);
+  w.put("home", kPie);
+  w.put("work", "quarterly budget review moved to march");
+  const auto chunks = save_hdc(w.lane);
+  std::string bytes;
+  for (const auto& c : chunks) bytes += c;
+
+  HdcWorld whole;
+  SnapshotReader all(chunks);
+  REQUIRE(whole.lane.load(all).ok());  // positive control
+  CHECK(whole.ids(kPipelineReworded) == std::vector<MemoryId>{pipeline});
+
+  for (size_t cut : {size_t{1}, size_t{30}, bytes.size() / 2, bytes.size() - 1}) {
+    CAPTURE(cut);
+    HdcWorld x;
+    const std::vector<std::string> shorter{bytes.substr(0, cut)};
+    SnapshotReader r(shorter);
+    CHECK(x.lane.load(r).code() == Code::corruption);
+    CHECK(x.ids(kPipelineReworded).empty());
+    CHECK(x.ids(kPie, {"home"}).empty());
+  }
+  // The memories close the snapshot (48 bytes each, in id order): the last one is given the
+  // first one's position, which holds another memory.
+  std::string b = bytes;
+  const uint32_t pos = 0;
+  std::memcpy(&b[b.size() - 4], &pos, 4);
+  const std::vector<std::string> damaged{b};
+  HdcWorld x;
+  SnapshotReader r(damaged);
+  const Status st = x.lane.load(r);
+  CHECK(st.code() == Code::corruption);
+  CHECK(st.message().find("position") != std::string::npos);
+  CHECK(x.ids(kPipelineReworded).empty());
 }
 
 }  // namespace vasana
