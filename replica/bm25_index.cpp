@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace vasana {
@@ -58,14 +59,11 @@ uint32_t Bm25Index::realm_id(std::string_view realm) {
 
 void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view text) {
   remove(id);
-  const uint32_t slot = static_cast<uint32_t>(slots_.size());
   const uint32_t rid = realm_id(realm);
-  std::vector<std::string> terms = analyzer_.terms(text);
-
   // Term frequencies, in first-appearance order (postings get one entry per distinct term).
-  std::vector<std::pair<uint32_t, uint32_t>> tfs;  // term id, tf
-  std::unordered_map<uint32_t, size_t> at;         // term id -> index in tfs
-  for (std::string& t : terms) {
+  std::vector<TermCount> tfs;
+  std::unordered_map<uint32_t, size_t> at;  // term id -> index in tfs
+  for (std::string& t : analyzer_.terms(text)) {
     auto [it, inserted] = term_ids_.try_emplace(std::move(t), static_cast<uint32_t>(postings_.size()));
     if (inserted) {
       postings_.emplace_back();
@@ -74,25 +72,33 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
     }
     auto [pos, fresh] = at.try_emplace(it->second, tfs.size());
     if (fresh) {
-      tfs.emplace_back(it->second, 1);
+      tfs.push_back(TermCount{it->second, 1});
     } else {
-      ++tfs[pos->second].second;
+      ++tfs[pos->second].tf;
     }
   }
-  for (const auto& [term, tf] : tfs) {
+  add_terms(id, rid, tfs.data(), tfs.size());
+}
+
+void Bm25Index::add_terms(const MemoryId& id, uint32_t rid, const TermCount* terms, size_t n) {
+  const uint32_t slot = static_cast<uint32_t>(slots_.size());
+  uint64_t length = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto [term, tf] = terms[i];
     postings_[term].push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
     ++df_shard(df_key(term, rid))[df_key(term, rid)];
     slot_terms_.push_back(term);
+    length += tf;
   }
   slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
-  slots_.push_back(Slot{rid, static_cast<uint32_t>(terms.size())});
+  slots_.push_back(Slot{rid, static_cast<uint32_t>(length)});
   slot_ids_.push_back(id);
   id_shard(id).insert(id, slot);
   ++live_docs_;
   ++realms_[rid].docs;
-  realms_[rid].length += terms.size();
+  realms_[rid].length += length;
 }
 
 bool Bm25Index::remove(const MemoryId& id) {
@@ -184,6 +190,146 @@ void Bm25Index::compact() {
   slot_terms_begin_ = std::move(begin);
   slot_terms_ = std::move(terms);
   removed_slots_ = 0;
+}
+
+void Bm25Index::save(SnapshotWriter& out) const {
+  // The terms some live document holds, renumbered densely in term id order.
+  std::vector<uint32_t> new_term(postings_.size(), kRemoved);
+  uint32_t n_terms = 0;
+  for (uint32_t t = 0; t < postings_.size(); ++t)
+    if (live_df_[t] > 0) new_term[t] = n_terms++;
+  std::vector<const std::string*> term_text(n_terms, nullptr);
+  for (const auto& [text, t] : term_ids_)
+    if (new_term[t] != kRemoved) term_text[new_term[t]] = &text;
+  std::vector<uint32_t> term_bytes(n_terms);
+  std::string all_terms;
+  for (uint32_t t = 0; t < n_terms; ++t) {
+    term_bytes[t] = static_cast<uint32_t>(term_text[t]->size());
+    all_terms += *term_text[t];
+  }
+  out.array(term_bytes);
+  out.array(all_terms.data(), all_terms.size());
+
+  std::vector<const std::string*> realm_names(realms_.size(), nullptr);
+  for (const auto& [name, r] : realm_ids_) realm_names[r] = &name;
+  out.u64(realm_names.size());
+  for (const std::string* name : realm_names) out.str(*name);
+
+  // The live documents in slot order, and where each one's pairs start.
+  std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
+  std::vector<MemoryId> ids;
+  std::vector<uint32_t> realm, counts;
+  std::vector<uint64_t> at;
+  ids.reserve(live_docs_);
+  realm.reserve(live_docs_);
+  counts.reserve(live_docs_);
+  at.reserve(live_docs_);
+  uint64_t n_pairs = 0;
+  for (uint32_t s = 0; s < slots_.size(); ++s) {
+    if (slots_[s].realm == kRemoved) continue;
+    new_slot[s] = static_cast<uint32_t>(ids.size());
+    ids.push_back(slot_ids_[s]);
+    realm.push_back(slots_[s].realm);
+    counts.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
+    at.push_back(n_pairs);
+    n_pairs += counts.back();
+  }
+  // A live document's tf is in its postings: one pass over them, term by term, fills each
+  // document's pairs (in term id order; add() keeps them in first-appearance order, which only
+  // remove() reads, for undoing statistics that do not depend on it).
+  std::vector<TermCount> pairs(n_pairs);
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    if (new_term[t] == kRemoved) continue;
+    for (const Posting& p : postings_[t]) {
+      const uint32_t doc = new_slot[p.slot];
+      if (doc != kRemoved) pairs[at[doc]++] = TermCount{new_term[t], p.tf};
+    }
+  }
+  out.array(ids);
+  out.array(realm);
+  out.array(counts);
+  out.array(pairs);
+}
+
+Status Bm25Index::load(SnapshotReader& in) {
+  if (!slots_.empty() || !term_ids_.empty() || !realms_.empty())
+    return Status::FailedPrecondition("keyword index: load into an index that is not empty");
+  const auto term_bytes = in.array<uint32_t>();
+  const auto all_terms = in.array<char>();
+  std::vector<std::string> realm_names(in.count(8));
+  for (std::string& name : realm_names) name = in.str();
+  const auto ids = in.array<MemoryId>();
+  const auto realm = in.array<uint32_t>();
+  const auto counts = in.array<uint32_t>();
+  const auto pairs = in.array<TermCount>();
+  if (!in.ok()) return in.finish("keyword index");
+
+  const auto corrupt = [](const std::string& what) { return Status::Corruption("keyword index: " + what); };
+  const size_t n_terms = term_bytes.size();
+  uint64_t sum = 0;
+  for (uint32_t b : term_bytes) sum += b;
+  if (sum != all_terms.size()) return corrupt("the term lengths do not add up to the term bytes");
+  if (realm.size() != ids.size() || counts.size() != ids.size())
+    return corrupt("the document arrays differ in length");
+  if (ids.size() >= kRemoved || realm_names.size() >= kRemoved || n_terms >= kRemoved || pairs.size() >= kRemoved)
+    return corrupt("too many documents, realms or terms");
+  sum = 0;
+  for (size_t d = 0; d < ids.size(); ++d) {
+    if (realm[d] >= realm_names.size()) return corrupt("a realm id out of range");
+    sum += counts[d];
+  }
+  if (sum != pairs.size()) return corrupt("the term counts do not add up to the pairs");
+  // Documents by term, to size each posting list once.
+  std::vector<uint32_t> df(n_terms, 0);
+  for (const TermCount& p : pairs) {
+    if (p.term >= n_terms || p.tf == 0) return corrupt("a term id out of range or a zero tf");
+    ++df[p.term];
+  }
+
+  term_ids_.reserve(n_terms);
+  size_t offset = 0;
+  for (uint32_t t = 0; t < n_terms; ++t) {
+    if (!term_ids_.emplace(std::string(all_terms.data() + offset, term_bytes[t]), t).second)
+      return corrupt("a term held twice");
+    offset += term_bytes[t];
+  }
+  postings_.resize(n_terms);
+  for (uint32_t t = 0; t < n_terms; ++t) postings_[t].reserve(df[t]);
+  live_df_.assign(n_terms, 0);
+  max_tf_.assign(n_terms, 0);
+  for (const std::string& name : realm_names) (void)realm_id(name);
+  if (realms_.size() != realm_names.size()) return corrupt("a realm held twice");
+  for (auto& shard : by_id_) shard.reserve(ids.size() / kShards + ids.size() / (4 * kShards) + 16);
+
+  size_t at = 0;
+  for (size_t d = 0; d < ids.size(); ++d) {
+    uint64_t length = 0;
+    for (size_t i = at; i < at + counts[d]; ++i) length += pairs[i].tf;
+    if (length > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
+    add_terms(ids[d], realm[d], pairs.data() + at, counts[d]);
+    at += counts[d];
+  }
+  size_t held = 0;
+  for (const auto& shard : by_id_) held += shard.size();
+  if (held != ids.size()) return corrupt("a document id held twice");
+  return Status::Ok();
+}
+
+void Bm25Index::swap(Bm25Index& o) noexcept {
+  term_ids_.swap(o.term_ids_);
+  postings_.swap(o.postings_);
+  live_df_.swap(o.live_df_);
+  max_tf_.swap(o.max_tf_);
+  realm_df_.swap(o.realm_df_);
+  realm_ids_.swap(o.realm_ids_);
+  realms_.swap(o.realms_);
+  std::swap(slots_, o.slots_);
+  std::swap(slot_ids_, o.slot_ids_);
+  std::swap(slot_terms_begin_, o.slot_terms_begin_);
+  std::swap(slot_terms_, o.slot_terms_);
+  for (size_t i = 0; i < kShards; ++i) by_id_[i].swap(o.by_id_[i]);
+  std::swap(live_docs_, o.live_docs_);
+  std::swap(removed_slots_, o.removed_slots_);
 }
 
 size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {
