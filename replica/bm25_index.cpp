@@ -59,11 +59,14 @@ uint32_t Bm25Index::realm_id(std::string_view realm) {
 
 void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view text) {
   remove(id);
+  const uint32_t slot = static_cast<uint32_t>(slots_.size());
   const uint32_t rid = realm_id(realm);
+  std::vector<std::string> terms = analyzer_.terms(text);
+
   // Term frequencies, in first-appearance order (postings get one entry per distinct term).
-  std::vector<TermCount> tfs;
-  std::unordered_map<uint32_t, size_t> at;  // term id -> index in tfs
-  for (std::string& t : analyzer_.terms(text)) {
+  std::vector<std::pair<uint32_t, uint32_t>> tfs;  // term id, tf
+  std::unordered_map<uint32_t, size_t> at;         // term id -> index in tfs
+  for (std::string& t : terms) {
     auto [it, inserted] = term_ids_.try_emplace(std::move(t), static_cast<uint32_t>(postings_.size()));
     if (inserted) {
       postings_.emplace_back();
@@ -72,33 +75,25 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
     }
     auto [pos, fresh] = at.try_emplace(it->second, tfs.size());
     if (fresh) {
-      tfs.push_back(TermCount{it->second, 1});
+      tfs.emplace_back(it->second, 1);
     } else {
-      ++tfs[pos->second].tf;
+      ++tfs[pos->second].second;
     }
   }
-  add_terms(id, rid, tfs.data(), tfs.size());
-}
-
-void Bm25Index::add_terms(const MemoryId& id, uint32_t rid, const TermCount* terms, size_t n) {
-  const uint32_t slot = static_cast<uint32_t>(slots_.size());
-  uint64_t length = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const auto [term, tf] = terms[i];
+  for (const auto& [term, tf] : tfs) {
     postings_[term].push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
     ++df_shard(df_key(term, rid))[df_key(term, rid)];
     slot_terms_.push_back(term);
-    length += tf;
   }
   slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
-  slots_.push_back(Slot{rid, static_cast<uint32_t>(length)});
+  slots_.push_back(Slot{rid, static_cast<uint32_t>(terms.size())});
   slot_ids_.push_back(id);
   id_shard(id).insert(id, slot);
   ++live_docs_;
   ++realms_[rid].docs;
-  realms_[rid].length += length;
+  realms_[rid].length += terms.size();
 }
 
 bool Bm25Index::remove(const MemoryId& id) {
@@ -201,11 +196,15 @@ void Bm25Index::save(SnapshotWriter& out) const {
   std::vector<const std::string*> term_text(n_terms, nullptr);
   for (const auto& [text, t] : term_ids_)
     if (new_term[t] != kRemoved) term_text[new_term[t]] = &text;
-  std::vector<uint32_t> term_bytes(n_terms);
+  std::vector<uint32_t> term_bytes(n_terms), df(n_terms);
   std::string all_terms;
-  for (uint32_t t = 0; t < n_terms; ++t) {
-    term_bytes[t] = static_cast<uint32_t>(term_text[t]->size());
-    all_terms += *term_text[t];
+  uint64_t n_postings = 0;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    if (new_term[t] == kRemoved) continue;
+    term_bytes[new_term[t]] = static_cast<uint32_t>(term_text[new_term[t]]->size());
+    all_terms += *term_text[new_term[t]];
+    df[new_term[t]] = live_df_[t];
+    n_postings += live_df_[t];
   }
   out.array(term_bytes);
   out.array(all_terms.data(), all_terms.size());
@@ -215,40 +214,41 @@ void Bm25Index::save(SnapshotWriter& out) const {
   out.u64(realm_names.size());
   for (const std::string* name : realm_names) out.str(*name);
 
-  // The live documents in slot order, and where each one's pairs start.
+  // The live documents in slot order.
   std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
   std::vector<MemoryId> ids;
-  std::vector<uint32_t> realm, counts;
-  std::vector<uint64_t> at;
+  std::vector<uint32_t> realm, distinct;
   ids.reserve(live_docs_);
   realm.reserve(live_docs_);
-  counts.reserve(live_docs_);
-  at.reserve(live_docs_);
-  uint64_t n_pairs = 0;
+  distinct.reserve(live_docs_);
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (slots_[s].realm == kRemoved) continue;
     new_slot[s] = static_cast<uint32_t>(ids.size());
     ids.push_back(slot_ids_[s]);
     realm.push_back(slots_[s].realm);
-    counts.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
-    at.push_back(n_pairs);
-    n_pairs += counts.back();
-  }
-  // A live document's tf is in its postings: one pass over them, term by term, fills each
-  // document's pairs (in term id order; add() keeps them in first-appearance order, which only
-  // remove() reads, for undoing statistics that do not depend on it).
-  std::vector<TermCount> pairs(n_pairs);
-  for (uint32_t t = 0; t < postings_.size(); ++t) {
-    if (new_term[t] == kRemoved) continue;
-    for (const Posting& p : postings_[t]) {
-      const uint32_t doc = new_slot[p.slot];
-      if (doc != kRemoved) pairs[at[doc]++] = TermCount{new_term[t], p.tf};
-    }
+    distinct.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
   }
   out.array(ids);
   out.array(realm);
-  out.array(counts);
-  out.array(pairs);
+  out.array(distinct);
+  out.array(df);
+
+  // Every kept term's live postings, renumbered (the order is kept: slots stay ascending), as
+  // one array written list by list.
+  out.u64(n_postings);
+  std::vector<Posting> kept;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    if (new_term[t] == kRemoved) continue;
+    const PostingList& list = postings_[t];
+    if (removed_slots_ == 0) {
+      out.raw(list.begin(), list.size() * sizeof(Posting));
+      continue;
+    }
+    kept.clear();
+    for (const Posting& p : list)
+      if (new_slot[p.slot] != kRemoved) kept.push_back(Posting{new_slot[p.slot], p.tf});
+    out.raw(kept.data(), kept.size() * sizeof(Posting));
+  }
 }
 
 Status Bm25Index::load(SnapshotReader& in) {
@@ -260,30 +260,34 @@ Status Bm25Index::load(SnapshotReader& in) {
   for (std::string& name : realm_names) name = in.str();
   const auto ids = in.array<MemoryId>();
   const auto realm = in.array<uint32_t>();
-  const auto counts = in.array<uint32_t>();
-  const auto pairs = in.array<TermCount>();
+  const auto distinct = in.array<uint32_t>();
+  const auto df = in.array<uint32_t>();
+  const auto postings = in.array<Posting>();
   if (!in.ok()) return in.finish("keyword index");
 
   const auto corrupt = [](const std::string& what) { return Status::Corruption("keyword index: " + what); };
-  const size_t n_terms = term_bytes.size();
+  const size_t n_terms = term_bytes.size(), n_docs = ids.size();
   uint64_t sum = 0;
   for (uint32_t b : term_bytes) sum += b;
   if (sum != all_terms.size()) return corrupt("the term lengths do not add up to the term bytes");
-  if (realm.size() != ids.size() || counts.size() != ids.size())
-    return corrupt("the document arrays differ in length");
-  if (ids.size() >= kRemoved || realm_names.size() >= kRemoved || n_terms >= kRemoved || pairs.size() >= kRemoved)
-    return corrupt("too many documents, realms or terms");
+  if (realm.size() != n_docs || distinct.size() != n_docs || df.size() != n_terms)
+    return corrupt("the arrays differ in length");
+  if (n_docs >= kRemoved || realm_names.size() >= kRemoved || postings.size() >= kRemoved)
+    return corrupt("too many documents, realms or postings");
+  for (uint32_t r : realm)
+    if (r >= realm_names.size()) return corrupt("a realm id out of range");
   sum = 0;
-  for (size_t d = 0; d < ids.size(); ++d) {
-    if (realm[d] >= realm_names.size()) return corrupt("a realm id out of range");
-    sum += counts[d];
-  }
-  if (sum != pairs.size()) return corrupt("the term counts do not add up to the pairs");
-  // Documents by term, to size each posting list once.
-  std::vector<uint32_t> df(n_terms, 0);
-  for (const TermCount& p : pairs) {
-    if (p.term >= n_terms || p.tf == 0) return corrupt("a term id out of range or a zero tf");
-    ++df[p.term];
+  for (uint32_t n : df) sum += n;
+  if (sum != postings.size()) return corrupt("the document frequencies do not add up to the postings");
+  sum = 0;
+  for (uint32_t n : distinct) sum += n;
+  if (sum != postings.size()) return corrupt("the documents' term counts do not add up to the postings");
+  // Each list's slots ascending and held, its tfs positive.
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    if (df[t] == 0) return corrupt("a term held by no document");
+    for (size_t i = at; i < at + df[t]; ++i)
+      if (postings[i].slot >= n_docs || postings[i].tf == 0 || (i > at && postings[i].slot <= postings[i - 1].slot))
+        return corrupt("a posting out of order or range");
   }
 
   term_ids_.reserve(n_terms);
@@ -293,26 +297,119 @@ Status Bm25Index::load(SnapshotReader& in) {
       return corrupt("a term held twice");
     offset += term_bytes[t];
   }
-  postings_.resize(n_terms);
-  for (uint32_t t = 0; t < n_terms; ++t) postings_[t].reserve(df[t]);
-  live_df_.assign(n_terms, 0);
-  max_tf_.assign(n_terms, 0);
   for (const std::string& name : realm_names) (void)realm_id(name);
   if (realms_.size() != realm_names.size()) return corrupt("a realm held twice");
-  for (auto& shard : by_id_) shard.reserve(ids.size() / kShards + ids.size() / (4 * kShards) + 16);
-
-  size_t at = 0;
-  for (size_t d = 0; d < ids.size(); ++d) {
-    uint64_t length = 0;
-    for (size_t i = at; i < at + counts[d]; ++i) length += pairs[i].tf;
-    if (length > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
-    add_terms(ids[d], realm[d], pairs.data() + at, counts[d]);
-    at += counts[d];
+  postings_.resize(n_terms);
+  max_tf_.assign(n_terms, 0);
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    PostingList& list = postings_[t];
+    list.reserve(df[t]);
+    for (size_t i = at; i < at + df[t]; ++i) {
+      list.push_back(postings[i]);
+      max_tf_[t] = std::max(max_tf_[t], postings[i].tf);
+    }
   }
+  live_df_ = df;
+
+  // Each document's terms and length, from the postings (a transpose), a block of documents at
+  // a time, every term's run of postings in the block in turn, so that the writes stay within
+  // the block's part of slot_terms_, about 8 MiB (random writes over all of it are slow at 1M
+  // documents; smaller blocks cost a cache miss more per term and block).
+  const size_t kBlock = std::max<size_t>(4096, n_docs * (size_t{2} << 20) / std::max<size_t>(1, postings.size()));
+  std::vector<size_t> cursor(n_terms), end(n_terms);
+  std::vector<uint32_t> next_slot(n_terms);
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    cursor[t] = at;
+    end[t] = at + df[t];
+    next_slot[t] = postings[at].slot;
+  }
+  std::vector<uint32_t> pos(kBlock);
+  std::vector<uint64_t> length(kBlock);
+  for (size_t block = 0; block < n_docs; block += kBlock) {
+    const size_t block_end = std::min(n_docs, block + kBlock);
+    for (size_t s = block; s < block_end; ++s) {
+      pos[s - block] = static_cast<uint32_t>(slot_terms_.size());
+      length[s - block] = 0;
+      for (uint32_t k = 0; k < distinct[s]; ++k) slot_terms_.push_back(0);
+    }
+    for (uint32_t t = 0; t < n_terms; ++t) {
+      if (next_slot[t] >= block_end) continue;
+      size_t i = cursor[t];
+      for (; i < end[t] && postings[i].slot < block_end; ++i) {
+        const uint32_t s = postings[i].slot - static_cast<uint32_t>(block);
+        slot_terms_[pos[s]++] = t;
+        length[s] += postings[i].tf;
+      }
+      cursor[t] = i;
+      next_slot[t] = i < end[t] ? postings[i].slot : kRemoved;
+    }
+    for (size_t s = block; s < block_end; ++s) {
+      if (pos[s - block] != slot_terms_begin_.back() + distinct[s])
+        return corrupt("a document's term count differs from its postings");
+      slot_terms_begin_.push_back(pos[s - block]);
+      if (length[s - block] > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
+      slots_.push_back(Slot{realm[s], static_cast<uint32_t>(length[s - block])});
+      slot_ids_.push_back(ids[s]);
+      ++realms_[realm[s]].docs;
+      realms_[realm[s]].length += length[s - block];
+    }
+  }
+
+  for (auto& shard : by_id_) shard.reserve(n_docs / kShards + n_docs / (4 * kShards) + 16);
+  for (uint32_t s = 0; s < n_docs; ++s) id_shard(ids[s]).insert(ids[s], s);
   size_t held = 0;
   for (const auto& shard : by_id_) held += shard.size();
-  if (held != ids.size()) return corrupt("a document id held twice");
+  if (held != n_docs) return corrupt("a document id held twice");
+  live_docs_ = n_docs;
+  count_realm_df();
   return Status::Ok();
+}
+
+void Bm25Index::count_realm_df() {
+  // Each slot's realm in as few bytes as the realms need (a byte up to 255 realms: 1 MiB at 1M
+  // documents, read at random for the rare terms), removed slots as the largest value.
+  if (realms_.size() < 0xff) {
+    count_realm_df(slot_realms<uint8_t>());
+  } else if (realms_.size() < 0xffff) {
+    count_realm_df(slot_realms<uint16_t>());
+  } else {
+    count_realm_df(slot_realms<uint32_t>());
+  }
+}
+
+template <class T>
+std::vector<T> Bm25Index::slot_realms() const {
+  std::vector<T> out(slots_.size());
+  for (size_t s = 0; s < slots_.size(); ++s) out[s] = static_cast<T>(slots_[s].realm);
+  return out;
+}
+
+template <class T>
+void Bm25Index::count_realm_df(const std::vector<T>& realm_of) {
+  // Term by term, each posting list read in order: the documents of each realm holding it.
+  constexpr T kGone = static_cast<T>(kRemoved);
+  std::vector<uint32_t> in_realm(realms_.size(), 0);
+  std::vector<uint32_t> touched;
+  std::vector<std::pair<uint64_t, uint32_t>> counts;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    for (const Posting& p : postings_[t]) {
+      const T r = realm_of[p.slot];
+      if (r == kGone) continue;
+      if (in_realm[r]++ == 0) touched.push_back(r);
+    }
+    for (uint32_t r : touched) {
+      counts.emplace_back(df_key(t, r), in_realm[r]);
+      in_realm[r] = 0;
+    }
+    touched.clear();
+  }
+  std::array<size_t, kShards> per_shard{};
+  for (const auto& c : counts) ++per_shard[df_shard_index(c.first)];
+  for (size_t i = 0; i < kShards; ++i) {
+    realm_df_[i].clear();
+    realm_df_[i].reserve(per_shard[i]);
+  }
+  for (const auto& [key, df] : counts) realm_df_[df_shard_index(key)].emplace(key, df);
 }
 
 void Bm25Index::swap(Bm25Index& o) noexcept {

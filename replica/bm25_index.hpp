@@ -51,23 +51,28 @@
 // dictionary.
 //
 // Snapshots (save/load, for the keyword lane's checkpoint, replica/lane.hpp): the term
-// dictionary and every live document as its id, realm and distinct (term id, tf) pairs, so a
-// load skips the text analysis (tokens, stemming) and the term hashing a rebuild does per
-// document. Removed documents and terms no live document holds are left out, so a loaded index
-// is the compacted one: slots are renumbered, which changes no answer (ties go by id, and a
-// document's score depends only on its terms, its length and the realm statistics). Bytes, in
-// the order written (lane_snapshot.hpp encodes counts and arrays):
-//   array<u32>  term byte lengths, by term id (T terms)
-//   array<char> the term strings concatenated in term id order
+// dictionary, the live documents and every term's posting list as it is held, so a load skips
+// the text analysis (tokens, stemming) and the term hashing a rebuild does per document, and
+// copies the postings in order. Removed documents and terms no live document holds are left
+// out, so a loaded index is the compacted one: slots are renumbered in the same order, which
+// changes no answer (ties go by id, and a document's score depends only on its terms, its
+// length and the realm statistics). Bytes, in the order written (lane_snapshot.hpp encodes
+// counts and arrays):
+//   array<u32>      term byte lengths, by term id (T terms)
+//   array<char>     the term strings concatenated in term id order
 //   u64 R, then R str: realm names by realm id
-//   array<MemoryId> ids of the live documents (N)
-//   array<u32>  realm id of each document
-//   array<u32>  number of distinct terms of each document
-//   array<TermCount> (term id, tf) of every document, concatenated in document order
-// A document's length is the sum of its tfs, as add() counts it. Load checks every id and
-// count against the others (a term or realm id out of range, a zero tf, counts that do not add
-// up, a repeated term string, realm name or document id are Corruption). About 8 bytes per
-// posting and 24 per document: 18 MiB for the benchmarks' 100k synthetic memories.
+//   array<MemoryId> the live documents by slot (N)
+//   array<u32>      realm id of each document
+//   array<u32>      distinct terms of each document
+//   array<u32>      postings of each term (its document frequency)
+//   array<Posting>  (slot, tf) of every term's postings, slots ascending, concatenated by term
+// The rest is derived on load: a document's terms and its length (the sum of its tfs, as add()
+// counts it) by a transpose of the postings, a block of documents at a time; the per-realm
+// statistics and document frequencies by a pass over them. Load checks every id and
+// count against the others (an id out of range, postings out of order, a zero tf, counts that
+// do not add up, a repeated term string, realm name or document id are Corruption).
+// About 8 bytes per posting and 24 per document: 18 MiB for the benchmarks' 100k synthetic
+// memories.
 //
 // Threading: not synchronised. add and remove need exclusive access; search and save are const
 // and may run on several threads at once while nothing mutates the index.
@@ -136,11 +141,6 @@ class Bm25Index {
     uint32_t slot;
     uint32_t tf;
   };
-  // A document's distinct term and how often it occurs there.
-  struct TermCount {
-    uint32_t term;
-    uint32_t tf;
-  };
   // A term's postings, slots ascending: a vector while short, then (from kBig postings, 512
   // KiB) a GrowableArray, so that a frequent term's list grows without copying or touching
   // fresh memory all at once (growable_array.hpp says why; a term in every document of 512k
@@ -196,10 +196,12 @@ class Bm25Index {
   std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) { return realm_df_[df_shard_index(key)]; }
   const std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) const { return realm_df_[df_shard_index(key)]; }
   static size_t df_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
-  // Indexes a document given as its distinct terms (ids already in the dictionary, each once)
-  // with their frequencies, in realm rid, under a new slot; id must not be held. Its length is
-  // the sum of the tfs. What add() and load() share.
-  void add_terms(const MemoryId& id, uint32_t rid, const TermCount* terms, size_t n);
+  // Sets realm_df_ from the postings of the live documents.
+  void count_realm_df();
+  template <class T>
+  std::vector<T> slot_realms() const;
+  template <class T>
+  void count_realm_df(const std::vector<T>& realm_of);
   void compact();
   // The first position at or after from whose slot is >= slot (list.size() if none), by
   // galloping: O(log distance).

@@ -2,10 +2,11 @@
 // (replica/bm25_index.hpp), restricted to the query's realms before ranking.
 //
 // Snapshot (Lane::save/load), format 1: the index (Bm25Index::save: term dictionary, live
-// documents with their (term, tf) pairs), then the content version each memory was indexed at
-// (array of {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged
-// text. A load analyses no text: at 100k synthetic memories it takes a fraction of the 2 s a
-// rebuild takes (README, "Status", has the figures).
+// documents, posting lists), then the content version each memory was indexed at (array of
+// {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged text. A load
+// analyses no text. Measured on the benchmarks' synthetic corpus (vasana bench start), one
+// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s where a rebuild takes
+// 2-3 s; the index alone at 1M, 180 MiB, saved in 0.23 s and loaded in 1.2 s (rebuilt: 30 s).
 #pragma once
 
 #include <map>
