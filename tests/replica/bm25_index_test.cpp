@@ -571,6 +571,17 @@ TEST_CASE("a cut or damaged index snapshot is Corruption", "[bm25][snapshot]") {
     SnapshotReader r(one);
     CHECK(loaded.load(r).code() == Code::corruption);
   }
+  SECTION("an empty index loads as an empty index that keeps accepting documents") {
+    Bm25Index empty, loaded;
+    const auto none = snapshot_of(empty);
+    SnapshotReader r(none);
+    REQUIRE(loaded.load(r).ok());
+    CHECK(r.finish("test").ok());
+    CHECK(loaded.size() == 0);
+    CHECK(search(loaded, "flow").empty());
+    loaded.add(id(4), "a", "flow");
+    CHECK(ids(search(loaded, "flow")) == std::vector<uint64_t>{4});
+  }
   SECTION("an index that is not empty refuses to load") {
     Bm25Index full;
     full.add(id(3), "a", "flow");
