@@ -5,8 +5,8 @@
 // documents, posting lists), then the content version each memory was indexed at (array of
 // {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged text. A load
 // analyses no text. Measured on the benchmarks' synthetic corpus (vasana bench start), one
-// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s where a rebuild takes
-// 2-3 s; the index alone at 1M, 180 MiB, saved in 0.23 s and loaded in 1.2 s (rebuilt: 30 s).
+// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s (rebuilt: 2.7 s); 1M
+// memories, 218 MiB, saved in 0.33 s and loaded in 1.4 s (rebuilt: 45 s).
 #pragma once
 
 #include <map>
