@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace vasana {
@@ -184,6 +185,248 @@ void Bm25Index::compact() {
   slot_terms_begin_ = std::move(begin);
   slot_terms_ = std::move(terms);
   removed_slots_ = 0;
+}
+
+void Bm25Index::save(SnapshotWriter& out) const {
+  // The terms some live document holds, renumbered densely in term id order.
+  std::vector<uint32_t> new_term(postings_.size(), kRemoved);
+  uint32_t n_terms = 0;
+  for (uint32_t t = 0; t < postings_.size(); ++t)
+    if (live_df_[t] > 0) new_term[t] = n_terms++;
+  std::vector<const std::string*> term_text(n_terms, nullptr);
+  for (const auto& [text, t] : term_ids_)
+    if (new_term[t] != kRemoved) term_text[new_term[t]] = &text;
+  std::vector<uint32_t> term_bytes(n_terms), df(n_terms);
+  std::string all_terms;
+  uint64_t n_postings = 0;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    if (new_term[t] == kRemoved) continue;
+    term_bytes[new_term[t]] = static_cast<uint32_t>(term_text[new_term[t]]->size());
+    all_terms += *term_text[new_term[t]];
+    df[new_term[t]] = live_df_[t];
+    n_postings += live_df_[t];
+  }
+  out.array(term_bytes);
+  out.array(all_terms.data(), all_terms.size());
+
+  std::vector<const std::string*> realm_names(realms_.size(), nullptr);
+  for (const auto& [name, r] : realm_ids_) realm_names[r] = &name;
+  out.u64(realm_names.size());
+  for (const std::string* name : realm_names) out.str(*name);
+
+  // The live documents in slot order.
+  std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
+  std::vector<MemoryId> ids;
+  std::vector<uint32_t> realm, distinct;
+  ids.reserve(live_docs_);
+  realm.reserve(live_docs_);
+  distinct.reserve(live_docs_);
+  for (uint32_t s = 0; s < slots_.size(); ++s) {
+    if (slots_[s].realm == kRemoved) continue;
+    new_slot[s] = static_cast<uint32_t>(ids.size());
+    ids.push_back(slot_ids_[s]);
+    realm.push_back(slots_[s].realm);
+    distinct.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
+  }
+  out.array(ids);
+  out.array(realm);
+  out.array(distinct);
+  out.array(df);
+
+  // Every kept term's live postings, renumbered (the order is kept: slots stay ascending), as
+  // one array written list by list.
+  out.u64(n_postings);
+  std::vector<Posting> kept;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    if (new_term[t] == kRemoved) continue;
+    const PostingList& list = postings_[t];
+    if (removed_slots_ == 0) {
+      out.raw(list.begin(), list.size() * sizeof(Posting));
+      continue;
+    }
+    kept.clear();
+    for (const Posting& p : list)
+      if (new_slot[p.slot] != kRemoved) kept.push_back(Posting{new_slot[p.slot], p.tf});
+    out.raw(kept.data(), kept.size() * sizeof(Posting));
+  }
+}
+
+Status Bm25Index::load(SnapshotReader& in) {
+  if (!slots_.empty() || !term_ids_.empty() || !realms_.empty())
+    return Status::FailedPrecondition("keyword index: load into an index that is not empty");
+  const auto term_bytes = in.array<uint32_t>();
+  const auto all_terms = in.array<char>();
+  std::vector<std::string> realm_names(in.count(8));
+  for (std::string& name : realm_names) name = in.str();
+  const auto ids = in.array<MemoryId>();
+  const auto realm = in.array<uint32_t>();
+  const auto distinct = in.array<uint32_t>();
+  const auto df = in.array<uint32_t>();
+  const auto postings = in.array<Posting>();
+  if (!in.ok()) return in.finish("keyword index");
+
+  const auto corrupt = [](const std::string& what) { return Status::Corruption("keyword index: " + what); };
+  const size_t n_terms = term_bytes.size(), n_docs = ids.size();
+  uint64_t sum = 0;
+  for (uint32_t b : term_bytes) sum += b;
+  if (sum != all_terms.size()) return corrupt("the term lengths do not add up to the term bytes");
+  if (realm.size() != n_docs || distinct.size() != n_docs || df.size() != n_terms)
+    return corrupt("the arrays differ in length");
+  if (n_docs >= kRemoved || realm_names.size() >= kRemoved || postings.size() >= kRemoved)
+    return corrupt("too many documents, realms or postings");
+  for (uint32_t r : realm)
+    if (r >= realm_names.size()) return corrupt("a realm id out of range");
+  sum = 0;
+  for (uint32_t n : df) sum += n;
+  if (sum != postings.size()) return corrupt("the document frequencies do not add up to the postings");
+  sum = 0;
+  for (uint32_t n : distinct) sum += n;
+  if (sum != postings.size()) return corrupt("the documents' term counts do not add up to the postings");
+  // Each list's slots ascending and held, its tfs positive.
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    if (df[t] == 0) return corrupt("a term held by no document");
+    for (size_t i = at; i < at + df[t]; ++i)
+      if (postings[i].slot >= n_docs || postings[i].tf == 0 || (i > at && postings[i].slot <= postings[i - 1].slot))
+        return corrupt("a posting out of order or range");
+  }
+
+  term_ids_.reserve(n_terms);
+  size_t offset = 0;
+  for (uint32_t t = 0; t < n_terms; ++t) {
+    if (!term_ids_.emplace(std::string(all_terms.data() + offset, term_bytes[t]), t).second)
+      return corrupt("a term held twice");
+    offset += term_bytes[t];
+  }
+  for (const std::string& name : realm_names) (void)realm_id(name);
+  if (realms_.size() != realm_names.size()) return corrupt("a realm held twice");
+  postings_.resize(n_terms);
+  max_tf_.assign(n_terms, 0);
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    PostingList& list = postings_[t];
+    list.reserve(df[t]);
+    for (size_t i = at; i < at + df[t]; ++i) {
+      list.push_back(postings[i]);
+      max_tf_[t] = std::max(max_tf_[t], postings[i].tf);
+    }
+  }
+  live_df_ = df;
+
+  // Each document's terms and length, from the postings (a transpose), a block of documents at
+  // a time, every term's run of postings in the block in turn, so that the writes stay within
+  // the block's part of slot_terms_, about 8 MiB (random writes over all of it are slow at 1M
+  // documents; smaller blocks cost a cache miss more per term and block).
+  const size_t kBlock = std::max<size_t>(4096, n_docs * (size_t{2} << 20) / std::max<size_t>(1, postings.size()));
+  std::vector<size_t> cursor(n_terms), end(n_terms);
+  std::vector<uint32_t> next_slot(n_terms);
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    cursor[t] = at;
+    end[t] = at + df[t];
+    next_slot[t] = postings[at].slot;
+  }
+  std::vector<uint32_t> pos(kBlock);
+  std::vector<uint64_t> length(kBlock);
+  for (size_t block = 0; block < n_docs; block += kBlock) {
+    const size_t block_end = std::min(n_docs, block + kBlock);
+    for (size_t s = block; s < block_end; ++s) {
+      pos[s - block] = static_cast<uint32_t>(slot_terms_.size());
+      length[s - block] = 0;
+      for (uint32_t k = 0; k < distinct[s]; ++k) slot_terms_.push_back(0);
+    }
+    for (uint32_t t = 0; t < n_terms; ++t) {
+      if (next_slot[t] >= block_end) continue;
+      size_t i = cursor[t];
+      for (; i < end[t] && postings[i].slot < block_end; ++i) {
+        const uint32_t s = postings[i].slot - static_cast<uint32_t>(block);
+        slot_terms_[pos[s]++] = t;
+        length[s] += postings[i].tf;
+      }
+      cursor[t] = i;
+      next_slot[t] = i < end[t] ? postings[i].slot : kRemoved;
+    }
+    for (size_t s = block; s < block_end; ++s) {
+      if (pos[s - block] != slot_terms_begin_.back() + distinct[s])
+        return corrupt("a document's term count differs from its postings");
+      slot_terms_begin_.push_back(pos[s - block]);
+      if (length[s - block] > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
+      slots_.push_back(Slot{realm[s], static_cast<uint32_t>(length[s - block])});
+      slot_ids_.push_back(ids[s]);
+      ++realms_[realm[s]].docs;
+      realms_[realm[s]].length += length[s - block];
+    }
+  }
+
+  for (auto& shard : by_id_) shard.reserve(n_docs / kShards + n_docs / (4 * kShards) + 16);
+  for (uint32_t s = 0; s < n_docs; ++s) id_shard(ids[s]).insert(ids[s], s);
+  size_t held = 0;
+  for (const auto& shard : by_id_) held += shard.size();
+  if (held != n_docs) return corrupt("a document id held twice");
+  live_docs_ = n_docs;
+  count_realm_df();
+  return Status::Ok();
+}
+
+void Bm25Index::count_realm_df() {
+  // Each slot's realm in as few bytes as the realms need (a byte up to 255 realms: 1 MiB at 1M
+  // documents, read at random for the rare terms), removed slots as the largest value.
+  if (realms_.size() < 0xff) {
+    count_realm_df(slot_realms<uint8_t>());
+  } else if (realms_.size() < 0xffff) {
+    count_realm_df(slot_realms<uint16_t>());
+  } else {
+    count_realm_df(slot_realms<uint32_t>());
+  }
+}
+
+template <class T>
+std::vector<T> Bm25Index::slot_realms() const {
+  std::vector<T> out(slots_.size());
+  for (size_t s = 0; s < slots_.size(); ++s) out[s] = static_cast<T>(slots_[s].realm);
+  return out;
+}
+
+template <class T>
+void Bm25Index::count_realm_df(const std::vector<T>& realm_of) {
+  // Term by term, each posting list read in order: the documents of each realm holding it.
+  constexpr T kGone = static_cast<T>(kRemoved);
+  std::vector<uint32_t> in_realm(realms_.size(), 0);
+  std::vector<uint32_t> touched;
+  std::vector<std::pair<uint64_t, uint32_t>> counts;
+  for (uint32_t t = 0; t < postings_.size(); ++t) {
+    for (const Posting& p : postings_[t]) {
+      const T r = realm_of[p.slot];
+      if (r == kGone) continue;
+      if (in_realm[r]++ == 0) touched.push_back(r);
+    }
+    for (uint32_t r : touched) {
+      counts.emplace_back(df_key(t, r), in_realm[r]);
+      in_realm[r] = 0;
+    }
+    touched.clear();
+  }
+  std::array<size_t, kShards> per_shard{};
+  for (const auto& c : counts) ++per_shard[df_shard_index(c.first)];
+  for (size_t i = 0; i < kShards; ++i) {
+    realm_df_[i].clear();
+    realm_df_[i].reserve(per_shard[i]);
+  }
+  for (const auto& [key, df] : counts) realm_df_[df_shard_index(key)].emplace(key, df);
+}
+
+void Bm25Index::swap(Bm25Index& o) noexcept {
+  term_ids_.swap(o.term_ids_);
+  postings_.swap(o.postings_);
+  live_df_.swap(o.live_df_);
+  max_tf_.swap(o.max_tf_);
+  realm_df_.swap(o.realm_df_);
+  realm_ids_.swap(o.realm_ids_);
+  realms_.swap(o.realms_);
+  std::swap(slots_, o.slots_);
+  std::swap(slot_ids_, o.slot_ids_);
+  std::swap(slot_terms_begin_, o.slot_terms_begin_);
+  std::swap(slot_terms_, o.slot_terms_);
+  for (size_t i = 0; i < kShards; ++i) by_id_[i].swap(o.by_id_[i]);
+  std::swap(live_docs_, o.live_docs_);
+  std::swap(removed_slots_, o.removed_slots_);
 }
 
 size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {

@@ -4,6 +4,17 @@
 
 namespace vasana {
 
+namespace {
+
+// One entry of KeywordLane::indexed_ as saved.
+struct IndexedAt {
+  MemoryId id;
+  OrderKey version;
+};
+static_assert(sizeof(IndexedAt) == 40, "saved as bytes: no padding");
+
+}  // namespace
+
 void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
   if (!change.memory) return;
   const MemoryRecord* m = state.memory(*change.memory);
@@ -22,6 +33,30 @@ std::vector<LaneHit> KeywordLane::search(const LaneQuery& q, const ReplicaState&
   out.reserve(hits->size());
   for (const auto& h : *hits) out.push_back(LaneHit{h.id, h.score});
   return out;
+}
+
+void KeywordLane::save(SnapshotWriter& out) const {
+  index_.save(out);
+  std::vector<IndexedAt> versions;
+  versions.reserve(indexed_.size());
+  for (const auto& [id, version] : indexed_) versions.push_back(IndexedAt{id, version});
+  out.array(versions);
+}
+
+Status KeywordLane::load(SnapshotReader& in) {
+  Bm25Index index;
+  if (Status s = index.load(in); !s.ok()) return s;
+  const auto versions = in.array<IndexedAt>();
+  if (Status s = in.finish("keyword lane"); !s.ok()) return s;
+  // Saved in id order, so each insertion goes at the end.
+  std::map<MemoryId, OrderKey> indexed;
+  for (const IndexedAt& v : versions) indexed.emplace_hint(indexed.end(), v.id, v.version);
+  // Every indexed memory is a document of the index and the other way round.
+  if (indexed.size() != versions.size() || indexed.size() != index.size())
+    return Status::Corruption("keyword lane: the versions do not match the documents");
+  index_.swap(index);
+  indexed_.swap(indexed);
+  return Status::Ok();
 }
 
 }  // namespace vasana

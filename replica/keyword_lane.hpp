@@ -1,5 +1,12 @@
 // The keyword lane: BM25 (k1 1.2, b 0.75) over memory texts with Snowball stemming
 // (replica/bm25_index.hpp), restricted to the query's realms before ranking.
+//
+// Snapshot (Lane::save/load), format 1: the index (Bm25Index::save: term dictionary, live
+// documents, posting lists), then the content version each memory was indexed at (array of
+// {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged text. A load
+// analyses no text. Measured on the benchmarks' synthetic corpus (vasana bench start), one
+// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s (rebuilt: 2.7 s); 1M
+// memories, 218 MiB, saved in 0.33 s and loaded in 1.4 s (rebuilt: 45 s).
 #pragma once
 
 #include <map>
@@ -14,6 +21,10 @@ class KeywordLane final : public Lane {
   const char* name() const override { return "keyword"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
+
+  uint32_t snapshot_format() const override { return 1; }
+  void save(SnapshotWriter& out) const override;
+  Status load(SnapshotReader& in) override;
 
  private:
   Bm25Index index_;

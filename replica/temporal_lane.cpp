@@ -24,6 +24,17 @@ struct Timed {
 
 bool later_first(const Timed& a, const Timed& b) { return a.t != b.t ? a.t > b.t : b.id < a.id; }
 
+// An indexed memory as saved.
+struct SavedEntry {
+  MemoryId id;
+  int64_t recorded_ms;
+  int64_t valid_from_ms;
+  int64_t valid_to_ms;
+  uint32_t realm;         // index into the saved realm names
+  uint32_t excluded_now;  // 0 or 1
+};
+static_assert(sizeof(SavedEntry) == 48, "saved as bytes: no padding");
+
 }  // namespace
 
 void TemporalLane::remove(const MemoryId& id) {
@@ -61,6 +72,58 @@ void TemporalLane::update(const StateChange& change, const ReplicaState& state) 
     realm->second.by_valid_to.insert(
         Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms, e.excluded_now});
   indexed_.emplace(m->id, std::make_pair(m->realm.str(), e));
+}
+
+void TemporalLane::save(SnapshotWriter& out) const {
+  std::map<std::string_view, uint32_t> realm_index;
+  out.u64(realms_.size());
+  for (const auto& [name, r] : realms_) {
+    realm_index.emplace(name, static_cast<uint32_t>(realm_index.size()));
+    out.str(name);
+  }
+  std::vector<SavedEntry> entries;
+  entries.reserve(indexed_.size());
+  for (const auto& [id, held] : indexed_) {
+    const Entry& e = held.second;
+    entries.push_back(SavedEntry{id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, realm_index.at(held.first),
+                                 e.excluded_now ? 1u : 0u});
+  }
+  out.array(entries);
+}
+
+Status TemporalLane::load(SnapshotReader& in) {
+  std::vector<std::string> names(in.count(8));
+  for (std::string& name : names) name = in.str();
+  const auto entries = in.array<SavedEntry>();
+  if (Status s = in.finish("temporal lane"); !s.ok()) return s;
+
+  // Each realm's entries in both orders, then inserted in that order: every insertion at the end.
+  std::vector<std::vector<Entry>> recorded(names.size()), valid_to(names.size());
+  decltype(indexed_) indexed;
+  for (const SavedEntry& s : entries) {
+    if (s.realm >= names.size() || s.excluded_now > 1)
+      return Status::Corruption("temporal lane: a realm index or flag out of range");
+    const Entry e{s.recorded_ms, s.id, s.recorded_ms, s.valid_from_ms, s.valid_to_ms, s.excluded_now != 0};
+    recorded[s.realm].push_back(e);
+    if (e.valid_from_ms != kOpenPast || e.valid_to_ms != kOpenFuture)
+      valid_to[s.realm].push_back(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, e.excluded_now});
+    indexed.emplace_hint(indexed.end(), s.id, std::make_pair(names[s.realm], e));
+  }
+  if (indexed.size() != entries.size()) return Status::Corruption("temporal lane: a memory held twice");
+  decltype(realms_) realms;
+  for (size_t r = 0; r < names.size(); ++r) {
+    if (recorded[r].empty()) continue;  // a realm is held while it holds a memory
+    std::sort(recorded[r].begin(), recorded[r].end());
+    std::sort(valid_to[r].begin(), valid_to[r].end());
+    auto at = realms.emplace(names[r], RealmIndex{});
+    if (!at.second) return Status::Corruption("temporal lane: a realm named twice");
+    RealmIndex& index = at.first->second;
+    for (const Entry& e : recorded[r]) index.by_recorded.emplace_hint(index.by_recorded.end(), e);
+    for (const Entry& e : valid_to[r]) index.by_valid_to.emplace_hint(index.by_valid_to.end(), e);
+  }
+  realms_.swap(realms);
+  indexed_.swap(indexed);
+  return Status::Ok();
 }
 
 std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState&) const {

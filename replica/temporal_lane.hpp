@@ -30,6 +30,13 @@
 // index itself holds the current one). A memory whose valid time or flag changed (an update
 // with a valid time, a status) is re-indexed. This only prunes: admit() decides.
 //
+// Snapshot (Lane::save/load), format 1: the realm names (u64 count, then a str each), then every
+// indexed memory as an array of {id, recorded, valid_from, valid_to, realm index, excluded now}
+// (48 bytes each) in id order. A load derives both ordered sets from it (each realm's entries
+// sorted, then inserted in order with a hint), so it reads no memory record. At 100k synthetic
+// memories (vasana bench start): 4.6 MiB, saved in 0.01 s, loaded in 0.02 s (rebuilt: 0.09 s);
+// at 1M: 46 MiB, 0.13 s, 0.25 s (rebuilt: 1.2 s).
+//
 // Threading: as Lane (replica/lane.hpp).
 #pragma once
 
@@ -49,6 +56,10 @@ class TemporalLane final : public Lane {
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
   // Only a query with a time window runs this lane unasked.
   bool applies(const LaneQuery& q) const override { return q.window_from_ms || q.window_to_ms; }
+
+  uint32_t snapshot_format() const override { return 1; }
+  void save(SnapshotWriter& out) const override;
+  Status load(SnapshotReader& in) override;
 
  private:
   struct Entry {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -436,4 +437,189 @@ TEST_CASE("the same documents give bit-identical results whatever the order and 
   // Negative control: with the extra document still held, the answers differ.
   history.add(id(1000), "a", "flow flow flow flow flow flow flow flow flow flow flow flow");
   CHECK(ids(search(plain, "flow", kRealmA, 5)) != ids(search(history, "flow", kRealmA, 5)));
+}
+
+namespace {
+
+std::vector<std::string> snapshot_of(const Bm25Index& index) {
+  SnapshotWriter w(1000);  // small chunks: reads span them
+  index.save(w);
+  return w.take_chunks();
+}
+
+// Every query in every realm combination, with a small and a large limit: the same ids and
+// bit-identical scores from both indexes. Returns how many answers differ.
+size_t count_differences(const Bm25Index& x, const Bm25Index& y, const std::vector<std::string>& queries) {
+  const std::vector<std::vector<std::string>> realm_sets{{"a"}, {"b"}, {"c"}, {"a", "b"}, {"a", "b", "c"}, {"gone"}};
+  size_t differ = 0;
+  for (const auto& q : queries)
+    for (const auto& realms : realm_sets)
+      for (size_t limit : {3, 1000}) {
+        const auto got = search(x, q, realms, limit);
+        const auto want = search(y, q, realms, limit);
+        bool same = ids(got) == ids(want);
+        for (size_t i = 0; same && i < got.size(); ++i) same = got[i].score == want[i].score;
+        differ += !same;
+      }
+  return differ;
+}
+
+}  // namespace
+
+TEST_CASE("a loaded index answers exactly as the saved one, with removed and updated documents in several realms",
+          "[bm25][snapshot]") {
+  std::mt19937_64 rng(31);  // seeded: a failure replays
+  const std::vector<std::string> words{"flow", "wing", "shock", "mach", "drag", "lift", "heat", "plate", "jet", "cone"};
+  auto text = [&] {
+    std::string t;
+    for (int k = 0; k < 2 + static_cast<int>(rng() % 10); ++k) t += words[rng() % words.size()] + " ";
+    return t;
+  };
+  const std::vector<std::string> realms{"a", "b", "c"};
+  Bm25Index original;
+  for (uint64_t n = 0; n < 600; ++n) original.add(id(n), realms[n % 3], text() + "doc" + std::to_string(n));
+  // Updates (the old slot stays behind, removed), some moving realm, removals, and one realm
+  // emptied: fewer removed slots than live ones, so no compaction renumbers the original.
+  for (uint64_t n = 0; n < 600; n += 5) original.add(id(n), realms[(n / 5) % 3], text() + "edited");
+  for (uint64_t n = 1; n < 600; n += 7) REQUIRE(original.remove(id(n)));
+  original.add(id(9000), "gone", "flow wing");
+  REQUIRE(original.remove(id(9000)));
+  // A term only removed documents held.
+  original.add(id(9001), "a", "zeppelin");
+  REQUIRE(original.remove(id(9001)));
+
+  const auto chunks = snapshot_of(original);
+  REQUIRE(chunks.size() > 1);
+  Bm25Index loaded;
+  SnapshotReader r(chunks);
+  REQUIRE(loaded.load(r).ok());
+  REQUIRE(r.finish("test").ok());
+  CHECK(loaded.size() == original.size());
+
+  const std::vector<std::string> queries{"flow", "wing shock", "mach drag lift heat plate jet cone", "edited flow",
+                                         "doc12 doc13 doc15", "zeppelin", "flow flow wing"};
+  CHECK(count_differences(original, loaded, queries) == 0);
+  CHECK(search(loaded, "zeppelin", {"a"}).empty());
+  CHECK(search(loaded, "doc1", {"a", "b", "c"}).empty());  // removed
+  CHECK(contains(search(loaded, "edited", {"b"}), 5));  // moved from c to b by its update
+  CHECK_FALSE(contains(search(loaded, "edited", {"c"}), 5));
+
+  // Both keep changing the same way: the loaded one holds what add() and remove() rely on.
+  for (uint64_t n = 2; n < 600; n += 11) {
+    const std::string t = text();
+    original.add(id(n), realms[n % 2], t);
+    loaded.add(id(n), realms[n % 2], t);
+  }
+  for (uint64_t n = 3; n < 600; n += 4) {
+    CHECK(original.remove(id(n)) == loaded.remove(id(n)));  // enough to compact both
+  }
+  original.add(id(9002), "c", "zeppelin flow");
+  loaded.add(id(9002), "c", "zeppelin flow");
+  CHECK(loaded.size() == original.size());
+  CHECK(count_differences(original, loaded, queries) == 0);
+
+  // Negative control: a snapshot taken before those changes answers differently.
+  Bm25Index stale;
+  SnapshotReader again(chunks);
+  REQUIRE(stale.load(again).ok());
+  CHECK(count_differences(original, stale, queries) > 0);
+}
+
+TEST_CASE("a cut or damaged index snapshot is Corruption", "[bm25][snapshot]") {
+  Bm25Index original;
+  original.add(id(1), "a", "steady flow over a thin wing");
+  original.add(id(2), "b", "a flower is not a flow");
+  const auto chunks = snapshot_of(original);
+  std::string all;
+  for (const auto& c : chunks) all += c;
+
+  SECTION("positive control: the whole snapshot loads") {
+    Bm25Index loaded;
+    SnapshotReader r(chunks);
+    REQUIRE(loaded.load(r).ok());
+    CHECK(r.finish("test").ok());
+    CHECK(ids(search(loaded, "flows", {"a", "b"})) == std::vector<uint64_t>{1, 2});
+  }
+  SECTION("every shorter prefix") {
+    size_t failed = 0;
+    for (size_t cut = 0; cut < all.size(); ++cut) {
+      Bm25Index loaded;
+      const std::vector<std::string> prefix{all.substr(0, cut)};
+      SnapshotReader r(prefix);
+      failed += loaded.load(r).code() == Code::corruption;
+    }
+    CHECK(failed == all.size());
+  }
+  SECTION("a slot out of range or out of order in the last posting") {
+    for (uint32_t slot : {uint32_t(2), uint32_t(0xfffffff0)}) {
+      std::string bad = all;
+      std::memcpy(&bad[bad.size() - 8], &slot, 4);
+      Bm25Index loaded;
+      const std::vector<std::string> one{bad};
+      SnapshotReader r(one);
+      const Status s = loaded.load(r);
+      CHECK(s.code() == Code::corruption);
+      CHECK(s.message().find("posting out of order or range") != std::string::npos);
+    }
+  }
+  SECTION("a zero tf in the last posting") {
+    std::string bad = all;
+    const uint32_t tf = 0;
+    std::memcpy(&bad[bad.size() - 4], &tf, 4);
+    Bm25Index loaded;
+    const std::vector<std::string> one{bad};
+    SnapshotReader r(one);
+    CHECK(loaded.load(r).code() == Code::corruption);
+  }
+  SECTION("an empty index loads as an empty index that keeps accepting documents") {
+    Bm25Index empty, loaded;
+    const auto none = snapshot_of(empty);
+    SnapshotReader r(none);
+    REQUIRE(loaded.load(r).ok());
+    CHECK(r.finish("test").ok());
+    CHECK(loaded.size() == 0);
+    CHECK(search(loaded, "flow").empty());
+    loaded.add(id(4), "a", "flow");
+    CHECK(ids(search(loaded, "flow")) == std::vector<uint64_t>{4});
+  }
+  SECTION("an index that is not empty refuses to load") {
+    Bm25Index full;
+    full.add(id(3), "a", "flow");
+    SnapshotReader r(chunks);
+    CHECK(full.load(r).code() == Code::failed_precondition);
+    CHECK(ids(search(full, "flow")) == std::vector<uint64_t>{3});
+  }
+}
+
+TEST_CASE("a loaded index with more postings than one load block holds answers and removes as the saved one",
+          "[bm25][snapshot]") {
+  // 5,200 documents of 420 distinct words: 2.2M postings, more than a load transposes in one
+  // block (about 2M), so documents' terms are rebuilt over two blocks.
+  std::mt19937_64 rng(77);  // seeded: a failure replays
+  Bm25Index original;
+  const uint64_t n_docs = 5200;
+  std::vector<uint32_t> order(1000);
+  for (uint32_t w = 0; w < order.size(); ++w) order[w] = w;
+  for (uint64_t n = 0; n < n_docs; ++n) {
+    std::shuffle(order.begin(), order.end(), rng);
+    std::string t;
+    for (size_t k = 0; k < 420; ++k) t += "w" + std::to_string(order[k]) + (k % 7 == 0 ? " x" + std::to_string(k) : "") + " ";
+    original.add(id(n), n % 2 ? "a" : "b", t);
+  }
+  const auto chunks = snapshot_of(original);
+  Bm25Index loaded;
+  SnapshotReader r(chunks);
+  REQUIRE(loaded.load(r).ok());
+  const std::vector<std::string> queries{"w1 w2 x0", "w999 x7 x14", "w500"};
+  CHECK(count_differences(original, loaded, queries) == 0);
+  // Removing documents of both blocks undoes their terms' statistics the same way in both.
+  for (uint64_t n = 0; n < n_docs; n += 3) {
+    REQUIRE(original.remove(id(n)));
+    REQUIRE(loaded.remove(id(n)));
+  }
+  CHECK(count_differences(original, loaded, queries) == 0);
+  const auto all = search(loaded, "w1 w2 w3 w4 w5", {"a", "b"}, 10000);
+  CHECK(contains(all, 5198));        // kept, in the last block
+  CHECK_FALSE(contains(all, 5199));  // removed, in the last block
+  CHECK_FALSE(contains(all, 0));     // removed, in the first
 }
