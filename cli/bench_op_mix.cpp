@@ -1,5 +1,6 @@
 #include "cli/bench_op_mix.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -41,12 +42,12 @@ WritePolicy bench_write_policy() {
 }
 
 std::string mix_description() {
-  return std::string("45% remember, 5% remember staged for review (origin model_inferred), 15% update, 5% forget,\n"
-                     "5% archive or restore, 5% pin or unpin, 8% fact (half on the functional predicate ") +
+  return std::string("  45% remember, 5% remember staged for review (origin model_inferred), 15% update (new text),\n"
+                     "  5% forget, 5% archive or restore, 5% pin or unpin, 8% fact (half on the functional\n"
+                     "  predicate ") +
          kFunctionalPredicate +
-         "), 2% retract,\n"
-         "5% correct, 5% review (approve or reject a staged memory); an op whose target the writer has not\n"
-         "had acknowledged yet is sent as a remember";
+         "), 2% retract, 5% correct, 5% review (approve or reject a staged memory);\n"
+         "  an op whose target the writer has not had acknowledged yet is sent as a remember";
 }
 
 OpMix::OpMix(uint64_t seed) : state_(seed), seed_(seed) {}
@@ -101,6 +102,11 @@ PlannedOp OpMix::next(const std::string& realm, const std::string& text) {
     p.op = MixOp::forget;
     p.request.kind = K::forget;
     p.request.forget.memory = take(live_).id;
+    auto pinned = std::find(pinned_.begin(), pinned_.end(), p.request.forget.memory);
+    if (pinned != pinned_.end()) {
+      *pinned = pinned_.back();
+      pinned_.pop_back();
+    }
     p.request.forget.reason = "bench";
     return p;
   }
@@ -116,14 +122,23 @@ PlannedOp OpMix::next(const std::string& realm, const std::string& text) {
     (restore ? live_ : archived_).push_back(std::move(t));
     return p;
   }
-  if (r < 80) {  // pin an unpinned memory, unpin a pinned one
-    if (live_.empty()) return remember(realm, text, false);
-    Target& t = live_[pick(live_.size())];
-    p.op = t.pinned ? MixOp::unpin : MixOp::pin;
+  if (r < 80) {  // unpin a pinned memory (half the time when there is one), else pin a memory
+    const bool unpin = !pinned_.empty() && (live_.empty() || draw() % 2 == 0);
+    if (!unpin && live_.empty()) return remember(realm, text, false);
     p.request.kind = K::pin;
-    p.request.pin.memory = t.id;
-    p.request.pin.pinned = !t.pinned;
-    t.pinned = !t.pinned;
+    if (unpin) {
+      const size_t i = pick(pinned_.size());
+      p.op = MixOp::unpin;
+      p.request.pin.memory = pinned_[i];
+      p.request.pin.pinned = false;
+      pinned_[i] = pinned_.back();
+      pinned_.pop_back();
+    } else {
+      const Target& t = live_[pick(live_.size())];
+      p.op = MixOp::pin;
+      p.request.pin.memory = t.id;
+      if (std::find(pinned_.begin(), pinned_.end(), t.id) == pinned_.end()) pinned_.push_back(t.id);
+    }
     return p;
   }
   if (r < 88) {  // a fact sourced from a memory; half on the functional predicate
@@ -177,7 +192,7 @@ PlannedOp OpMix::next(const std::string& realm, const std::string& text) {
 void OpMix::answered(const PlannedOp& op, const ClientResponse& r) {
   if (r.kind == ClientResponse::Kind::remembered &&
       (op.op == MixOp::remember || op.op == MixOp::remember_staged)) {
-    Target t{r.id, op.realm, false};
+    Target t{r.id, op.realm};
     if (r.stored_status == MemoryStatus::proposed) staged_.push_back(std::move(t));
     else live_.push_back(std::move(t));
     return;
@@ -185,7 +200,7 @@ void OpMix::answered(const PlannedOp& op, const ClientResponse& r) {
   if (r.kind != ClientResponse::Kind::written) return;
   if (op.op == MixOp::fact || op.op == MixOp::fact_functional) triplets_.push_back(r.id);
   if (op.op == MixOp::review && op.request.review.decision == ReviewVerdict::approve)
-    live_.push_back(Target{op.request.review.memory, op.realm, false});
+    live_.push_back(Target{op.request.review.memory, op.realm});
 }
 
 void OpTally::failed(MixOp op, const std::string& message) {

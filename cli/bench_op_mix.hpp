@@ -80,7 +80,6 @@ class OpMix {
   struct Target {
     MemoryId id;
     std::string realm;
-    bool pinned = false;
   };
   uint64_t draw();            // splitmix64
   size_t pick(size_t n);      // uniform in [0, n)
@@ -91,6 +90,7 @@ class OpMix {
   uint64_t seed_;
   uint64_t corrections_ = 0;
   std::vector<Target> live_, archived_, staged_;
+  std::vector<MemoryId> pinned_;  // pinned by this mix and not unpinned or forgotten since
   std::vector<MemoryId> triplets_;
 };
 

@@ -350,7 +350,7 @@ int cmd_bench(const Words& words) {
   if (*mix == bench::MixMode::all) {
     std::printf("\nop mix (--mix all): the same writers, each sending its next request only after the previous\n"
                 "one was answered, send a seeded mix of every client write op against memories that writer\n"
-                "created earlier in the run: %s.\n"
+                "created earlier in the run:\n%s.\n"
                 "Latency per acknowledged request; puts only: the rows of the first table (same writers, same run).\n",
                 bench::mix_description().c_str());
     for (size_t i = 0; i < counts.size(); ++i) {
