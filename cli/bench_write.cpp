@@ -89,8 +89,13 @@ struct WriteFigures {
   size_t writers = 0;
   size_t connections = 0;
   double rate = 0, p50_us = 0, p99_us = 0, batch = 0;
-  size_t errors = 0;
+  size_t errors = 0;      // error answers and requests never answered
+  size_t unanswered = 0;  // requests without an answer kUnansweredWait after the end
 };
+
+// How long after a run's end its requests still in flight are waited for; then they count as
+// errors (unanswered), so a reply the node never sends ends the run instead of hanging it.
+constexpr std::chrono::seconds kUnansweredWait{10};
 
 // Each writer sends its next request only after the previous one was answered. Writers are
 // spread over `connections` client sockets (writer w on socket w % connections): one socket per
@@ -159,7 +164,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     for (size_t w = 0; w < writers; ++w) mixes.emplace_back(w + 1);
   std::vector<std::unordered_map<uint64_t, size_t>> writer_of(connections);  // request id -> writer
   size_t errors = 0, in_flight = 0;
-  auto start = Clock::now(), end_time = start + secs(seconds);
+  auto start = Clock::now(), end_time = start + secs(seconds), last_answer = start;
   auto send = [&](size_t w) {
     if (writes) req.memory.text = next_text();
     if (load == Load::mix) planned[w] = mixes[w].next("bench", req.memory.text);
@@ -184,6 +189,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
       writer_of[c].erase(it);
       --in_flight;
       auto now = Clock::now();
+      last_answer = now;
       if (load == Load::mix) {
         const bench::MixOp op = planned[w].op;
         if (r->kind == ClientResponse::Kind::remembered || r->kind == ClientResponse::Kind::written) {
@@ -214,7 +220,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   }
   for (size_t w = 0; w < writers; ++w) send(w);
   std::vector<epoll_event> ready(connections);
-  while (in_flight > 0) {
+  while (in_flight > 0 && Clock::now() < end_time + kUnansweredWait) {
     int n = ::epoll_wait(ep_fd, ready.data(), static_cast<int>(ready.size()), 100);
     if (n <= 0) {
       for (size_t c = 0; c < connections; ++c) drain(c);  // a missed edge costs at most 100 ms
@@ -223,7 +229,14 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     for (int i = 0; i < n; ++i) drain(static_cast<size_t>(ready[i].data.u64));
   }
   ::close(ep_fd);
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  for (const auto& waiting : writer_of)
+    for (const auto& [rid, w] : waiting) {
+      ++f.unanswered;
+      if (tally && load == Load::mix) tally->failed(planned[w].op, "no answer by " + std::to_string(kUnansweredWait.count()) +
+                                                                     " s after the end of the run");
+    }
+  errors += f.unanswered;
+  double elapsed = std::chrono::duration<double>(last_answer - start).count();
   if (elapsed_out) *elapsed_out = elapsed;
 
   auto client = NodeClient::connect(ep);
@@ -301,9 +314,15 @@ int cmd_bench(const Words& words) {
               "write only after the previous one was acknowledged\n");
   std::printf("  %8s %11s %12s %10s %10s %12s %8s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
               "ops/fsync", "errors");
-  auto row = [](const WriteFigures& f) {
+  auto note_unanswered = [](const WriteFigures& f) {
+    if (f.unanswered)
+      std::printf("  note: %zu requests the node never answered (waited %lld s after the end; counted as errors)\n",
+                  f.unanswered, static_cast<long long>(kUnansweredWait.count()));
+  };
+  auto row = [&](const WriteFigures& f) {
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f %12.1f %8zu\n", f.writers, f.connections, f.rate, f.p50_us,
                 f.p99_us, f.batch, f.errors);
+    note_unanswered(f);
     std::fflush(stdout);
   };
   std::vector<WriteFigures> results;
@@ -326,12 +345,14 @@ int cmd_bench(const Words& words) {
     pings.push_back(measure_writes(root, n, n, seconds, Load::pings));
     const auto& f = pings.back();
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", f.writers, f.connections, f.rate, f.p50_us, f.p99_us);
+    note_unanswered(f);
     std::fflush(stdout);
   }
   if (shared_run) {
     WriteFigures shared_ping = measure_writes(root, most, 1, seconds, Load::pings);
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", shared_ping.writers, shared_ping.connections,
                 shared_ping.rate, shared_ping.p50_us, shared_ping.p99_us);
+    note_unanswered(shared_ping);
     results.push_back(shared);
     pings.push_back(shared_ping);
   }
