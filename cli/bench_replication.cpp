@@ -56,6 +56,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// With every write sent, how long the client waits for one more answer before it gives up.
+constexpr std::chrono::seconds kIdleGiveUp{10};
+
 // Writes n = rate * seconds memories to origin through client, paced at rate, and measures when
 // each becomes visible on every peer. *last_seqno: the origin's last seqno before; after.
 // realm_writes: 0 = every write in one realm; N = a new realm every N writes.
@@ -122,12 +125,22 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
   const double interval_ns = 1e9 / rate;
   const int64_t hard_end = t0 + int64_t((seconds * 3 + 30) * 1e9);
   size_t sent = 0, answered = 0;
-  int64_t last_ack = t0;
+  int64_t last_ack = t0, last_answer = t0;
+  size_t acked_span = 0;  // 1 + the highest seqno - base - 1 acknowledged
+  const uint64_t dropped0 = origin.status().client_replies_dropped;
+  auto unanswered = [&](const std::string& when) {
+    const uint64_t dropped = origin.status().client_replies_dropped - dropped0;
+    return "gave up: " + std::to_string(n - answered) + " writes unanswered " + when + " (the origin dropped " +
+           std::to_string(dropped) + " replies its client socket's queue could not take)";
+  };
   while (answered < n) {
     const int64_t now = now_ns();
     if (now > hard_end) {
-      f.problem = "gave up: " + std::to_string(n - answered) + " writes unanswered " +
-                  std::to_string(int(seconds * 3 + 30)) + " s after the start";
+      f.problem = unanswered(std::to_string(int(seconds * 3 + 30)) + " s after the start");
+      break;
+    }
+    if (sent == n && now - last_answer > int64_t(kIdleGiveUp.count()) * 1000000000) {
+      f.problem = unanswered(std::to_string(kIdleGiveUp.count()) + " s after the last answer");
       break;
     }
     const size_t due = std::min<size_t>(n, size_t(double(now - t0) / interval_ns) + 1);
@@ -150,18 +163,24 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
     auto r = client.receive(std::chrono::milliseconds(1));
     while (r.ok()) {
       const int64_t t = now_ns();
-      ++answered;
       auto it = sent_at.find(r->request_id);
+      if (it == sent_at.end()) {  // a late answer to an earlier run's request
+        r = client.receive(std::chrono::milliseconds(0));
+        continue;
+      }
+      ++answered;
+      last_answer = t;
       auto pl = planned.find(r->request_id);
       const bool ok = r->kind == ClientResponse::Kind::remembered ||
                       (mix && r->kind == ClientResponse::Kind::written);
       if (ok) {
         const uint64_t k = r->id.seqno.value - base - 1;
         if (k < n) ack[k] = t;
-        if (it != sent_at.end()) ack_latency.push_back(double(t - it->second) / 1000.0);
+        if (k < n) acked_span = std::max(acked_span, size_t(k + 1));
+        ack_latency.push_back(double(t - it->second) / 1000.0);
         if (pl != planned.end()) {
           if (k < n) op_of[k] = pl->second.op;
-          if (tally && it != sent_at.end()) tally->acked(pl->second.op, ack_latency.back());
+          if (tally) tally->acked(pl->second.op, ack_latency.back());
         }
         ++f.acked;
         last_ack = t;
@@ -174,19 +193,23 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
         mix->answered(pl->second, *r);
         planned.erase(pl);
       }
-      if (it != sent_at.end()) sent_at.erase(it);
+      sent_at.erase(it);
       r = client.receive(std::chrono::milliseconds(0));
     }
   }
+  if (tally)
+    for (const auto& [rid, p] : planned) tally->failed(p.op, "never answered");
   f.achieved = f.acked > 1 ? double(f.acked) / (double(last_ack - t0) / 1e9) : 0;
-  limit.store(f.acked);
+  // Writes whose replies were lost still took their seqnos: the peers are watched up to the
+  // highest one acknowledged, and the next run starts after the last one the origin wrote.
+  limit.store(acked_span);
   // Every peer should have it all within moments; give the watchers 30 s at most.
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   while (watchers_done.load() < watchers.size() && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   give_up.store(true);
   for (auto& t : watchers) t.join();
-  *last_seqno = base + f.acked;
+  *last_seqno = std::max(base + acked_span, applied_up_to(origin, writer, base + sent));
   fill_lags(&f, ack, visible, ack_latency);
   if (tally)
     for (const auto& vis : visible)
@@ -337,6 +360,9 @@ int cmd_bench_replication(const Words& words) {
     auto client = NodeClient::connect(nodes[0]->endpoints().front());
     if (problem.empty() && !client.ok()) problem = client.status().message();
     uint64_t last_seqno = 0;
+    // A rate that gave up does not stop the next: its lost replies' writes are counted from
+    // the origin's own stream (vasana_lag), and its late answers are not taken for the next's.
+    bool gave_up = false;
     if (problem.empty()) {
       // Warm-up, not counted: 200 writes at 1,000/s, until both peers have them.
       LagFigures warm = vasana_lag(*nodes[0], peers, *client.value(), 1000, 0.2, &last_seqno, gen, realm_writes);
@@ -354,7 +380,7 @@ int cmd_bench_replication(const Words& words) {
       }
       vasana_rows.push_back(vasana_lag(*nodes[0], peers, *client.value(), r, seconds, &last_seqno, gen, realm_writes));
       print_lag_row(vasana_rows.back());
-      if (vasana_rows.back().problem.find("gave up") == 0) problem = "an earlier rate gave up";
+      gave_up = gave_up || vasana_rows.back().problem.find("gave up") == 0;
     }
     OpMix mix(1);
     for (size_t i = 0; with_mix && i < rates.size(); ++i) {
@@ -371,9 +397,9 @@ int cmd_bench_replication(const Words& words) {
       mix_rows.push_back(f);
       print_lag_row(f);
       if (f.ran) print_mix_lag_table(tally);
-      if (f.problem.find("gave up") == 0) problem = "an earlier rate gave up";
+      gave_up = gave_up || f.problem.find("gave up") == 0;
     }
-    if (!problem.empty()) logs.dump();
+    if (!problem.empty() || gave_up) logs.dump();
     if (client.ok()) client.value().reset();
     for (auto& n : nodes) n->stop();
   }
