@@ -42,6 +42,7 @@
 #include "cli/bench_catchup.hpp"
 #include "cli/bench_cluster.hpp"
 #include "cli/bench_figures.hpp"
+#include "cli/bench_op_mix.hpp"
 #include "cli/bench_redis.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -55,13 +56,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// With every write sent, how long the client waits for one more answer before it gives up.
+constexpr std::chrono::seconds kIdleGiveUp{10};
+
 // Writes n = rate * seconds memories to origin through client, paced at rate, and measures when
 // each becomes visible on every peer. *last_seqno: the origin's last seqno before; after.
 // realm_writes: 0 = every write in one realm; N = a new realm every N writes.
+// mix: null = remember only; else the requests come from it (every client write op, each one
+// op, so one seqno, when acknowledged), and tally gets each op's ack latency, lags and errors.
 LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeClient& client, double rate,
-                      double seconds, uint64_t* last_seqno, TextGen& gen, size_t realm_writes) {
+                      double seconds, uint64_t* last_seqno, TextGen& gen, size_t realm_writes,
+                      OpMix* mix = nullptr, OpTally* tally = nullptr) {
   LagFigures f;
-  f.system = "vasana, 3 nodes, ack after fdatasync";
+  f.system = mix ? "vasana, 3 nodes, op mix" : "vasana, 3 nodes, ack after fdatasync";
   f.target = rate;
   const size_t n = std::max<size_t>(1, size_t(std::llround(rate * seconds)));
   f.writes = n;
@@ -112,60 +119,102 @@ LagFigures vasana_lag(const Node& origin, const std::vector<Node*>& peers, NodeC
   req.memory.realm = "bench-lag";
   req.memory.kind = "episode";
   std::unordered_map<uint64_t, int64_t> sent_at;
+  std::unordered_map<uint64_t, PlannedOp> planned;  // request id -> the mix's op
+  std::vector<MixOp> op_of(mix ? n : 0);            // seqno - base - 1 -> op
   const int64_t t0 = now_ns();
   const double interval_ns = 1e9 / rate;
   const int64_t hard_end = t0 + int64_t((seconds * 3 + 30) * 1e9);
   size_t sent = 0, answered = 0;
-  int64_t last_ack = t0;
+  int64_t last_ack = t0, last_answer = t0;
+  size_t acked_span = 0;  // 1 + the highest seqno - base - 1 acknowledged
+  const uint64_t dropped0 = origin.status().client_replies_dropped;
+  auto unanswered = [&](const std::string& when) {
+    const uint64_t dropped = origin.status().client_replies_dropped - dropped0;
+    return "gave up: " + std::to_string(n - answered) + " writes unanswered " + when + " (the origin dropped " +
+           std::to_string(dropped) + " replies its client socket's queue could not take)";
+  };
   while (answered < n) {
     const int64_t now = now_ns();
     if (now > hard_end) {
-      f.problem = "gave up: " + std::to_string(n - answered) + " writes unanswered " +
-                  std::to_string(int(seconds * 3 + 30)) + " s after the start";
+      f.problem = unanswered(std::to_string(int(seconds * 3 + 30)) + " s after the start");
+      break;
+    }
+    if (sent == n && now - last_answer > int64_t(kIdleGiveUp.count()) * 1000000000) {
+      f.problem = unanswered(std::to_string(kIdleGiveUp.count()) + " s after the last answer");
       break;
     }
     const size_t due = std::min<size_t>(n, size_t(double(now - t0) / interval_ns) + 1);
     while (sent < due && sent - answered < kWindow) {
       req.memory.text = gen.next();
       if (realm_writes) req.memory.realm = "bench-lag-" + std::to_string((base + sent) / realm_writes);
-      auto rid = client.send(req);
+      PlannedOp p;
+      if (mix) p = mix->next(req.memory.realm, req.memory.text);
+      auto rid = client.send(mix ? p.request : req);
       ++sent;
       if (!rid.ok()) {
         ++f.errors;
         ++answered;
+        if (tally) tally->failed(p.op, rid.status().message());
         continue;
       }
       sent_at[*rid] = now_ns();
+      if (mix) planned.emplace(*rid, std::move(p));
     }
     auto r = client.receive(std::chrono::milliseconds(1));
     while (r.ok()) {
       const int64_t t = now_ns();
-      ++answered;
       auto it = sent_at.find(r->request_id);
-      if (r->kind == ClientResponse::Kind::remembered) {
+      if (it == sent_at.end()) {  // a late answer to an earlier run's request
+        r = client.receive(std::chrono::milliseconds(0));
+        continue;
+      }
+      ++answered;
+      last_answer = t;
+      auto pl = planned.find(r->request_id);
+      const bool ok = r->kind == ClientResponse::Kind::remembered ||
+                      (mix && r->kind == ClientResponse::Kind::written);
+      if (ok) {
         const uint64_t k = r->id.seqno.value - base - 1;
         if (k < n) ack[k] = t;
-        if (it != sent_at.end()) ack_latency.push_back(double(t - it->second) / 1000.0);
+        if (k < n) acked_span = std::max(acked_span, size_t(k + 1));
+        ack_latency.push_back(double(t - it->second) / 1000.0);
+        if (pl != planned.end()) {
+          if (k < n) op_of[k] = pl->second.op;
+          if (tally) tally->acked(pl->second.op, ack_latency.back());
+        }
         ++f.acked;
         last_ack = t;
       } else {
         ++f.errors;
         if (f.problem.empty()) f.problem = "write refused: " + r->message;
+        if (tally && pl != planned.end()) tally->failed(pl->second.op, r->message);
       }
-      if (it != sent_at.end()) sent_at.erase(it);
+      if (pl != planned.end()) {
+        mix->answered(pl->second, *r);
+        planned.erase(pl);
+      }
+      sent_at.erase(it);
       r = client.receive(std::chrono::milliseconds(0));
     }
   }
+  if (tally)
+    for (const auto& [rid, p] : planned) tally->failed(p.op, "never answered");
   f.achieved = f.acked > 1 ? double(f.acked) / (double(last_ack - t0) / 1e9) : 0;
-  limit.store(f.acked);
+  // Writes whose replies were lost still took their seqnos: the peers are watched up to the
+  // highest one acknowledged, and the next run starts after the last one the origin wrote.
+  limit.store(acked_span);
   // Every peer should have it all within moments; give the watchers 30 s at most.
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   while (watchers_done.load() < watchers.size() && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   give_up.store(true);
   for (auto& t : watchers) t.join();
-  *last_seqno = base + f.acked;
+  *last_seqno = std::max(base + acked_span, applied_up_to(origin, writer, base + sent));
   fill_lags(&f, ack, visible, ack_latency);
+  if (tally)
+    for (const auto& vis : visible)
+      for (size_t k = 0; k < op_of.size(); ++k)
+        if (ack[k] >= 0 && vis[k] >= 0) tally->lag_us[size_t(op_of[k])].push_back(double(vis[k] - ack[k]) / 1000.0);
   f.detail = lag_detail(ack, visible, {"n1", "n2"});
   const PeerTraffic traffic1 = traffic();
   const double w = double(std::max<size_t>(1, f.acked));
@@ -219,9 +268,12 @@ std::vector<double> parse_rates(const std::string& text, bool* ok) {
 
 int cmd_bench_replication(const Words& words) {
   auto args = parse_args(
-      words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit"},
+      words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit", "mix"},
       {"skip-redis", "skip-catchup", "settle-source", "keep"});
   if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
+  auto mix_mode = parse_mix(*args);
+  if (!mix_mode.ok()) return fail(kExitUsage, "bench replication: " + mix_mode.status().message());
+  const bool with_mix = *mix_mode == MixMode::all;
   double seconds = 4;
   if (auto s = args->get("seconds")) {
     seconds = std::atof(s->c_str());
@@ -273,11 +325,16 @@ int cmd_bench_replication(const Words& words) {
   std::printf("vasana realms of at most %zu memories are searched exactly (--semantic-exact-limit): no node\n"
               "builds a semantic graph for them; a larger realm's graph takes its insertions on every node.\n",
               semantic.exact_limit);
+  if (with_mix)
+    std::printf("--mix all: after the puts-only rows, the same client at the same rates sends a seeded mix of every\n"
+                "client write op against memories it created and had acknowledged earlier in the run:\n%s.\n"
+                "Each op's lag is measured as a put's: its seqno applied on the peer with no lane backlog.\n",
+                mix_description().c_str());
   print_lag_header();
   std::fflush(stdout);
   LogBuffer logs;
   TextGen gen;
-  std::vector<LagFigures> vasana_rows;
+  std::vector<LagFigures> vasana_rows, mix_rows;
   {
     auto members = prepare_members(root + "/lag", {"n0", "n1", "n2"});
     if (!members.ok()) {
@@ -286,7 +343,9 @@ int cmd_bench_replication(const Words& words) {
     }
     std::vector<std::unique_ptr<Node>> nodes;
     for (size_t i = 0; i < members->size(); ++i) {
-      auto n = Node::start(member_options(*members, i, semantic), logs.sink((*members)[i].name));
+      NodeOptions options = member_options(*members, i, semantic);
+      options.write_policy = bench_write_policy();
+      auto n = Node::start(std::move(options), logs.sink((*members)[i].name));
       if (!n.ok()) {
         nodes.clear();
         cleanup();
@@ -301,6 +360,9 @@ int cmd_bench_replication(const Words& words) {
     auto client = NodeClient::connect(nodes[0]->endpoints().front());
     if (problem.empty() && !client.ok()) problem = client.status().message();
     uint64_t last_seqno = 0;
+    // A rate that gave up does not stop the next: its lost replies' writes are counted from
+    // the origin's own stream (vasana_lag), and its late answers are not taken for the next's.
+    bool gave_up = false;
     if (problem.empty()) {
       // Warm-up, not counted: 200 writes at 1,000/s, until both peers have them.
       LagFigures warm = vasana_lag(*nodes[0], peers, *client.value(), 1000, 0.2, &last_seqno, gen, realm_writes);
@@ -318,9 +380,26 @@ int cmd_bench_replication(const Words& words) {
       }
       vasana_rows.push_back(vasana_lag(*nodes[0], peers, *client.value(), r, seconds, &last_seqno, gen, realm_writes));
       print_lag_row(vasana_rows.back());
-      if (vasana_rows.back().problem.find("gave up") == 0) problem = "an earlier rate gave up";
+      gave_up = gave_up || vasana_rows.back().problem.find("gave up") == 0;
     }
-    if (!problem.empty()) logs.dump();
+    OpMix mix(1);
+    for (size_t i = 0; with_mix && i < rates.size(); ++i) {
+      LagFigures f;
+      OpTally tally;
+      if (problem.empty()) {
+        f = vasana_lag(*nodes[0], peers, *client.value(), rates[i], seconds, &last_seqno, gen, realm_writes, &mix,
+                       &tally);
+      } else {
+        f.system = "vasana, 3 nodes, op mix";
+        f.target = rates[i];
+        f.problem = problem;
+      }
+      mix_rows.push_back(f);
+      print_lag_row(f);
+      if (f.ran) print_mix_lag_table(tally);
+      gave_up = gave_up || f.problem.find("gave up") == 0;
+    }
+    if (!problem.empty() || gave_up) logs.dump();
     if (client.ok()) client.value().reset();
     for (auto& n : nodes) n->stop();
   }
@@ -359,6 +438,28 @@ int cmd_bench_replication(const Words& words) {
                   rates[i], ratio(vasana_rows[i], redis_plain[i]).c_str(), vasana_rows[i].lag_p99,
                   redis_plain[i].lag_p99, ratio(vasana_rows[i], redis_aof[i]).c_str(), vasana_rows[i].lag_p99,
                   redis_aof[i].lag_p99);
+    }
+  }
+  if (with_mix) {
+    std::printf("\nop mix against puts only, same cluster and client, per rate (us; ratio mix / puts)\n");
+    for (size_t i = 0; i < rates.size() && i < mix_rows.size(); ++i) {
+      const LagFigures& p = vasana_rows[i];
+      const LagFigures& m = mix_rows[i];
+      auto ratio = [](double a, double b) {
+        if (b <= 0) return std::string("n/a");
+        char b2[32];
+        std::snprintf(b2, sizeof b2, "%.2fx", a / b);
+        return std::string(b2);
+      };
+      if (!p.ran || !m.ran) {
+        std::printf("  %6.0f/s: not measured\n", rates[i]);
+        continue;
+      }
+      std::printf("  %6.0f/s: lag p50 %.0f puts, %.0f mix (%s); lag p99 %.0f puts, %.0f mix (%s); "
+                  "ack p50 %.0f / %.0f (%s), ack p99 %.0f / %.0f (%s); achieved %.0f / %.0f per s\n",
+                  rates[i], p.lag_p50, m.lag_p50, ratio(m.lag_p50, p.lag_p50).c_str(), p.lag_p99, m.lag_p99,
+                  ratio(m.lag_p99, p.lag_p99).c_str(), p.ack_p50, m.ack_p50, ratio(m.ack_p50, p.ack_p50).c_str(),
+                  p.ack_p99, m.ack_p99, ratio(m.ack_p99, p.ack_p99).c_str(), p.achieved, m.achieved);
     }
   }
   std::fflush(stdout);

@@ -18,6 +18,7 @@
 #include <zmq.hpp>
 
 #include "actors/node.hpp"
+#include "cli/bench_op_mix.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
@@ -88,22 +89,33 @@ struct WriteFigures {
   size_t writers = 0;
   size_t connections = 0;
   double rate = 0, p50_us = 0, p99_us = 0, batch = 0;
-  size_t errors = 0;
+  size_t errors = 0;      // error answers and requests never answered
+  size_t unanswered = 0;  // requests without an answer kUnansweredWait after the end
 };
+
+// How long after a run's end its requests still in flight are waited for; then they count as
+// errors (unanswered), so a reply the node never sends ends the run instead of hanging it.
+constexpr std::chrono::seconds kUnansweredWait{10};
 
 // Each writer sends its next request only after the previous one was answered. Writers are
 // spread over `connections` client sockets (writer w on socket w % connections): one socket per
 // writer is what separate agent processes look like; fewer sockets carry several writers each,
 // as the threads of one agent process would share a connection. One thread drives them all with
 // zmq_poll, so the benchmark's own CPU use stays small next to the node's on a 2-core machine.
-// writes: remember requests; otherwise pings, which take the same path through the client
-// endpoint and the writer's thread but never touch the disk (the node's request ceiling).
-WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds,
-                            bool writes) {
+// Load::puts: remember requests; Load::pings: pings, which take the same path through the client
+// endpoint and the writer's thread but never touch the disk (the node's request ceiling);
+// Load::mix: each writer its own OpMix (cli/bench_op_mix.hpp, seeded with its index), every
+// acknowledged request's latency and every error also counted per op in *tally.
+enum class Load { pings, puts, mix };
+
+WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds, Load load,
+                            bench::OpTally* tally = nullptr, double* elapsed_out = nullptr) {
+  const bool writes = load != Load::pings;
   WriteFigures f;
   f.writers = writers;
   f.connections = connections;
-  DataDir dir{root + "/node-" + std::to_string(writers) + "-" + std::to_string(connections) + (writes ? "-w" : "-p")};
+  DataDir dir{root + "/node-" + std::to_string(writers) + "-" + std::to_string(connections) +
+              (load == Load::puts ? "-w" : load == Load::mix ? "-m" : "-p")};
   auto id = init_data_dir(dir, VectorSpace{});
   if (!id.ok()) {
     std::fprintf(stderr, "bench: %s\n", id.status().message().c_str());
@@ -111,6 +123,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   }
   NodeOptions opts;
   opts.dir = dir;
+  opts.write_policy = bench::bench_write_policy();
   auto node = Node::start(opts, nullptr);
   if (!node.ok()) {
     std::fprintf(stderr, "bench: %s\n", node.status().message().c_str());
@@ -145,13 +158,18 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   };
   std::vector<double> all;
   std::vector<Clock::time_point> sent(writers);
+  std::vector<bench::OpMix> mixes;
+  std::vector<bench::PlannedOp> planned(load == Load::mix ? writers : 0);
+  if (load == Load::mix)
+    for (size_t w = 0; w < writers; ++w) mixes.emplace_back(w + 1);
   std::vector<std::unordered_map<uint64_t, size_t>> writer_of(connections);  // request id -> writer
   size_t errors = 0, in_flight = 0;
-  auto start = Clock::now(), end_time = start + secs(seconds);
+  auto start = Clock::now(), end_time = start + secs(seconds), last_answer = start;
   auto send = [&](size_t w) {
     if (writes) req.memory.text = next_text();
+    if (load == Load::mix) planned[w] = mixes[w].next("bench", req.memory.text);
     sent[w] = Clock::now();
-    auto rid = clients[w % connections]->send(req);
+    auto rid = clients[w % connections]->send(load == Load::mix ? planned[w].request : req);
     if (!rid.ok()) return;
     writer_of[w % connections][*rid] = w;
     ++in_flight;
@@ -171,10 +189,22 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
       writer_of[c].erase(it);
       --in_flight;
       auto now = Clock::now();
-      if (r->kind == ok_kind)
+      last_answer = now;
+      if (load == Load::mix) {
+        const bench::MixOp op = planned[w].op;
+        if (r->kind == ClientResponse::Kind::remembered || r->kind == ClientResponse::Kind::written) {
+          all.push_back(micros(now - sent[w]));
+          if (tally) tally->acked(op, all.back());
+        } else {
+          ++errors;
+          if (tally) tally->failed(op, r->message);
+        }
+        mixes[w].answered(planned[w], *r);
+      } else if (r->kind == ok_kind) {
         all.push_back(micros(now - sent[w]));
-      else
+      } else {
         ++errors;
+      }
       if (now < end_time) send(w);
     }
   };
@@ -190,7 +220,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   }
   for (size_t w = 0; w < writers; ++w) send(w);
   std::vector<epoll_event> ready(connections);
-  while (in_flight > 0) {
+  while (in_flight > 0 && Clock::now() < end_time + kUnansweredWait) {
     int n = ::epoll_wait(ep_fd, ready.data(), static_cast<int>(ready.size()), 100);
     if (n <= 0) {
       for (size_t c = 0; c < connections; ++c) drain(c);  // a missed edge costs at most 100 ms
@@ -199,7 +229,15 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     for (int i = 0; i < n; ++i) drain(static_cast<size_t>(ready[i].data.u64));
   }
   ::close(ep_fd);
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  for (const auto& waiting : writer_of)
+    for (const auto& [rid, w] : waiting) {
+      ++f.unanswered;
+      if (tally && load == Load::mix) tally->failed(planned[w].op, "no answer by " + std::to_string(kUnansweredWait.count()) +
+                                                                     " s after the end of the run");
+    }
+  errors += f.unanswered;
+  double elapsed = std::chrono::duration<double>(last_answer - start).count();
+  if (elapsed_out) *elapsed_out = elapsed;
 
   auto client = NodeClient::connect(ep);
   if (client.ok()) {
@@ -226,15 +264,17 @@ int cmd_bench(const Words& words) {
   if (!words.empty() && words[0] == "memory") return cmd_bench_memory(Words(words.begin() + 1, words.end()));
   if (words.empty() || words[0] != "write")
     return fail(kExitUsage,
-                "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64]\n"
+                "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all]\n"
                 "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]\n"
                 "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
                 "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
-                "                                       [--keep]\n"
+                "                                       [--mix puts|all] [--keep]\n"
                 "              vasana bench memory [--mib N] [--strings N]\n"
                 "              vasana bench start [--memories 100000,1000000] [--dir DIR]");
-  auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers"}, {"keep"});
+  auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers", "mix"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
+  auto mix = bench::parse_mix(*args);
+  if (!mix.ok()) return fail(kExitUsage, "bench write: " + mix.status().message());
   double seconds = 5;
   if (auto s = args->get("seconds")) {
     seconds = std::atof(s->c_str());
@@ -274,14 +314,20 @@ int cmd_bench(const Words& words) {
               "write only after the previous one was acknowledged\n");
   std::printf("  %8s %11s %12s %10s %10s %12s %8s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
               "ops/fsync", "errors");
-  auto row = [](const WriteFigures& f) {
+  auto note_unanswered = [](const WriteFigures& f) {
+    if (f.unanswered)
+      std::printf("  note: %zu requests the node never answered (waited %lld s after the end; counted as errors)\n",
+                  f.unanswered, static_cast<long long>(kUnansweredWait.count()));
+  };
+  auto row = [&](const WriteFigures& f) {
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f %12.1f %8zu\n", f.writers, f.connections, f.rate, f.p50_us,
                 f.p99_us, f.batch, f.errors);
+    note_unanswered(f);
     std::fflush(stdout);
   };
   std::vector<WriteFigures> results;
   for (size_t n : counts) {
-    results.push_back(measure_writes(root, n, n, seconds, true));
+    results.push_back(measure_writes(root, n, n, seconds, Load::puts));
     row(results.back());
   }
   // The most writers again, all on one connection (when that is a different setup).
@@ -289,22 +335,24 @@ int cmd_bench(const Words& words) {
   const bool shared_run = most > 1;
   WriteFigures shared;
   if (shared_run) {
-    shared = measure_writes(root, most, 1, seconds, true);
+    shared = measure_writes(root, most, 1, seconds, Load::puts);
     row(shared);
   }
   std::printf("\nrequest ceiling without the disk: ping over the same client endpoint and writer thread\n");
   std::printf("  %8s %11s %12s %10s %10s\n", "writers", "connections", "pings/s", "p50 us", "p99 us");
   std::vector<WriteFigures> pings;
   for (size_t n : counts) {
-    pings.push_back(measure_writes(root, n, n, seconds, false));
+    pings.push_back(measure_writes(root, n, n, seconds, Load::pings));
     const auto& f = pings.back();
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", f.writers, f.connections, f.rate, f.p50_us, f.p99_us);
+    note_unanswered(f);
     std::fflush(stdout);
   }
   if (shared_run) {
-    WriteFigures shared_ping = measure_writes(root, most, 1, seconds, false);
+    WriteFigures shared_ping = measure_writes(root, most, 1, seconds, Load::pings);
     std::printf("  %8zu %11zu %12.0f %10.0f %10.0f\n", shared_ping.writers, shared_ping.connections,
                 shared_ping.rate, shared_ping.p50_us, shared_ping.p99_us);
+    note_unanswered(shared_ping);
     results.push_back(shared);
     pings.push_back(shared_ping);
   }
@@ -319,6 +367,20 @@ int cmd_bench(const Words& words) {
     std::printf("; p99 ack %.2fx the median fdatasync", sync.p50_us > 0 ? f.p99_us / sync.p50_us : 0);
     if (f.writers == 1) std::printf(" (target <= 3x)");
     std::printf("\n");
+  }
+  if (*mix == bench::MixMode::all) {
+    std::printf("\nop mix (--mix all): the same writers, each sending its next request only after the previous\n"
+                "one was answered, send a seeded mix of every client write op against memories that writer\n"
+                "created earlier in the run:\n%s.\n"
+                "Latency per acknowledged request; puts only: the rows of the first table (same writers, same run).\n",
+                bench::mix_description().c_str());
+    for (size_t i = 0; i < counts.size(); ++i) {
+      bench::OpTally tally;
+      double elapsed = 0;
+      measure_writes(root, counts[i], counts[i], seconds, Load::mix, &tally, &elapsed);
+      const WriteFigures& p = results[i];
+      bench::print_mix_write_table(counts[i], tally, elapsed, bench::RunFigures{p.rate, p.p50_us, p.p99_us, p.errors});
+    }
   }
   if (!args->has("keep")) std::filesystem::remove_all(root);
   return kExitOk;
