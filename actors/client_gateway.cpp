@@ -28,10 +28,15 @@ void ClientGateway::set_write_context(WritePolicy policy, std::shared_ptr<const 
 void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
   for (auto& call : calls) handle_one(std::move(call), batch);
+  send(std::move(batch));
+}
+
+void ClientGateway::send(AppendBatch&& batch) {
   if (batch.size() == 1)
     caf::anon_send(writer_, append_atom::value, std::move(batch.front()));
   else if (!batch.empty())
     caf::anon_send(writer_, append_atom::value, std::move(batch));
+  batch.clear();
 }
 
 void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
@@ -85,10 +90,10 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
       return;
     }
-    case ClientRequest::Kind::remember: handle_remember(std::move(call), batch); return;
+    case ClientRequest::Kind::remember:
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
-    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_write(std::move(call), batch); return;
+    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_checked_write(std::move(call), batch); return;
     case ClientRequest::Kind::get: handle_read(std::move(call)); return;
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
     case ClientRequest::Kind::history:

@@ -6,8 +6,12 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "actors/client_endpoint.hpp"
 #include "actors/query_actor.hpp"
@@ -35,10 +39,13 @@ class ClientGateway {
   // so it sees every write this node acknowledged before it (null: checked at once).
   void set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged);
 
-  // Runs on the endpoint thread. The writes among calls go to the writer as one batch. It blocks
-  // only while a write request waits for the replica to apply this node's acknowledged writes
-  // (usually microseconds).
+  // Runs on the endpoint thread, which it never blocks. The writes among calls go to the writer
+  // as one batch. A write request whose checks must see this node's acknowledged writes, while
+  // the replica has not applied them yet, waits instead on the gateway's own thread (at most
+  // kOwnWritesWait), in arrival order, and the write requests after it queue behind it, so
+  // writes reach the writer in the order they arrived.
   void handle(std::vector<ClientCall>&& calls);
+  ~ClientGateway();  // stops the waiting thread; calls still waiting get no answer
 
  private:
   writer_actor writer_;
@@ -66,9 +73,25 @@ class ClientGateway {
   // anything is written; a refusal is answered at once.
   void handle_remember(ClientCall&& call, AppendBatch& batch);
   void handle_write(ClientCall&& call, AppendBatch& batch);
-  // Waits until the replica applied the own stream up to seqno (at most kOwnWritesWait); false
-  // when it did not, and then the call is answered unavailable.
-  bool wait_own_writes(const ClientCall& call, uint64_t seqno);
+  // The own seqno the replica must have applied before call's checks run (0: none).
+  uint64_t own_writes_needed(const ClientCall& call) const;
+  // Routes a remember or write request: checked now when nothing waits and the replica is far
+  // enough, else queued for the waiting thread (batch is sent to the writer first, to keep the
+  // order).
+  void handle_checked_write(ClientCall&& call, AppendBatch& batch);
+  void send(AppendBatch&& batch);
+  void wait_loop();
+
+  struct Waiting {
+    ClientCall call;
+    uint64_t seqno;  // own_writes_needed() when it arrived
+  };
+  std::mutex waiting_mutex_;
+  std::condition_variable waiting_cv_;
+  std::deque<Waiting> waiting_;  // guarded by waiting_mutex_
+  bool waiting_busy_ = false;    // the thread holds calls taken from waiting_ not yet sent on
+  bool stopping_ = false;
+  std::thread waiter_;           // started with the first call that waits
   // get and list (actors/client_reads.cpp): validated, then answered by a query actor.
   void handle_read(ClientCall&& call);
 };

@@ -190,12 +190,80 @@ std::function<void(const AppendResult&)> completion(ClientEndpoint* ep, AckGate*
 
 }  // namespace
 
-bool ClientGateway::wait_own_writes(const ClientCall& call, uint64_t seqno) {
-  if (seqno == 0 || engine_->wait_applied(instance_, Seqno(seqno), kOwnWritesWait)) return true;
-  endpoint_->reply(call, error_response(call.request.request_id, ClientError::unavailable,
-                                        "the replica is more than " + std::to_string(kOwnWritesWait.count()) +
-                                            " ms behind the writer; nothing was written, try again"));
-  return false;
+uint64_t ClientGateway::own_writes_needed(const ClientCall& call) const {
+  if (!engine_) return 0;
+  const ClientRequest& q = call.request;
+  // A plain remember reads only the corrections; one that names a ref, a memory or facts, and
+  // every other write, reads what this node's earlier writes made.
+  if (q.kind == ClientRequest::Kind::remember && q.memory.ref.empty() && q.remember_options.is_default())
+    return corrections_acked_->load(std::memory_order_acquire);
+  return acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0;
+}
+
+void ClientGateway::handle_checked_write(ClientCall&& call, AppendBatch& batch) {
+  const uint64_t seqno = own_writes_needed(call);
+  {
+    std::lock_guard<std::mutex> g(waiting_mutex_);
+    // Lock-free: the endpoint thread never waits for the engine's lock (a checkpoint holds it for
+    // a while).
+    const bool behind = seqno != 0 && !engine_->applied_now(instance_, Seqno(seqno));
+    if (behind || !waiting_.empty() || waiting_busy_) {
+      // What this turn checked already goes first: the waiting thread may send before it.
+      send(std::move(batch));
+      waiting_.push_back(Waiting{std::move(call), seqno});
+      if (!waiter_.joinable()) waiter_ = std::thread([this] { wait_loop(); });
+      waiting_cv_.notify_one();
+      return;
+    }
+  }
+  if (call.request.kind == ClientRequest::Kind::remember)
+    handle_remember(std::move(call), batch);
+  else
+    handle_write(std::move(call), batch);
+}
+
+void ClientGateway::wait_loop() {
+  for (;;) {
+    std::deque<Waiting> taken;
+    {
+      std::unique_lock<std::mutex> g(waiting_mutex_);
+      waiting_busy_ = false;
+      waiting_cv_.wait(g, [&] { return stopping_ || !waiting_.empty(); });
+      if (stopping_) return;
+      taken.swap(waiting_);
+      waiting_busy_ = true;
+    }
+    AppendBatch batch;
+    for (auto& w : taken) {
+      // In slices, so that a stop does not wait out kOwnWritesWait.
+      const auto deadline = std::chrono::steady_clock::now() + kOwnWritesWait;
+      bool applied = false;
+      while (!(applied = engine_->wait_applied(instance_, Seqno(w.seqno), std::chrono::milliseconds(50)))) {
+        std::lock_guard<std::mutex> g(waiting_mutex_);
+        if (stopping_ || std::chrono::steady_clock::now() >= deadline) break;
+      }
+      if (!applied) {
+        endpoint_->reply(w.call, error_response(w.call.request.request_id, ClientError::unavailable,
+                                                "the replica is more than " + std::to_string(kOwnWritesWait.count()) +
+                                                    " ms behind the writer; nothing was written, try again"));
+        continue;
+      }
+      if (w.call.request.kind == ClientRequest::Kind::remember)
+        handle_remember(std::move(w.call), batch);
+      else
+        handle_write(std::move(w.call), batch);
+    }
+    send(std::move(batch));
+  }
+}
+
+ClientGateway::~ClientGateway() {
+  {
+    std::lock_guard<std::mutex> g(waiting_mutex_);
+    stopping_ = true;
+  }
+  waiting_cv_.notify_all();
+  if (waiter_.joinable()) waiter_.join();
 }
 
 void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
@@ -228,12 +296,7 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   std::optional<UpdateContentOp> update;  // when the remember updates the ref's memory
   RememberFollowUps follow;
   if (engine_) {
-    // A plain remember reads only the corrections; one that names a ref, a memory or facts
-    // reads what this node's earlier writes made.
-    const bool plain = in.ref.empty() && opts.is_default();
-    if (!wait_own_writes(call, plain ? corrections_acked_->load(std::memory_order_acquire)
-                                     : acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0))
-      return;
+    // The replica has applied what own_writes_needed() asked for (handle_checked_write).
     engine_->read([&](const ReplicaState& st) {
       if (!in.ref.empty()) {
         existing = st.by_ref(in.realm, in.ref);
@@ -403,7 +466,6 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
     endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node has no replica to check the request against"));
     return;
   }
-  if (!wait_own_writes(call, acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0)) return;
   engine_->read([&](const ReplicaState& st) {
     const MemoryRecord* m = nullptr;
     switch (q.kind) {

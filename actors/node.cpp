@@ -187,7 +187,9 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   // The replicated state: every verified op of every writer folder, own stream first.
   // With a usable checkpoint, the ops it covers are verified by the scans but not applied.
   auto new_engine = [&] {
-    return std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
+    auto e = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
+    e->track_applied(impl->identity.instance);  // the gateway asks it, lock-free, for the own stream
+    return e;
   };
   impl->engine = new_engine();
   const size_t threads = std::max<size_t>(1, impl->options.worker_threads);

@@ -25,6 +25,7 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
     auto lock = lock_.write();
     StateChange change;
     Status s = state_.apply(key, op, &change);
+    note_applied(key);
     if (!s.ok()) return s;
     for (auto& lane : lanes_) lane->update(change, state_);
     for (const MemoryId& id : change.claim_memories) {
@@ -60,6 +61,7 @@ Status RecallEngine::apply_batch(const std::vector<std::pair<OrderKey, OpValue>>
       for (size_t i = begin; i < end; ++i) {
         StateChange change;
         Status s = state_.apply(ops[i].first, ops[i].second, &change);
+        note_applied(ops[i].first);
         if (s.ok())
           backlog_.add(change, state_);
         else
@@ -117,12 +119,16 @@ bool RecallEngine::wait_applied(InstanceId writer, Seqno seqno, std::chrono::mil
 
 Status RecallEngine::apply_to_state(const OrderKey& key, const OpValue& op) {
   auto lock = lock_.write();
-  return state_.apply(key, op, nullptr);
+  Status s = state_.apply(key, op, nullptr);
+  note_applied(key);
+  return s;
 }
 
 void RecallEngine::load_state(ReplicaState state) {
   auto lock = lock_.write();
   state_ = std::move(state);
+  auto it = state_.applied().find(tracked_);
+  tracked_applied_.store(it == state_.applied().end() ? 0 : it->second.value, std::memory_order_release);
 }
 
 namespace {
@@ -291,6 +297,7 @@ Status RecallEngine::apply_behind(const OrderKey& key, const OpValue& op) {
   auto lock = lock_.write();
   StateChange change;
   Status s = state_.apply(key, op, &change);
+  note_applied(key);
   if (s.ok()) backlog_.add(change, state_);
   backlog_size_.store(backlog_.size(), std::memory_order_relaxed);
   return s;

@@ -185,6 +185,13 @@ class RecallEngine {
   // every write acknowledged before it, while the ops are applied off the writer's thread.
   // Returns false on timeout.
   bool wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const;
+  // Without taking any lock: whether the state holds writer's ops up to seqno, for the one writer
+  // named by track_applied() (the node's own); false for any other writer (ask wait_applied).
+  // Call track_applied() before any op is applied.
+  void track_applied(InstanceId writer) { tracked_ = writer; }
+  bool applied_now(InstanceId writer, Seqno seqno) const {
+    return seqno.value == 0 || (writer == tracked_ && tracked_applied_.load(std::memory_order_acquire) >= seqno.value);
+  }
 
  private:
   // RecallResult::corrections of a request; called under the read lock.
@@ -202,6 +209,15 @@ class RecallEngine {
   std::optional<LaneSnapshot> saved_backlog_;
   BatchActivity batches_;                     // large apply_batch calls in progress
   std::atomic<size_t> backlog_size_{0};       // backlog_.size(), written under lock_
+  InstanceId tracked_{~uint64_t{0}};          // applied_now()'s writer
+  std::atomic<uint64_t> tracked_applied_{0};  // its highest seqno applied, written under lock_
+  // After state_.apply of an op of key's writer, whatever it returned (a failed op counts as
+  // applied there too): publishes the tracked writer's applied seqno.
+  void note_applied(const OrderKey& key) {
+    if (key.instance != tracked_) return;
+    auto it = state_.applied().find(tracked_);
+    if (it != state_.applied().end()) tracked_applied_.store(it->second.value, std::memory_order_release);
+  }
   ScoringWeights weights_;
   std::unique_ptr<TaskSpread> spread_;
 };
