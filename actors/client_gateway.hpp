@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,6 +48,17 @@ class ClientGateway {
   void handle(std::vector<ClientCall>&& calls);
   ~ClientGateway();  // stops the waiting thread; calls still waiting get no answer
 
+  // For each memory or triplet named by an acknowledged write of this node, the own seqno of the
+  // last op of the newest such write: a request whose checks read only its target (update,
+  // forget, set_status, pin, review, retract, a fact's or correction's source) waits only for
+  // that, not for every acknowledged write. Entries the replica has applied are dropped once
+  // there are more than kTouchesKept.
+  // (Public for the write completions in client_writes.cpp.)
+  struct Touches {
+    std::mutex mutex;
+    std::map<MemoryId, uint64_t> last;  // guarded by mutex
+  };
+
  private:
   writer_actor writer_;
   std::vector<query_actor> queries_;  // recalls go to them in turn
@@ -65,6 +77,9 @@ class ClientGateway {
   // The own seqno of the newest correction acknowledged: a remember that names no ref, no
   // memory and no fact waits only for it to be applied (not for every acknowledged write).
   std::shared_ptr<std::atomic<uint64_t>> corrections_acked_ = std::make_shared<std::atomic<uint64_t>>(0);
+  // See Touches.
+  std::shared_ptr<Touches> touches_ = std::make_shared<Touches>();
+  uint64_t target_needs(const MemoryId& target) const;
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);

@@ -188,15 +188,55 @@ std::function<void(const AppendResult&)> completion(ClientEndpoint* ep, AckGate*
   };
 }
 
+// Records, before the answer goes out, that targets were named by a write whose last op has
+// seqno last; drops the entries the replica has applied once there are more than kTouchesKept.
+constexpr size_t kTouchesKept = 4096;
+void record_touches(ClientGateway::Touches& t, const std::vector<MemoryId>& targets, uint64_t last,
+                    uint64_t applied) {
+  std::lock_guard<std::mutex> g(t.mutex);
+  for (const MemoryId& id : targets) {
+    uint64_t& v = t.last[id];
+    v = std::max(v, last);
+  }
+  if (t.last.size() <= kTouchesKept) return;
+  for (auto it = t.last.begin(); it != t.last.end();) it = it->second <= applied ? t.last.erase(it) : std::next(it);
+}
+
 }  // namespace
+
+uint64_t ClientGateway::target_needs(const MemoryId& target) const {
+  // The op that made it, when it is one this node acknowledged (a larger seqno names no write
+  // yet: it is checked at once and not found).
+  const uint64_t acked = acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0;
+  uint64_t need = target.instance == instance_ && target.seqno.value <= acked ? target.seqno.value : 0;
+  std::lock_guard<std::mutex> g(touches_->mutex);
+  auto it = touches_->last.find(target);
+  if (it != touches_->last.end()) need = std::max(need, it->second);
+  return need;
+}
 
 uint64_t ClientGateway::own_writes_needed(const ClientCall& call) const {
   if (!engine_) return 0;
+  using K = ClientRequest::Kind;
   const ClientRequest& q = call.request;
-  // A plain remember reads only the corrections; one that names a ref, a memory or facts, and
-  // every other write, reads what this node's earlier writes made.
-  if (q.kind == ClientRequest::Kind::remember && q.memory.ref.empty() && q.remember_options.is_default())
-    return corrections_acked_->load(std::memory_order_acquire);
+  const uint64_t corrections = corrections_acked_->load(std::memory_order_acquire);
+  switch (q.kind) {
+    // A plain remember reads only the corrections; one that names a ref, a memory or facts reads
+    // what every earlier write of this node made (a ref may be anywhere).
+    case K::remember:
+      if (q.memory.ref.empty() && q.remember_options.is_default()) return corrections;
+      break;
+    // These read only their target (and an update's new text, the corrections).
+    case K::update: return std::max(target_needs(q.update.memory), corrections);
+    case K::forget: return target_needs(q.forget.memory);
+    case K::set_status: return target_needs(q.set_status.memory);
+    case K::pin: return target_needs(q.pin.memory);
+    case K::review: return target_needs(q.review.memory);
+    case K::retract: return target_needs(q.retract);
+    case K::fact: return q.fact.source_memory.seqno.value ? target_needs(q.fact.source_memory) : 0;
+    case K::correct: return q.correct.source_memory.seqno.value ? target_needs(q.correct.source_memory) : 0;
+    default: break;
+  }
   return acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : 0;
 }
 
@@ -389,11 +429,26 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   call.request.remember_options = RememberOptions{};
   const InstanceId instance = instance_;
   const MemoryId flagged_by = follow.flagged_by;
+  // The memories its ops name besides a new one's own put: an updated ref's memory, a superseded
+  // one, and the new memory itself when a follow-up changes it (the flag).
+  const uint64_t follow_count = (follow.flagged_by.seqno.value != 0) + (follow.supersedes.seqno.value != 0) +
+                                follow.facts.size();
+  std::vector<MemoryId> named;
+  if (subject) named.push_back(*subject);
+  if (follow.supersedes.seqno.value != 0) named.push_back(follow.supersedes);
+  const bool names_new = !subject && follow_count > 0;
+  auto touches = touches_;
+  auto engine = engine_;
   if (!follow.empty())
     req.follow_ups = [follow = std::move(follow), subject, instance](Seqno first) {
       return follow.build(subject ? *subject : MemoryId{instance, first});
     };
-  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, subject, status, flagged_by](const AppendResult& res) {
+  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, subject, status, flagged_by, follow_count,
+                                                                 named, names_new, touches, engine](const AppendResult& res) {
+    std::vector<MemoryId> targets = named;
+    if (names_new) targets.push_back(MemoryId{instance, res.seqno});
+    if (!targets.empty() && engine)
+      record_touches(*touches, targets, res.seqno.value + follow_count, engine->tracked_applied());
     ClientResponse r;
     r.kind = ClientResponse::Kind::remembered;
     r.id = subject ? *subject : MemoryId{instance, res.seqno};
@@ -566,8 +621,24 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
   const InstanceId instance = instance_;
   std::shared_ptr<std::atomic<uint64_t>> corrections_acked;
   if (q.kind == K::correct) corrections_acked = corrections_acked_;
-  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, corrections_acked](const AppendResult& res) {
+  // The memory or triplet the request changes (a fact or a correction is a new record of its own).
+  std::vector<MemoryId> named;
+  switch (q.kind) {
+    case K::update: named.push_back(q.update.memory); break;
+    case K::forget: named.push_back(q.forget.memory); break;
+    case K::set_status: named.push_back(q.set_status.memory); break;
+    case K::pin: named.push_back(q.pin.memory); break;
+    case K::review: named.push_back(q.review.memory); break;
+    case K::retract: named.push_back(q.retract); break;
+    default: break;
+  }
+  const uint64_t follow_count = follow.size();
+  auto touches = touches_;
+  auto engine = engine_;
+  req.done = completion(endpoint_, ack_gate_, std::move(call), [instance, corrections_acked, named, follow_count,
+                                                                 touches, engine](const AppendResult& res) {
     if (corrections_acked) corrections_acked->store(res.seqno.value, std::memory_order_release);
+    if (!named.empty()) record_touches(*touches, named, res.seqno.value + follow_count, engine->tracked_applied());
     ClientResponse r;
     r.kind = ClientResponse::Kind::written;
     r.id = MemoryId{instance, res.seqno};

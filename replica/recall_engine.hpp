@@ -192,6 +192,8 @@ class RecallEngine {
   bool applied_now(InstanceId writer, Seqno seqno) const {
     return seqno.value == 0 || (writer == tracked_ && tracked_applied_.load(std::memory_order_acquire) >= seqno.value);
   }
+  // The tracked writer's highest seqno applied (0 before any).
+  uint64_t tracked_applied() const { return tracked_applied_.load(std::memory_order_acquire); }
 
  private:
   // RecallResult::corrections of a request; called under the read lock.
