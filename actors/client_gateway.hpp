@@ -43,8 +43,9 @@ class ClientGateway {
   // Runs on the endpoint thread, which it never blocks. The writes among calls go to the writer
   // as one batch. A write request whose checks must see this node's acknowledged writes, while
   // the replica has not applied them yet, waits instead on the gateway's own thread (at most
-  // kOwnWritesWait), in arrival order, and the write requests after it queue behind it, so
-  // writes reach the writer in the order they arrived.
+  // kOwnWritesWait, 2 s), in arrival order, and the same caller's later write requests queue
+  // behind it, so each caller's writes reach the writer in the order it sent them; other
+  // callers' writes go on meanwhile.
   void handle(std::vector<ClientCall>&& calls);
   ~ClientGateway();  // stops the waiting thread; calls still waiting get no answer
 
@@ -104,7 +105,9 @@ class ClientGateway {
   std::mutex waiting_mutex_;
   std::condition_variable waiting_cv_;
   std::deque<Waiting> waiting_;  // guarded by waiting_mutex_
-  bool waiting_busy_ = false;    // the thread holds calls taken from waiting_ not yet sent on
+  // Per caller (socket, routing id), its calls in waiting_ or taken by the thread and not yet
+  // sent on to the writer; guarded by waiting_mutex_. A caller's later writes queue behind them.
+  std::map<std::pair<uint8_t, std::string>, size_t> waiting_clients_;
   bool stopping_ = false;
   std::thread waiter_;           // started with the first call that waits
   // get and list (actors/client_reads.cpp): validated, then answered by a query actor.

@@ -247,9 +247,11 @@ void ClientGateway::handle_checked_write(ClientCall&& call, AppendBatch& batch) 
     // Lock-free: the endpoint thread never waits for the engine's lock (a checkpoint holds it for
     // a while).
     const bool behind = seqno != 0 && !engine_->applied_now(instance_, Seqno(seqno));
-    if (behind || !waiting_.empty() || waiting_busy_) {
+    const auto who = std::make_pair(call.socket, call.routing_id);
+    if (behind || waiting_clients_.count(who)) {
       // What this turn checked already goes first: the waiting thread may send before it.
       send(std::move(batch));
+      ++waiting_clients_[who];
       waiting_.push_back(Waiting{std::move(call), seqno});
       if (!waiter_.joinable()) waiter_ = std::thread([this] { wait_loop(); });
       waiting_cv_.notify_one();
@@ -267,12 +269,12 @@ void ClientGateway::wait_loop() {
     std::deque<Waiting> taken;
     {
       std::unique_lock<std::mutex> g(waiting_mutex_);
-      waiting_busy_ = false;
       waiting_cv_.wait(g, [&] { return stopping_ || !waiting_.empty(); });
       if (stopping_) return;
       taken.swap(waiting_);
-      waiting_busy_ = true;
     }
+    std::vector<std::pair<uint8_t, std::string>> callers;
+    for (const auto& w : taken) callers.emplace_back(w.call.socket, w.call.routing_id);
     AppendBatch batch;
     for (auto& w : taken) {
       // In slices, so that a stop does not wait out kOwnWritesWait.
@@ -294,6 +296,10 @@ void ClientGateway::wait_loop() {
         handle_write(std::move(w.call), batch);
     }
     send(std::move(batch));
+    // Sent on: their callers' later writes may be checked on the endpoint thread again.
+    std::lock_guard<std::mutex> g(waiting_mutex_);
+    for (const auto& who : callers)
+      if (auto it = waiting_clients_.find(who); it != waiting_clients_.end() && --it->second == 0) waiting_clients_.erase(it);
   }
 }
 
