@@ -1,5 +1,6 @@
 // The client gateway: answers the calls the client endpoint decodes, on the endpoint's socket
-// thread. Validates every request (bad input is answered at once and never reaches the writer or
+// thread (a write whose checks must wait for the replica is checked on the gateway's own thread:
+// handle()). Validates every request (bad input is answered at once and never reaches the writer or
 // a query actor: protocol/memory_input.hpp for a remember, protocol/recall_input.hpp for a recall),
 // turns a remember into a put_memory op and hands it to the writer, whose completion queues
 // the reply. Includes CAF (through writer_actor.hpp): include only from actor code and tests.
@@ -35,9 +36,13 @@ class ClientGateway {
                 AckGate* ack_gate, std::function<NodeStatus()> status);
 
   // Call before the endpoint runs. policy: what the node does with each realm's writes.
-  // acknowledged: the own stream's seqno the writer has acknowledged up to; a write request is
-  // checked against the state once the replica has applied that far (at most kOwnWritesWait),
-  // so it sees every write this node acknowledged before it (null: checked at once).
+  // acknowledged: the own stream's seqno the writer has acknowledged up to. A write request is
+  // checked against the state once the replica has applied what its checks read: the writes
+  // this node acknowledged that named its target (update, forget, set_status, pin, review,
+  // retract, a fact's or correction's source), the last acknowledged correction (a plain
+  // remember, an update), or everything acknowledged (a remember with a ref, supersedes or
+  // facts). So it sees every write this node acknowledged before it that could change its
+  // answer (null acknowledged: checked at once).
   void set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged);
 
   // Runs on the endpoint thread, which it never blocks. The writes among calls go to the writer
