@@ -83,11 +83,7 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
         return;
       }
-      if (queries_.empty()) {
-        endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
-        return;
-      }
-      caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
+      to_query_actor(std::move(call));
       return;
     }
     case ClientRequest::Kind::remember:
@@ -100,10 +96,6 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::contradictions: {
       // Answered by a query actor: history reads segment files, which must not hold up the
       // endpoint thread; both see every write acknowledged before them (read-your-writes).
-      if (queries_.empty()) {
-        endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
-        return;
-      }
       if (call.request.kind == ClientRequest::Kind::contradictions) {
         if (call.request.contradiction_realms.empty()) {
           endpoint_->reply(call, error_response(rid, ClientError::bad_input, "contradictions: name at least one realm"));
@@ -115,10 +107,19 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
             return;
           }
       }
-      caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
+      to_query_actor(std::move(call));
       return;
     }
   }
+}
+
+void ClientGateway::to_query_actor(ClientCall&& call) {
+  if (queries_.empty()) {
+    endpoint_->reply(call, error_response(call.request.request_id, ClientError::unavailable,
+                                          "this node runs no query actors"));
+    return;
+  }
+  caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
 }
 
 }  // namespace vasana

@@ -115,7 +115,10 @@ class ClientGateway {
   std::map<std::pair<uint8_t, std::string>, size_t> waiting_clients_;
   bool stopping_ = false;
   std::thread waiter_;           // started with the first call that waits
-  // get and list (actors/client_reads.cpp): validated, then answered by a query actor.
+  // Hands call to the next query actor in turn (endpoint thread only: next_query_), or answers
+  // unavailable when the node runs none.
+  void to_query_actor(ClientCall&& call);
+    // get and list (actors/client_reads.cpp): validated, then answered by a query actor.
   void handle_read(ClientCall&& call);
 };
 

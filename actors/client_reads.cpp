@@ -134,11 +134,7 @@ void ClientGateway::handle_read(ClientCall&& call) {
       return;
     }
   }
-  if (queries_.empty()) {
-    endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node runs no query actors"));
-    return;
-  }
-  caf::anon_send(queries_[next_query_++ % queries_.size()], std::move(call));
+  to_query_actor(std::move(call));
 }
 
 }  // namespace vasana
