@@ -28,17 +28,6 @@ using namespace std::chrono_literals;
 // Small segments, so that a backup of a busy node meets segments being sealed and started.
 constexpr const char* kSmallSegments = "[writer]\nseal_segment_bytes = 4096\n";
 
-// A word no stemmer changes and no other memory holds: consonants only, distinct per n.
-std::string token(uint64_t n) {
-  static const std::string letters = "bcdfghjklmnpqrtvwxz";
-  std::string out = "qz";
-  do {
-    out += letters[n % letters.size()];
-    n /= letters.size();
-  } while (n);
-  return out;
-}
-
 ClientRequest remember_request(const std::string& text) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::remember;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -39,6 +40,26 @@ inline size_t count_lines(const std::string& s) {
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// A word no stemmer changes and no other memory holds: consonants only, distinct per n.
+inline std::string token(uint64_t n) {
+  static const std::string letters = "bcdfghjklmnpqrtvwxz";
+  std::string out = "qz";
+  do {
+    out += letters[n % letters.size()];
+    n /= letters.size();
+  } while (n);
+  return out;
+}
+
+// n words drawn by rng from 16 plain nouns, separated by spaces.
+inline std::string sentence(std::mt19937_64& rng, size_t n) {
+  static const char* const words[] = {"harbor", "lantern", "copper", "meadow", "falcon", "quartz", "ember", "willow",
+                                      "signal", "orchard", "basalt", "cinder", "tundra", "velvet", "prism", "saddle"};
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += (i ? " " : "") + std::string(words[rng() % 16]);
+  return s;
 }
 
 // The own writer's stream of a data directory as verified on disk: seqno -> memory text of

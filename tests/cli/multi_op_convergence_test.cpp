@@ -19,15 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const char* kWords[] = {"harbor", "lantern", "copper", "meadow", "falcon", "quartz", "ember", "willow",
-                        "signal", "orchard", "basalt", "cinder", "tundra", "velvet", "prism", "saddle"};
-
-std::string sentence(std::mt19937_64& rng, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? " " : "") + std::string(kWords[rng() % 16]);
-  return s;
-}
-
 // Realm "shared": the newer functional claim supersedes; realm "disputed": conflicting claims
 // are both marked contradicted.
 const char* kPolicies =
@@ -159,7 +150,7 @@ TEST_CASE("every op type written on three nodes at once converges to one state a
           case 2: w.write(n, {"restore", target}); break;
           case 3: w.write(n, {"update", target, "--tag", "touched", "--text", "retold " + sentence(r, 4)}); break;
           case 4:
-            w.write(n, {"correct", "--realm", "shared", "--wrong", "deploy on " + std::string(kWords[r() % 16]),
+            w.write(n, {"correct", "--realm", "shared", "--wrong", "deploy on " + sentence(r, 1),
                         "--right", "deploy on tuesdays"});
             break;
         }

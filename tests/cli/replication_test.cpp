@@ -17,15 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const char* kWords[] = {"harbor", "lantern", "copper", "meadow", "falcon", "quartz", "ember", "willow",
-                        "signal", "orchard", "basalt", "cinder", "tundra", "velvet", "prism", "saddle"};
-
-std::string sentence(std::mt19937_64& rng, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? " " : "") + std::string(kWords[rng() % 16]);
-  return s;
-}
-
 // Writes `count` memories on each listed node from its own thread; returns the acknowledged ids.
 std::vector<std::string> write_everywhere(TestCluster& c, const std::vector<size_t>& nodes, size_t count,
                                           uint64_t seed, std::atomic<size_t>* failures) {

@@ -24,17 +24,6 @@ namespace fs = std::filesystem;
 constexpr size_t kBefore = 20;  // memories node 0 writes before the backup
 constexpr size_t kAfter = 10;   // and after it
 
-// A word no stemmer changes and no other memory holds: consonants only, distinct per n.
-std::string token(uint64_t n) {
-  static const std::string letters = "bcdfghjklmnpqrtvwxz";
-  std::string out = "qz";
-  do {
-    out += letters[n % letters.size()];
-    n /= letters.size();
-  } while (n);
-  return out;
-}
-
 struct Written {
   std::string token;
   MemoryId id;
