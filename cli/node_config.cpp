@@ -1,5 +1,6 @@
 #include "cli/node_config.hpp"
 
+#include "cli/client_grants_config.hpp"
 #include "cli/toml_file.hpp"
 #include "cli/write_policy_config.hpp"
 
@@ -226,7 +227,7 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
   const auto& sch = schema();
   for (const auto& [section, node] : root) {
     std::string sname(section.str());
-    if (sname == "write" || sname == "realm") continue;  // parse_write_policy below
+    if (sname == "write" || sname == "realm" || sname == "clients") continue;  // parsed below
     auto sit = sch.find(sname);
     if (sit == sch.end()) return Status::InvalidArgument(path + ": unknown section or key '" + sname + "'");
     const toml::table* tbl = node.as_table();
@@ -240,6 +241,7 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
     }
   }
   if (Status w = parse_write_policy(root, cfg.write_policy); !w.ok()) return Status::InvalidArgument(path + ": " + w.message());
+  if (Status g = parse_client_grants(root, path, cfg.clients); !g.ok()) return Status::InvalidArgument(path + ": " + g.message());
   if (cfg.sync.network()) {
     if (cfg.sync.cluster.empty()) return Status::InvalidArgument(path + ": sync.cluster is required when sync.listen or sync.peers is set");
     if (cfg.secret_key_file.empty())

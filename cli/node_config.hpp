@@ -11,6 +11,7 @@
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/memory_input.hpp"
+#include "protocol/client_grants.hpp"
 #include "protocol/status.hpp"
 #include "replica/semantic_lane.hpp"
 #include "store/log_writer.hpp"
@@ -39,6 +40,9 @@ struct NodeConfig {
   std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
   CheckpointOptions checkpoint;  // [checkpoint] enabled, interval_s, min_ops
   WritePolicy write_policy;    // [write] and [realm."NAME"] (cli/write_policy_config.hpp)
+  // [clients."NAME"]: client identities and their grants (cli/client_grants_config.hpp); token
+  // files are read by `serve` (load_client_tokens), not here.
+  ClientGrants clients;
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

@@ -34,6 +34,11 @@ struct ClientRequest {
     contradictions @18 :ContradictionsRequest;  # open contradictions of functional predicates
   }
   rememberOptions @6 :RememberOptions;   # with remember only
+  # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
+  # trusted transport may name one (the owner's IPC socket, the node's own HTTP server): there
+  # an empty name means the owner, who may do everything. On the TCP client endpoint the
+  # identity is the CurveZMQ client key's, and a request naming another one is refused.
+  actingAs @19 :Text;
 }
 
 # What remember does beyond storing the memory.
@@ -188,6 +193,7 @@ enum ErrorCode {
   internal @4;
   conflict @5;          # refused by what the store holds (a ref with other content, a corrected phrase); nothing was written
   notFound @6;          # no memory (or triplet) with that id
+  permissionDenied @7;  # outside the client's grants (realm read, realm write, review); nothing was written
 }
 
 struct Error {

@@ -14,6 +14,7 @@ std::string encode_request(const ClientRequest& r) {
   auto req = mb.initRoot<schema::ClientRequest>();
   req.setRequestId(r.request_id);
   req.setProtocolVersion(r.protocol_version);
+  if (!r.acting_as.empty()) req.setActingAs(r.acting_as);
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::status: req.setStatus(); break;
@@ -53,6 +54,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
   Status s = read_message<schema::ClientRequest>(body, [&](schema::ClientRequest::Reader req) {
     out.request_id = req.getRequestId();
     out.protocol_version = req.getProtocolVersion();
+    out.acting_as = req.getActingAs();
     switch (req.which()) {
       case schema::ClientRequest::PING: out.kind = ClientRequest::Kind::ping; break;
       case schema::ClientRequest::STATUS: out.kind = ClientRequest::Kind::status; break;
@@ -188,7 +190,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto e = res.getError();
         out.kind = ClientResponse::Kind::error;
         auto code = static_cast<uint16_t>(e.getCode());
-        out.error = code <= static_cast<uint16_t>(ClientError::not_found) ? static_cast<ClientError>(code)
+        out.error = code <= static_cast<uint16_t>(ClientError::permission_denied) ? static_cast<ClientError>(code)
                                                                           : ClientError::internal;
         out.message = e.getMessage();
         break;

@@ -83,6 +83,9 @@ struct ClientRequest {
   ListRequest list;    // for list
   MemoryId history_of;  // for history
   std::vector<std::string> contradiction_realms;  // for contradictions
+  // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
+  // (the owner on a trusted transport, the CurveZMQ key's client on TCP).
+  std::string acting_as;
 };
 
 enum class ClientError : uint16_t {
@@ -93,6 +96,7 @@ enum class ClientError : uint16_t {
   internal = 4,
   conflict = 5,   // refused by what the store holds (a ref with other content, a corrected phrase)
   not_found = 6,  // no memory (or triplet) with that id
+  permission_denied = 7,  // outside the client's grants; nothing was written
 };
 
 struct NodeInfo {
