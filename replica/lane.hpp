@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,8 +83,20 @@ class Lane {
   // load() runs on an empty lane, with no search() yet, and makes it the lane save() wrote for
   // an equal state (the same answers to every query), or returns the reader's Corruption and
   // leaves the lane empty. update() then brings it up to date with the ops after the checkpoint.
+  // save_locked() is what a checkpoint calls under the engine's read lock: it writes what must
+  // match the state there and returns the rest of the bytes as a function the caller runs after
+  // releasing the lock (appending to the same writer), or nullptr when it wrote everything. A
+  // lane whose index has a part that update() never changes (the semantic lane's HNSW graphs:
+  // only its own indexer moves points into them) returns that part, and keeps it still until
+  // the function has run or is destroyed, so writes need not wait for its copy. save() is both
+  // steps at once.
+  using SaveRest = std::function<void(SnapshotWriter&)>;
   virtual uint32_t snapshot_format() const { return 0; }
   virtual void save(SnapshotWriter& out) const {}
+  virtual SaveRest save_locked(SnapshotWriter& out) const {
+    save(out);
+    return nullptr;
+  }
   virtual Status load(SnapshotReader& in) { return Status::FailedPrecondition(std::string(name()) + " is not saved"); }
 };
 

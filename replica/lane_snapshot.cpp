@@ -22,6 +22,12 @@ void SnapshotWriter::raw(const void* data, size_t n) {
   }
 }
 
+void SnapshotWriter::append(SnapshotWriter&& other) {
+  bytes_ += other.bytes_;
+  for (auto& c : other.take_chunks())
+    if (!c.empty()) chunks_.push_back(std::move(c));
+}
+
 std::vector<std::string> SnapshotWriter::take_chunks() {
   bytes_ = 0;
   return std::move(chunks_);

@@ -74,6 +74,11 @@ class SnapshotWriter {
     array(v.data(), v.size());
   }
 
+  // Appends everything other wrote, after what this writer holds (other is empty afterwards):
+  // parts written separately, for example one before and one after a lock was released, read
+  // back as one stream. Chunks may be shorter than chunk_bytes from then on.
+  void append(SnapshotWriter&& other);
+
   uint64_t bytes() const { return bytes_; }
   // The chunks written so far; the writer is empty afterwards.
   std::vector<std::string> take_chunks();

@@ -176,20 +176,30 @@ void RecallEngine::rebuild_lanes(size_t threads) {
 
 std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const {
   std::vector<LaneSnapshot> out;
-  auto lock = lock_.read();
-  fn(state_);
-  for (const auto& lane : lanes_) {
-    if (lane->snapshot_format() == 0) continue;
+  std::vector<SnapshotWriter> writers;
+  std::vector<Lane::SaveRest> rests;
+  {
+    auto lock = lock_.read();
+    fn(state_);
+    for (const auto& lane : lanes_) {
+      if (lane->snapshot_format() == 0) continue;
+      out.push_back(LaneSnapshot{lane->name(), lane->snapshot_format(), {}});
+      writers.emplace_back();
+      rests.push_back(lane->save_locked(writers.back()));
+    }
     SnapshotWriter w;
-    lane->save(w);
-    out.push_back(LaneSnapshot{lane->name(), lane->snapshot_format(), w.take_chunks()});
+    w.u64(backlog_.ids().size());
+    for (const MemoryId& id : backlog_.ids()) w.id(id);
+    w.u8(backlog_.triplets());
+    w.u8(backlog_.corrections());
+    out.push_back(LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()});
   }
-  SnapshotWriter w;
-  w.u64(backlog_.ids().size());
-  for (const MemoryId& id : backlog_.ids()) w.id(id);
-  w.u8(backlog_.triplets());
-  w.u8(backlog_.corrections());
-  out.push_back(LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()});
+  // The parts no op changes (Lane::save_locked), written after the lock is released.
+  for (size_t i = 0; i < writers.size(); ++i) {
+    if (rests[i]) rests[i](writers[i]);
+    rests[i] = nullptr;
+    out[i].chunks = writers[i].take_chunks();
+  }
   return out;
 }
 

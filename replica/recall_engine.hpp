@@ -138,7 +138,8 @@ class RecallEngine {
   // Checkpoints. snapshot_lanes() runs fn(state) and saves every lane that saves itself
   // (Lane::snapshot_format), plus what the lanes still had to do (the lane backlog, as the
   // snapshot named kBacklogSnapshot), under one read lock, so that they match the state fn saw.
-  // Writes wait meanwhile; queries do not.
+  // Writes wait meanwhile; queries do not. What a lane leaves for after the lock
+  // (Lane::save_locked: the semantic graphs, which no op changes) is written once it is released.
   std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const;
   // Loading a checkpoint, in two steps around load_state(). load_lanes() loads each lane that has
   // a snapshot of its name and format (up to `threads` lanes at once) and keeps the saved

@@ -170,25 +170,50 @@ std::vector<LaneHit> SemanticLane::search(const LaneQuery& q, const ReplicaState
 }
 
 void SemanticLane::save(SnapshotWriter& out) const {
+  if (SaveRest rest = save_locked(out)) rest(out);
+}
+
+Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
   std::vector<const std::string*> names(realms_.size());
   for (const auto& [name, id] : realm_ids_) names[id] = &name;
   out.u32(options_.dim);
   out.u64(realms_.size());
+  // Each realm into a writer of its own, its graph written into it later by the returned
+  // function: the bytes come out in the order load() reads them.
+  struct RealmPart {
+    std::shared_ptr<SnapshotWriter> bytes = std::make_shared<SnapshotWriter>();
+    std::function<void(SnapshotWriter&)> graph;
+    bool queued = false;
+  };
+  std::vector<RealmPart> parts(realms_.size());
   for (size_t i = 0; i < realms_.size(); ++i) {
     const Realm& realm = *realms_[i];
-    out.str(*names[i]);
-    out.array(realm.slot_ids);
-    out.array(realm.free_slots);
-    out.u64(realm.size);
-    realm.index.save(out);
+    SnapshotWriter& w = *parts[i].bytes;
+    w.str(*names[i]);
+    w.array(realm.slot_ids);
+    w.array(realm.free_slots);
+    w.u64(realm.size);
+    parts[i].graph = realm.index.save_slots(w);
     std::lock_guard<std::mutex> guard(work_mutex_);
-    out.u8(realm.queued);
+    parts[i].queued = realm.queued;
   }
-  std::vector<SavedEntry> entries;
-  entries.reserve(entries_.size());
-  for (const auto& [id, e] : entries_)
-    entries.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
-  out.array(entries);
+  auto entries = std::make_shared<SnapshotWriter>();
+  {
+    std::vector<SavedEntry> saved;
+    saved.reserve(entries_.size());
+    for (const auto& [id, e] : entries_)
+      saved.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
+    entries->array(saved);
+  }
+  return [parts = std::move(parts), entries](SnapshotWriter& rest) mutable {
+    for (RealmPart& p : parts) {
+      p.graph(*p.bytes);
+      p.graph = nullptr;  // lets the realm's indexer go on
+      p.bytes->u8(p.queued);
+      rest.append(std::move(*p.bytes));
+    }
+    rest.append(std::move(*entries));
+  };
 }
 
 Status SemanticLane::load(SnapshotReader& in) {

@@ -106,9 +106,12 @@ class SemanticLane final : public Lane {
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
   uint32_t snapshot_format() const override { return 1; }
-  // Holds each realm's vector index still (VectorIndex::save) while it writes it: searches go on,
-  // the background indexer waits.
+  // save_locked() writes each realm's slots, buffer and the memories' entries, and leaves the
+  // realms' HNSW graphs (most of the bytes) to the function it returns: until that has run, each
+  // realm's background indexer waits, so its graph stays as it was (VectorIndex::save_slots),
+  // while update() and searches go on.
   void save(SnapshotWriter& out) const override;
+  SaveRest save_locked(SnapshotWriter& out) const override;
   Status load(SnapshotReader& in) override;
 
   // Memories indexed, and of those the ones in an exact buffer waiting for their realm's graph:

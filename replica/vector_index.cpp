@@ -457,19 +457,34 @@ bool read_blocks(SnapshotReader& in, std::vector<std::unique_ptr<T[]>>* blocks, 
 
 }  // namespace
 
-void VectorIndex::save(SnapshotWriter& out) const {
+void VectorIndex::save(SnapshotWriter& out) const { save_slots(out)(out); }
+
+std::function<void(SnapshotWriter&)> VectorIndex::save_slots(SnapshotWriter& out) const {
   const Impl& s = *impl_;
-  auto indexing = s.indexer_lock.write();
+  // Only index_pending() changes the graph (put() and remove() only queue the copies it is to
+  // mark deleted), so holding the indexer lock keeps the graph as it is now until the returned
+  // function has written it.
+  auto indexing = std::make_shared<std::unique_lock<std::shared_mutex>>(s.indexer_lock.write());
+  {
+    auto buffered = s.buffer_lock.read();
+    const size_t n = s.buffer_slots.size();
+    out.u32(dim_);
+    out.array(s.where);
+    out.array(s.buffer_slots);
+    write_blocks(out, s.blocks, Impl::kBlockRows, dim_, n);
+    write_blocks(out, s.code_blocks, Impl::kBlockRows, dim_, n);
+    out.array(s.scales);
+    out.array(s.unlink);
+  }
+  return [this, indexing](SnapshotWriter& rest) {
+    save_graph(rest);
+    indexing->unlock();
+  };
+}
+
+void VectorIndex::save_graph(SnapshotWriter& out) const {
+  const Impl& s = *impl_;
   auto graph_guard = s.graph_lock.read();
-  auto buffered = s.buffer_lock.read();
-  const size_t n = s.buffer_slots.size();
-  out.u32(dim_);
-  out.array(s.where);
-  out.array(s.buffer_slots);
-  write_blocks(out, s.blocks, Impl::kBlockRows, dim_, n);
-  write_blocks(out, s.code_blocks, Impl::kBlockRows, dim_, n);
-  out.array(s.scales);
-  out.array(s.unlink);
   out.u8(s.graph != nullptr);
   if (!s.graph) return;
   const Graph& g = *s.graph;

@@ -62,6 +62,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -118,8 +119,13 @@ class VectorIndex {
   // Exact: the best k of every held slot, buffered or in the graph. O(size() * dim).
   std::vector<VectorHit> search_exact(const float* query, size_t k) const;
 
-  // Writes the index as it is (see the snapshot note above). Searches run on meanwhile;
-  // index_pending(), put() and remove() wait for it.
+  // Writes the index as it is (see the snapshot note above), in two steps: save_slots() writes
+  // the slots and the buffer now (put() and remove() wait for that part only) and returns a
+  // function that writes the graph, which the caller may run later, into the same writer. Until
+  // that function has run or is destroyed, index_pending() waits, so the graph stays as it was
+  // when the slots were written (nothing else changes it), while put(), remove() and searches
+  // go on. Run the function before the index is destroyed or loaded. save() runs both at once.
+  std::function<void(SnapshotWriter&)> save_slots(SnapshotWriter& out) const;
   void save(SnapshotWriter& out) const;
   // Makes an index that no other thread uses yet, and that holds nothing, the index save()
   // wrote: the same answers to every search, and the same graph after more puts and moves.
@@ -128,6 +134,9 @@ class VectorIndex {
   Status load(SnapshotReader& in);
 
  private:
+  // The graph part of a snapshot; the caller holds the indexer lock.
+  void save_graph(SnapshotWriter& out) const;
+
   struct Impl;
   uint32_t dim_;
   std::unique_ptr<Impl> impl_;

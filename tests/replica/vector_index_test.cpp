@@ -617,6 +617,58 @@ TEST_CASE("a short or mismatched vector index snapshot is Corruption and leaves 
   }
 }
 
+TEST_CASE("a save in two steps: puts and removes go on before the graph is written, the indexer waits, the bytes are the index as it was",
+          "[semantic][snapshot]") {
+  const auto vs = unit_vectors(900, 53);
+  VectorIndexOptions options;
+  options.initial_capacity = 64;
+  VectorIndex index(kDim, options);
+  for (uint32_t i = 0; i < 600; ++i) REQUIRE(index.put(i, vs[i]).ok());
+  REQUIRE(index.index_pending(500).ok());  // 500 in the graph, 100 buffered
+  REQUIRE(index.has_graph());
+  // The same index, saved in one step, is what the two-step save must write.
+  const auto whole = save_index(index);
+
+  SnapshotWriter w(1000);
+  auto graph = index.save_slots(w);
+  REQUIRE(graph);
+  // Before the graph is written: writes do not wait for it (they would deadlock this thread
+  // otherwise), and they are not in the snapshot.
+  REQUIRE(index.put(700, vs[700]).ok());
+  REQUIRE(index.remove(3));      // in the graph
+  REQUIRE(index.remove(550));    // buffered
+  REQUIRE(index.put(4, vs[800]).ok());
+  REQUIRE(top(index, vs[700]) == 700);
+  // The indexer waits for the graph to be written.
+  std::atomic<bool> moved{false}, indexed{false};
+  std::thread indexer([&] {
+    indexed = index.index_pending(1000).ok();  // Catch's REQUIRE is for the test's own thread
+    moved = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(moved);
+  graph(w);
+  graph = nullptr;
+  indexer.join();
+  CHECK(indexed);
+  CHECK(index.pending() == 0);
+
+  const auto chunks = w.take_chunks();
+  std::string a, b;
+  for (const auto& c : chunks) a += c;
+  for (const auto& c : whole) b += c;
+  CHECK(a == b);
+  VectorIndex loaded(kDim, options);
+  SnapshotReader r(chunks);
+  REQUIRE(loaded.load(r).to_string() == "ok");
+  CHECK(loaded.size() == 600);
+  CHECK(loaded.contains(3));
+  CHECK(loaded.contains(550));
+  CHECK_FALSE(loaded.contains(700));
+  CHECK(top(loaded, vs[4]) == 4);  // its vector as it was at the save
+  CHECK(top(index, vs[800]) == 4);  // the original has the new one
+}
+
 TEST_CASE("saves taken while the indexer drains see every vector exactly once", "[semantic][snapshot]") {
   const auto vs = unit_vectors(3000, 47);
   VectorIndex index(kDim);
