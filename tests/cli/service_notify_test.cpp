@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "cli/service_notify.hpp"
 #include "tests/cli/cli_test_support.hpp"
@@ -108,6 +109,10 @@ TEST_CASE("serve under a service manager says READY=1 once it serves and STOPPIN
   NotifySocketEnv env(tmp.sub("nobody-listens"));
   ServeProcess node(data, tmp.sub("serve2.err"));
   CHECK(node.wait_ready() == "");
+  // The client endpoint answers a moment before the node logs that it is ready.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!contains(node.stderr_text(), "ready: writer") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   CHECK(contains(node.stderr_text(), "could not tell the service manager that the node is ready"));
 }
 
