@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/malloc_tunables.hpp"
 #include "cli/scoring_file.hpp"
+#include "cli/service_notify.hpp"
 #include "store/file_access.hpp"
 #include "sync/curve_keys.hpp"
 
@@ -145,9 +146,14 @@ int cmd_serve(const Words& words) {
   if (node.value()->metrics_port() != 0)
     extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
   log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root + extra);
+  // Under systemd (Type=notify) the unit counts as started from here; a failed notification
+  // only costs that, so it is logged and the node serves on.
+  if (Status n = notify_service_manager("READY=1\nSTATUS=serving " + opts.dir.root); !n.ok())
+    log_line("could not tell the service manager that the node is ready: " + n.message());
 
   const int sig = signals.wait();
   log_line(std::string("stopping on ") + signal_name(sig));
+  notify_service_manager("STOPPING=1");
   node.value()->stop();
   log_line("stopped");
   return kExitOk;

@@ -1,5 +1,6 @@
-// `vasana verify [--deep] DIR`: offline check of every writer's segments; with --deep also of
-// the state checkpoint against them (cli/checkpoint_check.hpp). Changes nothing on disk.
+// `vasana verify [--deep] --data DIR` (or, as before, `vasana verify [--deep] DIR`; without
+// either, $VASANA_DATA): offline check of every writer's segments; with --deep also of the state
+// checkpoint against them (cli/checkpoint_check.hpp). Changes nothing on disk.
 #include <cstdio>
 
 #include "cli/checkpoint_check.hpp"
@@ -12,10 +13,15 @@
 namespace vasana {
 
 int cmd_verify(const Words& words) {
-  auto args = parse_args(words, {}, {"deep"});
+  static const char* kVerifyUsage = "verify: usage: vasana verify [--deep] --data DIR (or vasana verify [--deep] DIR)";
+  auto args = parse_args(words, {"data"}, {"deep"});
   if (!args.ok()) return fail(kExitUsage, "verify: " + args.status().message());
-  if (args->positional.size() != 1) return fail(kExitUsage, "verify: usage: vasana verify [--deep] DIR");
-  DataDir dir{args->positional[0]};
+  if (args->positional.size() > 1) return fail(kExitUsage, kVerifyUsage);
+  if (args->positional.size() == 1 && args->get("data"))
+    return fail(kExitUsage, "verify: give the data directory once, as --data DIR or as DIR, not both");
+  auto where = args->positional.empty() ? resolve_data_dir(*args, NodeConfig{}) : args->positional[0];
+  if (!where) return fail(kExitUsage, std::string(kVerifyUsage) + "; or set VASANA_DATA");
+  DataDir dir{*where};
   auto id = load_identity(dir);
   if (!id.ok()) return fail(kExitUsage, "verify: " + id.status().message());
   std::vector<std::string> ignored;

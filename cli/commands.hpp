@@ -36,6 +36,7 @@ int cmd_status(const Words& words);
 int cmd_history(const Words& words);
 int cmd_contradictions(const Words& words);
 int cmd_bench(const Words& words);
+int cmd_version(const Words& words);  // also `vasana --version`
 int cmd_bench_recall(const Words& words);
 int cmd_bench_start(const Words& words);
 int cmd_bench_replication(const Words& words);

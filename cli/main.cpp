@@ -39,7 +39,7 @@ const char* kUsage =
     "  get ID [--json]                        one memory with every field\n"
     "  list --realm R [--kind K]... [--tag T]... [--status S]... [--deleted] [--unreviewed] [--limit N] [--after ID] [--json]\n"
     "                                         a page of a realm's memories in id order\n"
-    "  verify [--deep] DIR                    offline check of every segment; exit 1 on corruption\n"
+    "  verify [--deep] --data DIR             offline check of every segment; exit 1 on corruption\n"
     "                                         --deep: also the state checkpoint against a full replay\n"
     "  backup [--data DIR] DEST               a verified copy of a data directory, live or stopped\n"
     "  repair --data DIR [--from DIR]... [--accept-loss]\n"
@@ -55,6 +55,7 @@ const char* kUsage =
     "  bench start [--memories 100000]       start to ready with a full replay and from a checkpoint\n"
     "  bench memory [--mib 256] [--strings 1000000]  what fresh memory costs here (first touch, small strings on a thread)\n"
     "                                         replication lag (3 nodes in one process) next to Redis; catch-up rate\n"
+    "  version                                the version and the git commit it was built from (also --version)\n"
     "\n"
     "Client commands find the node with --data DIR (default $VASANA_DATA) or --connect ENDPOINT.\n"
     "Write commands print the id once durable (--json for a JSON object).\n"
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? vasana::kExitUsage : vasana::kExitOk;
   }
   std::string cmd = argv[1];
+  if (cmd == "--version" || cmd == "version") return vasana::cmd_version(vasana::Words(argv + 2, argv + argc));
   vasana::Words words(argv + 2, argv + argc);
   if (cmd == "init") return vasana::cmd_init(words);
   if (cmd == "serve") return vasana::cmd_serve(words);

@@ -5,12 +5,17 @@
 #   ops/local-cluster.sh up N DIR      start N nodes (1 to 9) in DIR/n0 ... DIR/n<N-1>
 #   ops/local-cluster.sh status DIR    `vasana status` of each node (add --json for JSON)
 #   ops/local-cluster.sh down DIR      stop them (SIGTERM, SIGKILL after 15 s); the data stays
+#   ops/local-cluster.sh stop K DIR    stop node nK only (as down does); the others keep running
+#   ops/local-cluster.sh start K DIR   start the stopped node nK again with its data, keys and
+#                                      ports; it catches up from its peers as it starts
 #
 # Each node's folder DIR/nK holds: node.secret and node.public (`vasana keygen`), data/ (the
 # data directory, `vasana init`), vasana.toml (its configuration: ops/vasana.example.toml
 # explains every key), serve.log (the node's log, appended to) and serve.pid while it runs.
 # `up` on a DIR that holds a stopped cluster of N nodes starts it again with its data, keys and
-# ports; it refuses a DIR with a running cluster.
+# ports; it refuses a DIR with a running cluster (`start K DIR` starts one node of it). `status`
+# names a node stopped with `stop` or `down` as stopped; a node whose process ended by itself
+# (serve.pid left behind) is reported as not running and makes the exit code 1.
 #
 # Environment:
 #   VASANA_BIN        the vasana binary (default: ./build/cli/vasana, built with ops/build.sh
@@ -21,7 +26,8 @@
 #   VASANA_DOWN_TIMEOUT seconds `down` waits after SIGTERM before it sends SIGKILL (default 15)
 #
 # Exit codes: 0 done; 1 a node did not start or stop, or a status failed; 2 bad usage, or
-# refused before doing anything (N out of range, a running cluster in DIR, ...).
+# refused before doing anything (N out of range, a running cluster in DIR, node K not in DIR, K
+# already running, ...).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +45,8 @@ usage() {
 usage: ops/local-cluster.sh up N DIR     start an N-node full-mesh cluster (N from 1 to 9) in DIR
        ops/local-cluster.sh status DIR [--json]
        ops/local-cluster.sh down DIR     stop the cluster's nodes (the data stays)
+       ops/local-cluster.sh stop K DIR   stop node nK of the cluster (the data stays)
+       ops/local-cluster.sh start K DIR  start the stopped node nK again
 EOF
 }
 
@@ -102,6 +110,94 @@ config_ports() {
     die 1 "$1: no peer or metrics port found (not written by this script?)"
   fi
   echo "$peer $metrics"
+}
+
+# Starts node folder $1's `vasana serve` in the background; its pid goes to serve.pid.
+launch_node() {
+  local d=$1
+  echo "--- $(date -u +%Y-%m-%dT%H:%M:%SZ) local-cluster.sh start" >>"$d/serve.log"
+  nohup "$bin" serve --data "$d/data" --config "$d/vasana.toml" >>"$d/serve.log" 2>&1 </dev/null &
+  echo "$!" >"$d/serve.pid"
+}
+
+# Waits until every node folder given answers `vasana status` (at most up_timeout seconds).
+# Status 1, with the reason on stderr, when one stopped or did not answer in time.
+await_answers() {
+  local deadline=$((SECONDS + up_timeout)) d waiting
+  while :; do
+    waiting=()
+    for d in "$@"; do
+      if ! running_pid "$d" >/dev/null; then
+        echo "local-cluster: ${d##*/} stopped while starting; the end of $d/serve.log:" >&2
+        tail -n 15 "$d/serve.log" >&2
+        return 1
+      fi
+      timeout 5 "$bin" status --data "$d/data" >/dev/null 2>&1 || waiting+=("${d##*/}")
+    done
+    [ "${#waiting[@]}" -eq 0 ] && return 0
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "local-cluster: ${waiting[*]} did not answer within ${up_timeout} s; see their serve.log" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# Stops the running nodes among the node folders given: SIGTERM, then SIGKILL for any still
+# running after down_timeout seconds. Prints the names of the nodes it stopped (one line, empty
+# when none ran); status 1 when one survived SIGKILL.
+stop_nodes() {
+  local d pid stopping=()
+  for d in "$@"; do
+    if pid=$(running_pid "$d"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      stopping+=("$d")
+    else
+      rm -f "$d/serve.pid"
+    fi
+  done
+  if [ "${#stopping[@]}" -eq 0 ]; then
+    echo
+    return 0
+  fi
+
+  local deadline=$((SECONDS + down_timeout)) left rc=0
+  while :; do
+    left=()
+    for d in "${stopping[@]}"; do running_pid "$d" >/dev/null && left+=("$d"); done
+    [ "${#left[@]}" -eq 0 ] && break
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      for d in "${left[@]}"; do
+        if pid=$(running_pid "$d"); then
+          echo "local-cluster: ${d##*/} (pid $pid) did not stop within ${down_timeout} s of SIGTERM; SIGKILL" >&2
+          kill -KILL "$pid" 2>/dev/null || true
+        fi
+      done
+      sleep 1
+      for d in "${left[@]}"; do
+        if pid=$(running_pid "$d"); then
+          echo "local-cluster: ${d##*/} (pid $pid) is still running after SIGKILL" >&2
+          rc=1
+        fi
+      done
+      break
+    fi
+    sleep 0.1
+  done
+  for d in "${stopping[@]}"; do
+    running_pid "$d" >/dev/null || rm -f "$d/serve.pid"
+  done
+  echo "${stopping[*]##*/}"
+  return "$rc"
+}
+
+# The cluster folder $1 as an absolute path; exits 2 unless it holds a cluster of this script.
+cluster_dir() {
+  [ -d "$1" ] || die 2 "$1 is not a directory"
+  local dir
+  dir=$(cd "$1" && pwd -P)
+  [ -f "$dir/n0/vasana.toml" ] || die 2 "$dir holds no cluster of this script (no $dir/n0/vasana.toml)"
+  echo "$dir"
 }
 
 write_config() {  # write_config K N DIR PORTS... KEYS...
@@ -190,34 +286,15 @@ cmd_up() {
   fi
 
   # Start every node in the background; each answers once its client endpoint is up.
+  local -a started=()
   for ((k = 0; k < n; k++)); do
-    d=$dir/n$k
-    echo "--- $(date -u +%Y-%m-%dT%H:%M:%SZ) local-cluster.sh up" >>"$d/serve.log"
-    nohup "$bin" serve --data "$d/data" --config "$d/vasana.toml" >>"$d/serve.log" 2>&1 </dev/null &
-    echo "$!" >"$d/serve.pid"
+    launch_node "$dir/n$k"
+    started+=("$dir/n$k")
   done
-
-  local deadline=$((SECONDS + up_timeout)) waiting
-  while :; do
-    waiting=()
-    for ((k = 0; k < n; k++)); do
-      d=$dir/n$k
-      if ! running_pid "$d" >/dev/null; then
-        echo "local-cluster: n$k stopped while starting; the end of $d/serve.log:" >&2
-        tail -n 15 "$d/serve.log" >&2
-        cmd_down "$dir" >&2 || true
-        exit 1
-      fi
-      timeout 5 "$bin" status --data "$d/data" >/dev/null 2>&1 || waiting+=("n$k")
-    done
-    [ "${#waiting[@]}" -eq 0 ] && break
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "local-cluster: ${waiting[*]} did not answer within ${up_timeout} s; see $dir/nK/serve.log" >&2
-      cmd_down "$dir" >&2 || true
-      exit 1
-    fi
-    sleep 0.2
-  done
+  if ! await_answers "${started[@]}"; then
+    cmd_down "$dir" >&2 || true
+    exit 1
+  fi
 
   echo "local cluster: $n node(s) in $dir, full mesh, cluster id \"$cluster_id\""
   for ((k = 0; k < n; k++)); do
@@ -242,62 +319,69 @@ try:
   $qbin status --data $qdir/n$last/data
   curl -s http://127.0.0.1:${ports[2*last+1]}/metrics | grep -E 'vasana_(peer_up|replication_lag_ops)'
   $qself status $qdir
+  $qself stop $last $qdir; $qself start $last $qdir
   $qself down $qdir
 EOF
 }
 
 cmd_down() {
   [ "$#" -eq 1 ] || { usage; exit 2; }
-  local dir=$1
-  [ -d "$dir" ] || die 2 "$dir is not a directory"
-  dir=$(cd "$dir" && pwd -P)
+  local dir
+  dir=$(cluster_dir "$1") || exit $?
   local -a nodes
   mapfile -t nodes < <(node_dirs "$dir")
-  [ "${#nodes[@]}" -gt 0 ] || die 2 "$dir holds no cluster of this script (no $dir/n0/vasana.toml)"
 
-  local d pid stopping=()
-  for d in "${nodes[@]}"; do
-    if pid=$(running_pid "$d"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      stopping+=("$d")
-    else
-      rm -f "$d/serve.pid"
-    fi
-  done
-  if [ "${#stopping[@]}" -eq 0 ]; then
+  local names rc=0
+  names=$(stop_nodes "${nodes[@]}") || rc=1
+  if [ -z "$names" ]; then
     echo "local-cluster: no node of $dir is running"
-    return 0
+    return "$rc"
   fi
-
-  local deadline=$((SECONDS + down_timeout)) left rc=0
-  while :; do
-    left=()
-    for d in "${stopping[@]}"; do running_pid "$d" >/dev/null && left+=("$d"); done
-    [ "${#left[@]}" -eq 0 ] && break
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      for d in "${left[@]}"; do
-        if pid=$(running_pid "$d"); then
-          echo "local-cluster: ${d##*/} (pid $pid) did not stop within ${down_timeout} s of SIGTERM; SIGKILL" >&2
-          kill -KILL "$pid" 2>/dev/null || true
-        fi
-      done
-      sleep 1
-      for d in "${left[@]}"; do
-        if pid=$(running_pid "$d"); then
-          echo "local-cluster: ${d##*/} (pid $pid) is still running after SIGKILL" >&2
-          rc=1
-        fi
-      done
-      break
-    fi
-    sleep 0.1
-  done
-  for d in "${stopping[@]}"; do
-    running_pid "$d" >/dev/null || rm -f "$d/serve.pid"
-  done
-  local names=("${stopping[@]##*/}")
-  echo "local-cluster: stopped ${names[*]} in $dir (data kept; '$0 up ${#nodes[@]} $dir' starts them again)"
+  echo "local-cluster: stopped $names in $dir (data kept; '$0 up ${#nodes[@]} $dir' starts them again)"
   return "$rc"
+}
+
+# The node folder DIR/nK of `stop K DIR` and `start K DIR`; exits 2 when there is none.
+node_of() {  # node_of COMMAND K DIR
+  [[ $2 =~ ^[0-8]$ ]] || die 2 "$1: K must be a node number from 0 to 8 (got '$2')"
+  local dir
+  dir=$(cluster_dir "$3") || exit $?
+  [ -f "$dir/n$2/vasana.toml" ] || die 2 "$1: $dir holds no node n$2"
+  echo "$dir/n$2"
+}
+
+cmd_stop() {
+  [ "$#" -eq 2 ] || { usage; exit 2; }
+  local d names rc=0
+  d=$(node_of stop "$1" "$2") || exit $?
+  names=$(stop_nodes "$d") || rc=1
+  if [ -z "$names" ]; then
+    echo "local-cluster: n$1 of ${d%/*} is not running"
+    return "$rc"
+  fi
+  echo "local-cluster: stopped n$1 in ${d%/*} (data kept; '$0 start $1 ${d%/*}' starts it again)"
+  return "$rc"
+}
+
+cmd_start() {
+  [ "$#" -eq 2 ] || { usage; exit 2; }
+  local d pid p
+  d=$(node_of start "$1" "$2") || exit $?
+  if pid=$(running_pid "$d"); then
+    die 2 "start: n$1 of ${d%/*} is already running (pid $pid)"
+  fi
+  ensure_binary
+  local -a pair
+  read -r -a pair <<<"$(config_ports "$d/vasana.toml")"
+  for p in "${pair[@]}"; do
+    port_free "$p" || die 1 "port $p of n$1 (in $d/vasana.toml) is taken by another process"
+  done
+  launch_node "$d"
+  if ! await_answers "$d"; then
+    stop_nodes "$d" >/dev/null || true
+    exit 1
+  fi
+  echo "local-cluster: started n$1 in ${d%/*} (pid $(<"$d/serve.pid")); it fetches what it missed from its peers"
 }
 
 cmd_status() {
@@ -310,16 +394,21 @@ cmd_status() {
     [ "$2" = --json ] || die 2 "status: unknown option '$2' (only --json)"
     json=(--json)
   fi
-  [ -d "$dir" ] || die 2 "$dir is not a directory"
-  dir=$(cd "$dir" && pwd -P)
+  dir=$(cluster_dir "$dir") || exit $?
   local -a nodes
   mapfile -t nodes < <(node_dirs "$dir")
-  [ "${#nodes[@]}" -gt 0 ] || die 2 "$dir holds no cluster of this script (no $dir/n0/vasana.toml)"
   [ -x "$bin" ] || die 1 "$bin is missing (build it with ops/build.sh, or set VASANA_BIN)"
   local d rc=0
   for d in "${nodes[@]}"; do
-    echo "=== ${d##*/}: $d/data"
-    "$bin" status "${json[@]}" --data "$d/data" || rc=1
+    if running_pid "$d" >/dev/null; then
+      echo "=== ${d##*/}: $d/data"
+      "$bin" status "${json[@]}" --data "$d/data" || rc=1
+    elif [ -f "$d/serve.pid" ]; then
+      echo "=== ${d##*/}: $d/data: NOT RUNNING (it ended without stop or down; see $d/serve.log)"
+      rc=1
+    else
+      echo "=== ${d##*/}: $d/data: stopped"
+    fi
     echo
   done
   return "$rc"
@@ -332,9 +421,11 @@ case "$command" in
   up) cmd_up "$@" ;;
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
+  stop) cmd_stop "$@" ;;
+  start) cmd_start "$@" ;;
   -h | --help | help) usage ;;
   *)
-    echo "local-cluster: unknown command '$command' (up, status, down)" >&2
+    echo "local-cluster: unknown command '$command' (up, status, down, stop, start)" >&2
     usage
     exit 2
     ;;

@@ -180,10 +180,18 @@ TEST_CASE("verify exits 0 on a healthy directory and 1 on a flipped byte in a se
   REQUIRE(before.scan.segments[0].end == SegmentEnd::sealed);  // the config took effect
   CHECK(before.scan.records == 120);
 
-  auto healthy = run_vasana({"verify", f.data}, f.tmp.path());
-  CAPTURE(healthy.out, healthy.err);
-  CHECK(healthy.status.code == 0);
-  CHECK(contains(healthy.out, "verify: ok"));
+  // The directory as --data DIR, as a plain word (the older form) and from $VASANA_DATA.
+  const std::vector<std::vector<std::string>> forms = {{"verify", "--data", f.data}, {"verify", f.data}};
+  for (const auto& form : forms) {
+    auto healthy = run_vasana(form, f.tmp.path());
+    CAPTURE(form, healthy.out, healthy.err);
+    CHECK(healthy.status.code == 0);
+    CHECK(contains(healthy.out, "verify: ok"));
+  }
+  auto from_env = run_program("/usr/bin/env", {"env", "VASANA_DATA=" + f.data, VASANA_BINARY, "verify"}, f.tmp.path());
+  CAPTURE(from_env.out, from_env.err);
+  CHECK(from_env.status.code == 0);
+  CHECK(contains(from_env.out, "verify: ok"));
 
   // Flip one byte in the middle of the first (sealed) segment: inside a record.
   const std::string seg = before.scan.segments[0].path;
@@ -191,11 +199,13 @@ TEST_CASE("verify exits 0 on a healthy directory and 1 on a flipped byte in a se
   REQUIRE(bytes.size() > 1000);
   bytes[bytes.size() / 2] ^= 0x01;
   write_text(seg, bytes);
-  auto damaged = run_vasana({"verify", f.data}, f.tmp.path());
-  CAPTURE(damaged.out, damaged.err);
-  CHECK(damaged.status.exited);
-  CHECK(damaged.status.code == 1);
-  CHECK(contains(damaged.out, "CORRUPTION FOUND"));
+  for (const auto& form : forms) {
+    auto damaged = run_vasana(form, f.tmp.path());
+    CAPTURE(form, damaged.out, damaged.err);
+    CHECK(damaged.status.exited);
+    CHECK(damaged.status.code == 1);
+    CHECK(contains(damaged.out, "CORRUPTION FOUND"));
+  }
   CHECK(read_text(seg) == bytes);  // verify changes nothing on disk
 }
 
@@ -203,7 +213,11 @@ TEST_CASE("verify exits 2 on a directory that is not a data directory") {
   TempDir tmp;
   fs::create_directories(tmp.sub("plain"));
   check_fails(run_vasana({"verify", tmp.sub("plain")}, tmp.path()), 2, {"verify:", tmp.sub("plain")});
-  check_fails(run_vasana({"verify"}, tmp.path()), 2, {"usage: vasana verify [--deep] DIR"});
+  check_fails(run_vasana({"verify", "--data", tmp.sub("plain")}, tmp.path()), 2, {"verify:", tmp.sub("plain")});
+  check_fails(run_vasana({"verify"}, tmp.path()), 2, {"usage: vasana verify [--deep] --data DIR"});
+  check_fails(run_vasana({"verify", "--data", tmp.sub("plain"), tmp.sub("plain")}, tmp.path()), 2,
+              {"give the data directory once"});
+  check_fails(run_vasana({"verify", "a", "b"}, tmp.path()), 2, {"usage: vasana verify"});
 }
 
 TEST_CASE("an unknown command exits 2 and names it") {

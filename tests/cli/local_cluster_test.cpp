@@ -1,6 +1,7 @@
 // ops/local-cluster.sh end to end: `up 3` starts a three-node mesh that replicates a memory
 // from n0 to n2 (and keeps it in its realm), answers status and metrics, refuses a second `up`
-// on the same folder, and `down` stops every node it started and keeps the data.
+// on the same folder; `stop 2` stops n2 alone, and `start 2` starts it again and it catches up
+// on what n0 took meanwhile; `down` stops every node it started and keeps the data.
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
@@ -120,17 +121,18 @@ TEST_CASE("ops/local-cluster.sh starts a three-node mesh that replicates and sto
   const std::string id = remembered.out.substr(0, remembered.out.find('\n'));
   REQUIRE_FALSE(id.empty());
 
-  const auto deadline = std::chrono::steady_clock::now() + 8s;
-  CommandResult found;
-  bool replicated = false;
-  while (!replicated && std::chrono::steady_clock::now() < deadline) {
-    found = run_vasana({"recall", "--data", node_data(2), "--realm", "demo", "--json", "where is the staging cluster"},
-                       tmp.path(), "", 5s);
-    replicated = found.status.exited && found.status.code == 0 && contains(found.out, "\"" + id + "\"");
-    if (!replicated) std::this_thread::sleep_for(200ms);
-  }
-  INFO("last recall on n2: " << found.out << found.err);
-  REQUIRE(replicated);
+  // Polls recall on node k until it returns memory id (at most 8 s); the last answer on failure.
+  auto await_on = [&](int k, const std::string& id, const std::string& query) {
+    const auto deadline = std::chrono::steady_clock::now() + 8s;
+    CommandResult found;
+    while (std::chrono::steady_clock::now() < deadline) {
+      found = run_vasana({"recall", "--data", node_data(k), "--realm", "demo", "--json", query}, tmp.path(), "", 5s);
+      if (found.status.exited && found.status.code == 0 && contains(found.out, "\"" + id + "\"")) return std::string();
+      std::this_thread::sleep_for(200ms);
+    }
+    return "last recall on n" + std::to_string(k) + ": " + found.out + found.err;
+  };
+  REQUIRE(await_on(2, id, "where is the staging cluster") == "");
 
   // ... and only in its realm: the same query in another realm of n2 does not find it.
   const auto other = run_vasana(
@@ -159,6 +161,48 @@ TEST_CASE("ops/local-cluster.sh starts a three-node mesh that replicates and sto
   CHECK(contains(metrics, "vasana_peer_up{"));
   CHECK(contains(metrics, "vasana_replication_lag_ops{"));
 
+  // stop 2 stops n2 alone: its process ends, status names it stopped (exit 0), the others run.
+  const auto stop2 = run_script({"stop", "2", dir}, tmp.path(), port_base, 15s);
+  INFO("stop 2:\n" << stop2.out << stop2.err);
+  REQUIRE(exited_with(stop2, 0));
+  CHECK(contains(stop2.out, "stopped n2"));
+  CHECK(process_gone(guard.pids[2]));
+  CHECK_FALSE(process_gone(guard.pids[0]));
+  CHECK_FALSE(process_gone(guard.pids[1]));
+  CHECK_FALSE(fs::exists(dir + "/n2/serve.pid"));
+  const auto partial = run_script({"status", dir}, tmp.path(), port_base, 15s);
+  INFO("status with n2 stopped:\n" << partial.out << partial.err);
+  CHECK(exited_with(partial, 0));
+  CHECK(contains(partial.out, "=== n2: " + node_data(2) + ": stopped"));
+  CHECK(contains(partial.out, "=== n0: " + node_data(0) + "\n"));
+  // Stopping it again is not an error; starting a running node is refused.
+  CHECK(contains(run_script({"stop", "2", dir}, tmp.path(), port_base, 10s).out, "n2 of " + dir + " is not running"));
+  const auto start_running = run_script({"start", "0", dir}, tmp.path(), port_base, 10s);
+  CHECK(exited_with(start_running, 2));
+  CHECK(contains(start_running.err, "n0 of " + dir + " is already running"));
+
+  // Written on n0 while n2 is down; n1 gets it at once.
+  const auto while_down =
+      run_vasana({"remember", "--data", node_data(0), "--realm", "demo", "the backup bucket moved to quarry-archive"},
+                 tmp.path(), "", 10s);
+  INFO("remember while n2 is down: " << while_down.out << while_down.err);
+  REQUIRE(while_down.status.code == 0);
+  const std::string missed = while_down.out.substr(0, while_down.out.find('\n'));
+  REQUIRE(await_on(1, missed, "where did the backup bucket move") == "");
+  CHECK(run_vasana({"status", "--data", node_data(2)}, tmp.path(), "", 5s).status.code != 0);
+
+  // start 2 starts it again with its data and ports; it catches up on what it missed.
+  const auto start2 = run_script({"start", "2", dir}, tmp.path(), port_base, 20s);
+  INFO("start 2:\n" << start2.out << start2.err);
+  REQUIRE(exited_with(start2, 0));
+  CHECK(contains(start2.out, "started n2"));
+  const std::string pid_text = read_text(dir + "/n2/serve.pid");
+  REQUIRE_FALSE(pid_text.empty());
+  guard.pids.push_back(pid_t(std::stol(pid_text)));
+  CHECK(await_on(2, missed, "where did the backup bucket move") == "");
+  CHECK(await_on(2, id, "where is the staging cluster") == "");  // what it held before is still there
+  CHECK(exited_with(run_script({"status", dir}, tmp.path(), port_base, 15s), 0));
+
   // down stops every node it started; the data stays.
   const auto down = run_script({"down", dir}, tmp.path(), port_base, 15s);
   INFO("down:\n" << down.out << down.err);
@@ -183,9 +227,17 @@ TEST_CASE("ops/local-cluster.sh refuses a bad node count and an unknown command"
     CHECK(contains(r.err, "N must be a number from 1 to 9"));
   }
   CHECK_FALSE(fs::exists(tmp.sub("c")));  // refused before anything was made
-  const auto unknown = run_script({"start", "3", tmp.sub("c")}, tmp.path(), 20000, 10s);
+  const auto unknown = run_script({"restart", "3", tmp.sub("c")}, tmp.path(), 20000, 10s);
   CHECK(exited_with(unknown, 2));
-  CHECK(contains(unknown.err, "unknown command 'start'"));
+  CHECK(contains(unknown.err, "unknown command 'restart'"));
+  for (const std::string command : {"stop", "start"}) {
+    const auto no_cluster = run_script({command, "1", tmp.path()}, tmp.path(), 20000, 10s);
+    CHECK(exited_with(no_cluster, 2));
+    CHECK(contains(no_cluster.err, "holds no cluster"));
+    const auto bad_k = run_script({command, "x", tmp.path()}, tmp.path(), 20000, 10s);
+    CHECK(exited_with(bad_k, 2));
+    CHECK(contains(bad_k.err, "K must be a node number"));
+  }
   const auto nothing = run_script({"down", tmp.path()}, tmp.path(), 20000, 10s);
   CHECK(exited_with(nothing, 2));
   CHECK(contains(nothing.err, "holds no cluster"));
