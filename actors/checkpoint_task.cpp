@@ -131,13 +131,15 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
   std::map<InstanceId, Seqno> applied;
   auto t0 = Clock::now();
   EncodedState e;
-  std::vector<LaneSnapshot> lanes = engine.snapshot_lanes([&](const ReplicaState& state) {
-    e = StateCodec::encode(state);
-    data.manifest.ops_applied = state.ops_applied();
-    data.manifest.memories = state.memory_count();
-    applied = state.applied();
-  });
-  w.locked_ms = ms_since(t0);
+  std::vector<LaneSnapshot> lanes = engine.snapshot_lanes(
+      [&](const ReplicaState& state) {
+        e = StateCodec::encode(state);
+        data.manifest.ops_applied = state.ops_applied();
+        data.manifest.memories = state.memory_count();
+        applied = state.applied();
+      },
+      &w.locked_ms);
+  w.lanes_ms = ms_since(t0);
   for (auto& lane : lanes) {
     for (const auto& c : lane.chunks) w.lane_bytes += c.size();
     data.sections.push_back(CheckpointSection{std::move(lane.name), lane.format, std::move(lane.chunks)});
@@ -210,7 +212,8 @@ struct CheckpointTask::Impl {
     }
     if (!w->written) return;
     log(std::string("checkpoint: wrote ") + describe(w->manifest) + " " + why + ": " + std::to_string(w->bytes >> 10) +
-        " KiB, lanes " + std::to_string(w->lane_bytes >> 10) + " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) + " ms, decoded and digested " +
+        " KiB, lanes " + std::to_string(w->lane_bytes >> 10) + " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) +
+        " ms (saved in " + std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " +
         std::to_string(int(w->digest_ms)) + " ms, chain hashes " +
         std::to_string(int(w->hashes_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) + " ms");
     std::lock_guard<std::mutex> g(mutex);

@@ -81,7 +81,8 @@ class CheckpointStart {
 struct CheckpointWrite {
   bool written = false;
   CheckpointManifest manifest;
-  double locked_ms = 0;  // the engine's read lock held: encoding the state, saving the lanes
+  double locked_ms = 0;  // the engine's read lock held: encoding the state, saving the lanes' parts ops change
+  double lanes_ms = 0;   // the state encoded and every lane saved, the semantic graphs after the lock included
   double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
   double store_ms = 0;   // written to RocksDB (flush included)

@@ -163,6 +163,9 @@ int cmd_bench_start(const Words& words) {
     // Started with checkpoints on and stopped: the shutdown writes the first checkpoint.
     auto first = start_once(dir, true, 1, &lines);
     if (!first.ok()) return fail(kExitFailed, "bench start: " + first.status().message());
+    // How long writing that checkpoint held the engine's lock (writes wait meanwhile).
+    for (const auto& l : lines)
+      if (l.find("checkpoint: wrote") != std::string::npos) std::printf("  %s\n", l.c_str());
     lines.clear();
     auto from = start_once(dir, true, 1, &lines);
     if (!from.ok()) return fail(kExitFailed, "bench start: " + from.status().message());

@@ -174,12 +174,14 @@ void RecallEngine::rebuild_lanes(size_t threads) {
   applied_cv_.notify_all();
 }
 
-std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const {
+std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(const ReplicaState&)>& fn,
+                                                       double* locked_ms) const {
   std::vector<LaneSnapshot> out;
   std::vector<SnapshotWriter> writers;
   std::vector<Lane::SaveRest> rests;
   {
     auto lock = lock_.read();
+    const auto t0 = std::chrono::steady_clock::now();
     fn(state_);
     for (const auto& lane : lanes_) {
       if (lane->snapshot_format() == 0) continue;
@@ -193,6 +195,8 @@ std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(
     w.u8(backlog_.triplets());
     w.u8(backlog_.corrections());
     out.push_back(LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()});
+    if (locked_ms)
+      *locked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   // The parts no op changes (Lane::save_locked), written after the lock is released.
   for (size_t i = 0; i < writers.size(); ++i) {

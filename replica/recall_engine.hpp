@@ -140,7 +140,9 @@ class RecallEngine {
   // snapshot named kBacklogSnapshot), under one read lock, so that they match the state fn saw.
   // Writes wait meanwhile; queries do not. What a lane leaves for after the lock
   // (Lane::save_locked: the semantic graphs, which no op changes) is written once it is released.
-  std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn) const;
+  // locked_ms, when given, is set to how long the lock was held.
+  std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn,
+                                           double* locked_ms = nullptr) const;
   // Loading a checkpoint, in two steps around load_state(). load_lanes() loads each lane that has
   // a snapshot of its name and format (up to `threads` lanes at once) and keeps the saved
   // backlog; it reads no state, so the state may be decoded meanwhile on another thread. Then,
