@@ -120,6 +120,7 @@ int cmd_bench_http(const Words& words) {
   if (!zmq_client.ok()) return fail(kExitFailed, "bench http: " + zmq_client.status().message());
   httplib::Client http("127.0.0.1", server.value()->port());
   http.set_keep_alive(true);
+  http.set_tcp_nodelay(true);  // headers and body go out in two writes: without it Nagle holds the second
   http.set_read_timeout(std::chrono::seconds(30));
   const httplib::Headers headers = {{"Authorization", "Bearer " + bench.token}};
 
