@@ -1,4 +1,5 @@
 // `vasana init` and `vasana serve`.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
@@ -131,8 +132,21 @@ int cmd_serve(const Words& words) {
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
     opts.sync.secret_key = keys->secret_z85;
   }
-  // Client tokens and the HTTP server's TLS key are checked before the node starts.
-  if (Status t = load_client_tokens(cfg->clients); !t.ok()) return fail(exit_code_for(t), "serve: " + t.message());
+  Status tokens = load_client_tokens(cfg->clients);
+  if (!tokens.ok()) return fail(kExitUsage, "serve: " + tokens.message());
+  opts.clients = cfg->clients;
+  const bool client_keys = std::any_of(opts.clients.all().begin(), opts.clients.all().end(),
+                                       [](const ClientGrant& c) { return !c.public_key.empty(); });
+  if (client_keys && !cfg->client_tcp.empty()) {
+    // The TCP client endpoint is a CurveZMQ server with the node's own key pair.
+    if (cfg->secret_key_file.empty())
+      return fail(kExitUsage, "serve: clients with a public_key need the node's key pair for the TCP client endpoint: "
+                              "set sync.secret_key_file (make one with `vasana keygen`)");
+    auto keys = load_secret_key_file(cfg->secret_key_file);
+    if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
+    opts.client_secret_key = keys->secret_z85;
+  }
+  // The HTTP server needs a client that can use it, and a TLS key only its owner may read.
   if (cfg->http.enabled()) {
     bool any_token = false;
     for (const ClientGrant& g : cfg->clients.all()) any_token = any_token || !g.token.empty();

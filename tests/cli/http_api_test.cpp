@@ -278,9 +278,8 @@ TEST_CASE("HTTPS with a self-signed certificate: curl --cacert is served, plain 
   CHECK(curl(tmp, plain + "/healthz", auth).status == 0);
 }
 
-// These need the gateway's grant check (the grants branch): until it is merged the node ignores
-// acting_as and the refusals below do not happen.
-TEST_CASE("an HTTP client gets exactly its grants: reads in its realm, 403 elsewhere, nothing written", "[!mayfail]") {
+// The gateway applies the client's grants to what the HTTP server sends on its behalf.
+TEST_CASE("an HTTP client gets exactly its grants: reads in its realm, 403 elsewhere, nothing written") {
   TempDir tmp;
   REQUIRE(init_data_dir_with_cli(tmp.sub("d"), tmp.path()) == "");
   ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"), http_config(tmp));
