@@ -176,7 +176,7 @@ TEST_CASE("every curl example of docs/http-api.md gives its documented status an
   CHECK(contains(g.body, "\"pinned\":true"));
 }
 
-TEST_CASE("HTTP requests without a known bearer token are answered 401 and counted; a known token is served") {
+TEST_CASE("HTTP requests without a known bearer token are answered 401 and counted, while a known token is served") {
   TempDir tmp;
   REQUIRE(init_data_dir_with_cli(tmp.sub("d"), tmp.path()) == "");
   ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"), http_config(tmp));
