@@ -261,6 +261,7 @@ int cmd_bench(const Words& words) {
   if (!words.empty() && words[0] == "replication")
     return cmd_bench_replication(Words(words.begin() + 1, words.end()));
   if (!words.empty() && words[0] == "start") return cmd_bench_start(Words(words.begin() + 1, words.end()));
+  if (!words.empty() && words[0] == "http") return cmd_bench_http(Words(words.begin() + 1, words.end()));
   if (!words.empty() && words[0] == "memory") return cmd_bench_memory(Words(words.begin() + 1, words.end()));
   if (words.empty() || words[0] != "write")
     return fail(kExitUsage,
@@ -270,6 +271,7 @@ int cmd_bench(const Words& words) {
                 "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
                 "                                       [--mix puts|all] [--keep]\n"
                 "              vasana bench memory [--mib N] [--strings N]\n"
+                "              vasana bench http [--memories 100000] [--queries 1000] [--dir DIR]\n"
                 "              vasana bench start [--memories 100000,1000000] [--dir DIR]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers", "mix"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());

@@ -1,13 +1,10 @@
 #include "cli/client_grants_config.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
+#include "cli/owner_only_file.hpp"
 #include "protocol/memory_input.hpp"
 #include "store/file_io.hpp"
 #include "sync/curve_keys.hpp"
@@ -94,16 +91,7 @@ Status load_client_tokens(ClientGrants& grants) {
   for (ClientGrant& g : grants.all()) {
     if (g.token_file.empty()) continue;
     const std::string who = "clients.\"" + g.name + "\".token_file " + g.token_file;
-    struct stat st {};
-    if (::stat(g.token_file.c_str(), &st) != 0)
-      return Status::FailedPrecondition(who + ": cannot be read (" + std::strerror(errno) + ")");
-    if (!S_ISREG(st.st_mode)) return Status::FailedPrecondition(who + " is not a regular file");
-    if ((st.st_mode & 077) != 0) {
-      char mode[8];
-      std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
-      return Status::FailedPrecondition(who + " has mode " + mode +
-                                        "; a token file must not be readable or writable by group or others (chmod 600)");
-    }
+    if (Status m = check_owner_only_file(g.token_file, who); !m.ok()) return m;
     auto text = read_whole_file(g.token_file);
     if (!text.ok()) return Status::FailedPrecondition(who + ": " + text.status().message());
     std::string token = *text;

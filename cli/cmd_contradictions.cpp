@@ -7,7 +7,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
-#include "protocol/json_text.hpp"
+#include "cli/response_json.hpp"
 
 namespace vasana {
 
@@ -36,25 +36,7 @@ int cmd_contradictions(const Words& words) {
     return fail(kExitFailed, "contradictions: unexpected answer from the node");
   for (const ContradictionView& c : res->contradictions) {
     if (args->has("json")) {
-      std::string claims = "[";
-      for (size_t i = 0; i < c.claims.size(); ++i) {
-        const ClaimView& v = c.claims[i];
-        claims += (i ? "," : "") + JsonObject()
-                                       .str("triplet", v.triplet.to_string())
-                                       .str("object", v.object)
-                                       .str("source_memory", v.source_memory.seqno.value ? v.source_memory.to_string() : "")
-                                       .str("valid_from", format_time_ms(v.valid_from_ms))
-                                       .str("valid_to", format_time_ms(v.valid_to_ms))
-                                       .done();
-      }
-      claims += "]";
-      std::printf("%s\n", JsonObject()
-                              .str("realm", c.realm)
-                              .str("subject", c.subject)
-                              .str("predicate", c.predicate)
-                              .raw("claims", claims)
-                              .done()
-                              .c_str());
+      std::printf("%s\n", contradiction_json(c).c_str());
     } else {
       std::printf("%s: %s %s\n", c.realm.c_str(), c.subject.c_str(), c.predicate.c_str());
       for (const ClaimView& v : c.claims)

@@ -6,7 +6,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
-#include "protocol/json_text.hpp"
+#include "cli/response_json.hpp"
 
 namespace vasana {
 
@@ -36,17 +36,7 @@ int cmd_history(const Words& words) {
     all_verified = all_verified && e.chain_verified;
     const MemoryId op_id{e.writer, e.seqno};
     if (args->has("json")) {
-      std::printf("%s\n", JsonObject()
-                              .str("op", e.op)
-                              .str("id", op_id.to_string())
-                              .str("writer", to_hex(e.writer))
-                              .unum("seqno", e.seqno.value)
-                              .unum("effective_ts", e.effective_ts)
-                              .str("recorded_at", format_time_ms(e.recorded_at_ms))
-                              .boolean("chain_verified", e.chain_verified)
-                              .raw("fields", e.fields_json.empty() ? "null" : e.fields_json)
-                              .done()
-                              .c_str());
+      std::printf("%s\n", history_entry_json(e).c_str());
     } else {
       std::printf("%s  %-16s %-22s logical %-5u chain %s  %s\n", format_time_ms(e.recorded_at_ms).c_str(),
                   e.op.c_str(), op_id.to_string().c_str(), unsigned(e.effective_ts & 0xffff),

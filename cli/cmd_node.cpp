@@ -13,6 +13,8 @@
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/client_grants_config.hpp"
+#include "cli/http_server.hpp"
+#include "cli/owner_only_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/malloc_tunables.hpp"
 #include "cli/scoring_file.hpp"
@@ -145,6 +147,17 @@ int cmd_serve(const Words& words) {
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
     opts.client_secret_key = keys->secret_z85;
   }
+  // The HTTP server needs a client that can use it, and a TLS key only its owner may read.
+  if (cfg->http.enabled()) {
+    bool any_token = false;
+    for (const ClientGrant& g : cfg->clients.all()) any_token = any_token || !g.token.empty();
+    if (!any_token)
+      return fail(kExitUsage, "serve: http.listen is set but no [clients.\"NAME\"] table has a token_file: nobody could use the HTTP API");
+    if (cfg->http.tls()) {
+      Status k = check_owner_only_file(cfg->http.tls_key_file, "http.tls_key_file " + cfg->http.tls_key_file);
+      if (!k.ok()) return fail(kExitUsage, "serve: " + k.message());
+    }
+  }
   log_line("malloc: " + malloc_tuning());
   StopSignals signals(stop_signals);
   opts.stop_requested = [&signals] { return signals.signalled(); };
@@ -157,7 +170,22 @@ int cmd_serve(const Words& words) {
     }
     return fail(exit_code_for(node.status()), "serve: " + node.status().message());
   }
+  std::unique_ptr<HttpServer> http;
+  if (cfg->http.enabled()) {
+    HttpServerOptions ho;
+    ho.http = cfg->http;
+    ho.clients = cfg->clients;
+    ho.node_endpoint = opts.dir.default_client_endpoint();
+    ho.limits = cfg->limits;
+    auto started = HttpServer::start(std::move(ho));
+    if (!started.ok()) {
+      node.value()->stop();
+      return fail(exit_code_for(started.status()), "serve: " + started.status().message());
+    }
+    http = std::move(started.value());
+  }
   std::string extra;
+  if (http) extra += "; http on " + http->url();
   if (!node.value()->sync_endpoint().empty()) extra += "; peers on " + node.value()->sync_endpoint();
   if (node.value()->metrics_port() != 0)
     extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
@@ -170,6 +198,7 @@ int cmd_serve(const Words& words) {
   const int sig = signals.wait();
   log_line(std::string("stopping on ") + signal_name(sig));
   notify_service_manager("STOPPING=1");
+  if (http) http->stop();
   node.value()->stop();
   log_line("stopped");
   return kExitOk;

@@ -5,9 +5,10 @@
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/jsonl_memory.hpp"
 #include "cli/node_client.hpp"
 #include "cli/pipelined_calls.hpp"
+#include "cli/request_json.hpp"
+#include "cli/response_json.hpp"
 #include "protocol/recall_input.hpp"
 
 #include <fstream>
@@ -34,59 +35,7 @@ std::string tags_text(const std::vector<std::string>& tags) {
   return out;
 }
 
-std::string explain_json(const RecallHit& h) {
-  std::string lanes = "[";
-  for (size_t i = 0; i < h.lanes.size(); ++i) {
-    if (i) lanes += ",";
-    lanes += JsonObject().str("lane", h.lanes[i].lane).unum("rank", h.lanes[i].rank).real("score", h.lanes[i].score).done();
-  }
-  lanes += "]";
-  return JsonObject()
-      .raw("lanes", lanes)
-      .real("rrf", h.rrf)
-      .real("kind_prior", h.kind_prior)
-      .real("status", h.status_weight)
-      .real("epistemic", h.epistemic_weight)
-      .real("strength", h.strength)
-      .real("phrase", h.phrase_boost)
-      .done();
-}
-
-void print_json(const RecallAnswer& a, bool explain) {
-  std::string hits = "[";
-  for (size_t i = 0; i < a.hits.size(); ++i) {
-    const RecallHit& h = a.hits[i];
-    JsonObject o;
-    o.str("id", h.id.to_string()).str("ref", h.ref).real("score", h.score).str("realm", h.realm).str("kind", h.kind);
-    o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
-    o.raw("tags", json_string_array(h.tags));
-    o.str("valid_from", format_time_ms(h.valid_from_ms)).str("valid_to", format_time_ms(h.valid_to_ms));
-    if (explain) o.raw("explain", explain_json(h));
-    hits += (i ? "," : "") + o.done();
-  }
-  hits += "]";
-  const std::string lanes = json_string_array(a.lanes);
-  std::string corrections = "[";
-  for (size_t i = 0; i < a.corrections.size(); ++i) {
-    const CorrectionHit& c = a.corrections[i];
-    corrections += (i ? "," : "") + JsonObject()
-                                        .str("id", c.id.to_string())
-                                        .str("realm", c.realm)
-                                        .str("wrong", c.wrong)
-                                        .str("right", c.right)
-                                        .str("note", c.note)
-                                        .done();
-  }
-  corrections += "]";
-  std::printf("%s\n", JsonObject()
-                          .str("verdict", a.known ? "KNOWN" : "UNKNOWN")
-                          .real("top_relevance", a.top_relevance)
-                          .raw("lanes", lanes)
-                          .raw("corrections", corrections)
-                          .raw("hits", hits)
-                          .done()
-                          .c_str());
-}
+void print_json(const RecallAnswer& a, bool explain) { std::printf("%s\n", recall_answer_json(a, explain).c_str()); }
 
 void print_text(const RecallAnswer& a, bool explain) {
   std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
@@ -109,55 +58,14 @@ void print_text(const RecallAnswer& a, bool explain) {
   }
 }
 
-// One query line of a batch: {"query": ..., "realms": [...], "limit": N, "as_of": T,
-// "known_at": T, "lanes": [...], "tags": [...]}; realms default to the command line's --realm.
+// One query line of a batch (cli/request_json.hpp recall_query_from_json); realms default to
+// the command line's --realm.
 Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
                                          const InputLimits& limits) {
-  using nlohmann::json;
-  json obj = json::parse(line, nullptr, false);
+  nlohmann::json obj = nlohmann::json::parse(line, nullptr, false);
   if (obj.is_discarded() || !obj.is_object()) return Status::InvalidArgument("not a JSON object");
-  RecallQuery q;
-  q.realms = default_realms;
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const std::string& k = it.key();
-    const json& v = it.value();
-    if (k == "query" && v.is_string()) {
-      q.text = v.get<std::string>();
-    } else if (k == "realms" && v.is_array()) {
-      q.realms.clear();
-      for (const auto& r : v) {
-        if (!r.is_string()) return Status::InvalidArgument("realms must be an array of strings");
-        q.realms.push_back(r.get<std::string>());
-      }
-    } else if (k == "limit" && v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= 1000) {
-      q.limit = v.get<uint32_t>();
-    } else if (k == "as_of") {
-      auto t = time_from_json(v, "as_of");
-      if (!t.ok()) return t.status();
-      q.as_of_ms = *t;
-    } else if (k == "known_at") {
-      auto t = time_from_json(v, "known_at");
-      if (!t.ok()) return t.status();
-      q.known_at_ms = *t;
-    } else if (k == "tags" && v.is_array()) {
-      for (const auto& t : v) {
-        if (!t.is_string()) return Status::InvalidArgument("tags must be an array of strings");
-        q.tags.push_back(t.get<std::string>());
-      }
-    } else if (k == "lanes" && v.is_array()) {
-      for (const auto& l : v) {
-        if (!l.is_string()) return Status::InvalidArgument("lanes must be an array of strings");
-        q.lanes.push_back(l.get<std::string>());
-      }
-    } else {
-      return Status::InvalidArgument("field '" + k + "' is unknown or of the wrong type");
-    }
-  }
-  if (q.text.empty()) return Status::InvalidArgument("query is required");
-  if (q.realms.empty()) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
-  Status v = validate_recall(q, limits, {});
-  if (!v.ok()) return v;
-  return q;
+  if (default_realms.empty() && !obj.contains("realms")) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
+  return recall_query_from_json(obj, default_realms, limits);
 }
 
 int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) {

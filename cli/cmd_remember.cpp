@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
 #include "cli/write_command.hpp"
-#include "protocol/json_text.hpp"
+#include "cli/response_json.hpp"
 
 namespace vasana {
 
@@ -110,19 +110,9 @@ int cmd_remember(const Words& words) {
                          ? ""
                          : "; nothing was written"));
   if (res->kind != ClientResponse::Kind::remembered) return fail(kExitFailed, "remember: unexpected answer from the node");
-  const std::string status = memory_statuses()[static_cast<size_t>(res->stored_status)].data();
   const bool flagged = res->flagged_by.seqno.value != 0;
   if (args->has("json")) {
-    std::printf("%s\n", JsonObject()
-                            .str("id", res->id.to_string())
-                            .unum("seqno", res->id.seqno.value)
-                            .unum("effective_ts", res->effective_ts)
-                            .boolean("existed", res->existed)
-                            .boolean("updated", res->updated)
-                            .str("status", status)
-                            .str("flagged_by", flagged ? res->flagged_by.to_string() : "")
-                            .done()
-                            .c_str());
+    std::printf("%s\n", remembered_json(*res).c_str());
   } else {
     std::printf("%s\n", res->id.to_string().c_str());
     if (res->existed) std::fprintf(stderr, "vasana: remember: realm already holds ref '%s' with this content; nothing was written\n", req_ref.c_str());

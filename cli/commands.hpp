@@ -38,6 +38,7 @@ int cmd_contradictions(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_version(const Words& words);  // also `vasana --version`
 int cmd_bench_recall(const Words& words);
+int cmd_bench_http(const Words& words);
 int cmd_bench_start(const Words& words);
 int cmd_bench_replication(const Words& words);
 int cmd_bench_memory(const Words& words);

@@ -52,6 +52,7 @@ const char* kUsage =
     "  bench write [--dir DIR] [--seconds S] [--mix puts|all]  durable write throughput and latency, with the disk's limits\n"
     "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
     "  bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N] [--realm-writes N] [--semantic-exact-limit N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source] [--mix puts|all]\n"
+    "  bench http [--memories 100000] [--queries 1000]  recall over the HTTP API beside the ZeroMQ protocol\n"
     "  bench start [--memories 100000]       start to ready with a full replay and from a checkpoint\n"
     "  bench memory [--mib 256] [--strings 1000000]  what fresh memory costs here (first touch, small strings on a thread)\n"
     "                                         replication lag (3 nodes in one process) next to Redis; catch-up rate\n"

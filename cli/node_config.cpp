@@ -210,6 +210,27 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
          }}},
         {"interval_s", integer_key(1, 30 * 86400, [](NodeConfig& c, int64_t v) { c.checkpoint.interval = std::chrono::seconds(v); })},
         {"min_ops", integer_key(1, int64_t(1) << 40, [](NodeConfig& c, int64_t v) { c.checkpoint.min_ops = uint64_t(v); })}}},
+      {"http",
+       {{"listen", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           std::string host;
+           int port = 0;
+           if (!v.empty()) {
+             Status s = split_http_listen(v, host, port);
+             if (!s.ok()) return Status::InvalidArgument(name + ": " + s.message());
+           }
+           c.http.listen = v;
+           return Status::Ok();
+         })},
+        {"tls_cert_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           c.http.tls_cert_file = v;
+           return Status::Ok();
+         })},
+        {"tls_key_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           c.http.tls_key_file = v;
+           return Status::Ok();
+         })},
+        {"max_body_bytes", integer_key(int64_t(kMinHttpBodyBytes), int64_t(kMaxHttpBodyBytes),
+                                       [](NodeConfig& c, int64_t v) { c.http.max_body_bytes = size_t(v); })}}},
       {"limits",
        {{"max_memory_bytes",
          integer_key(1, 1 << 20, [](NodeConfig& c, int64_t v) { c.limits.max_text_bytes = size_t(v); })}}},
@@ -256,6 +277,14 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
   if (!cfg.secret_key_file.empty()) {
     std::filesystem::path key(cfg.secret_key_file);
     if (key.is_relative()) cfg.secret_key_file = (std::filesystem::path(path).parent_path() / key).string();
+  }
+  if (cfg.http.tls_cert_file.empty() != cfg.http.tls_key_file.empty())
+    return Status::InvalidArgument(path + ": http.tls_cert_file and http.tls_key_file go together: give both (HTTPS) or neither (plain HTTP)");
+  if (cfg.http.tls() && !cfg.http.enabled())
+    return Status::InvalidArgument(path + ": http.tls_cert_file is set but http.listen is not (no HTTP server would use it)");
+  for (std::string* f : {&cfg.http.tls_cert_file, &cfg.http.tls_key_file}) {
+    std::filesystem::path p(*f);
+    if (!f->empty() && p.is_relative()) *f = (std::filesystem::path(path).parent_path() / p).string();
   }
   if (!cfg.sync.shared_parent.empty()) {
     std::filesystem::path p(cfg.sync.shared_parent);

@@ -10,6 +10,7 @@
 #include "actors/checkpoint_task.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
+#include "cli/http_options.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/client_grants.hpp"
 #include "protocol/status.hpp"
@@ -43,6 +44,7 @@ struct NodeConfig {
   // [clients."NAME"]: client identities and their grants (cli/client_grants_config.hpp); token
   // files are read by `serve` (load_client_tokens), not here.
   ClientGrants clients;
+  HttpOptions http;  // [http]: the HTTP/JSON API (cli/http_server.hpp); off unless listen is set
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

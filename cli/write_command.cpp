@@ -6,7 +6,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
-#include "protocol/json_text.hpp"
+#include "cli/response_json.hpp"
 
 namespace vasana {
 
@@ -106,12 +106,7 @@ int send_write(const std::string& cmd, const Args& args, ClientRequest req) {
   if (!res) return exit;
   if (res->kind != ClientResponse::Kind::written) return fail(kExitFailed, cmd + ": unexpected answer from the node");
   if (args.has("json"))
-    std::printf("%s\n", JsonObject()
-                            .str("id", res->id.to_string())
-                            .unum("seqno", res->id.seqno.value)
-                            .unum("effective_ts", res->effective_ts)
-                            .done()
-                            .c_str());
+    std::printf("%s\n", written_json(*res).c_str());
   else
     std::printf("%s\n", res->id.to_string().c_str());
   return kExitOk;

@@ -24,3 +24,8 @@ find_package(nlohmann_json 3 CONFIG REQUIRED)
 find_package(Catch2 2 REQUIRED)
 # No version argument: Debian ships no prometheus-cpp-config-version.cmake.
 find_package(prometheus-cpp CONFIG REQUIRED)
+# cpp-httplib 0.11 (Debian's libcpp-httplib-dev) is a compiled library whose class layouts depend
+# on the CPPHTTPLIB_*_SUPPORT macros it was built with (OpenSSL, zlib, brotli): take them from its
+# pkg-config file rather than defining them by hand, or the headers would not match the library.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(CPPHTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)

@@ -11,7 +11,9 @@ packages=(
   libssl-dev                                    # SHA-256 hash chain
   libtomlplusplus-dev                           # configuration file
   nlohmann-json3-dev                            # JSON lines of import and recall --batch
+  libcpp-httplib-dev                            # the HTTP/JSON API ([http]; HTTPS through libssl-dev)
   catch2                                        # tests
+  curl openssl                                  # tests: the HTTP API's documented examples, a TLS certificate
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
   redis-server                                  # bench replication: Redis side by side (optional there)

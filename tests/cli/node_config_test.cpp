@@ -25,7 +25,8 @@ auto fields(const NodeConfig& c) {
                          c.group_commit.max_bytes, c.log.seal_bytes, c.log.seal_age_ms, c.limits.max_text_bytes,
                          c.scoring_file, c.semantic.exact_limit, c.semantic.index.ef_construction,
                          c.semantic.index.ef_search, c.checkpoint.enabled, c.checkpoint.interval.count(),
-                         c.checkpoint.min_ops);
+                         c.checkpoint.min_ops, c.http.listen, c.http.tls_cert_file, c.http.tls_key_file,
+                         c.http.max_body_bytes);
 }
 
 NodeConfig parse_ok(const std::string& text) {
@@ -73,6 +74,8 @@ const std::vector<IntegerKey>& integer_keys() {
        [](const NodeConfig& c) { return int64_t(c.checkpoint.interval.count()); }},
       {"checkpoint", "min_ops", 1, int64_t(1) << 40, 10000,
        [](const NodeConfig& c) { return int64_t(c.checkpoint.min_ops); }},
+      {"http", "max_body_bytes", 1024, 64 << 20, 4 << 20,
+       [](const NodeConfig& c) { return int64_t(c.http.max_body_bytes); }},
   };
   return keys;
 }
@@ -252,7 +255,8 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
   for (const auto& k : keys) names.push_back(k.section + "." + k.key);
   std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "node.group_access", "client.tcp",
                                     "recall.scoring_file", "checkpoint.enabled", "write.functional_predicates",
-                                    "write.on_conflict", "write.corrections", "write.review_origins"};
+                                    "write.on_conflict", "write.corrections", "write.review_origins",
+                                    "http.listen", "http.tls_cert_file", "http.tls_key_file"};
   for (const auto& k : integer_keys())
     if (k.section != "node") want.push_back(k.section + "." + k.key);
   std::sort(names.begin(), names.end());
