@@ -17,6 +17,7 @@
 #include "actors/client_endpoint.hpp"
 #include "actors/replica_actor.hpp"
 #include "replica/recall_engine.hpp"
+#include "sync/node_probe.hpp"
 
 namespace vasana {
 
@@ -40,12 +41,16 @@ using QueryReply = std::function<void(const ClientCall& call, const ClientRespon
 using OtherAnswer = std::function<ClientResponse(const ClientCall& call)>;
 
 // reply must stay callable until the actor's last message. other (may be empty) answers the
-// calls that are not recalls; without it they are answered `internal`.
+// calls that are not recalls; without it they are answered `internal`. probe (may be null) is
+// told each recall's time and its lanes' times.
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw, OtherAnswer other = nullptr);
+                              ReadYourWrites ryw, OtherAnswer other = nullptr,
+                              std::shared_ptr<NodeProbe> probe = nullptr);
 
-// The recall of one client call, answered as a ClientResponse (pure: no actor needed).
-ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);
+// The recall of one client call, answered as a ClientResponse (pure: no actor needed). probe,
+// when given, is told the recall's time and each lane's search time (not for a refused query).
+ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms,
+                             NodeProbe* probe = nullptr);
 
 }  // namespace vasana
 

@@ -143,7 +143,7 @@ int cmd_serve(const Words& words) {
   std::string extra;
   if (!node.value()->sync_endpoint().empty()) extra += "; peers on " + node.value()->sync_endpoint();
   if (node.value()->metrics_port() != 0)
-    extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
+    extra += "; metrics on " + node.value()->metrics_url();
   log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root + extra);
 
   const int sig = signals.wait();
