@@ -1,8 +1,9 @@
 // Prometheus export of NodeStatus (sync/replication_status.hpp) over HTTP: GET /metrics.
 //
-// Nothing is cached: every scrape calls the snapshot function and turns the NodeStatus it returns
-// into metric families, so a value is never older than the scrape and a peer or writer that is
-// gone from the status is gone from the scrape (no stale gauges). The families:
+// Nothing is cached here: every scrape calls the snapshot function and turns the NodeStatus it
+// returns into metric families, so a peer or writer that is gone from the status is gone from the
+// scrape (no stale gauges). (The node's snapshot caches one value, the state digest, which costs
+// a pass over every memory: replica/digest_cache.hpp.) The families:
 //
 //   vasana_memories                                 gauge    live memories in the replica
 //   vasana_applied_seqno{writer}                    gauge    highest seqno of the writer applied here
