@@ -1,5 +1,9 @@
 #include "actors/client_endpoint.hpp"
 
+#include "actors/client_grant_check.hpp"
+#include "actors/request_labels.hpp"
+#include "sync/node_probe.hpp"
+
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -89,6 +93,13 @@ struct ClientEndpoint::Impl {
   std::deque<OutgoingReply> outbox;  // guarded by mu
   std::atomic<uint64_t> dropped{0};
   std::atomic<bool> stopping{false};
+  std::shared_ptr<NodeProbe> probe;     // set before the thread starts; may be null
+
+  // Books one answer in the probe; kind is the request's (or "unreadable").
+  void count(const ClientCall& call, const char* kind, const ClientResponse& r) const {
+    if (probe && call.socket < transports.size())
+      probe->request_answered(std::string(transport_name(transports[call.socket])), kind, response_result_label(r));
+  }
   std::thread thread;
 
   void wake() { gate->wake(); }
@@ -196,6 +207,7 @@ struct ClientEndpoint::Impl {
   }
 
   void reply_now(const ClientCall& call, const ClientResponse& r) {
+    count(call, "unreadable", r);
     {
       std::lock_guard<std::mutex> lock(mu);
       outbox.push_back(OutgoingReply{call.socket, call.routing_id, encode_response(r)});
@@ -295,6 +307,8 @@ Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<s
   return ep;
 }
 
+void ClientEndpoint::set_probe(std::shared_ptr<NodeProbe> probe) { impl_->probe = std::move(probe); }
+
 void ClientEndpoint::run(Dispatch dispatch) {
   impl_->dispatch = std::move(dispatch);
   Impl* raw = impl_.get();
@@ -319,6 +333,7 @@ uint64_t ClientEndpoint::dropped_replies() const { return impl_->dropped.load(st
 const ClientEndpointLimits& ClientEndpoint::limits() const { return impl_->limits; }
 
 void ClientEndpoint::reply(const ClientCall& call, const ClientResponse& response) {
+  impl_->count(call, request_kind_label(call.request.kind), response);
   std::string body = encode_response(response);
   if (body.size() > impl_->limits.max_reply_bytes)
     body = encode_response(error_response(

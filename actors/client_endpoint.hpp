@@ -34,6 +34,8 @@
 
 namespace vasana {
 
+class NodeProbe;
+
 struct ClientEndpointLimits {
   size_t max_message_bytes = 64 * 1024 + 64 * 1024;  // ZMQ_MAXMSGSIZE of each received frame
   int queue_per_client = 64;                          // ZMQ_SNDHWM and ZMQ_RCVHWM, in messages
@@ -90,6 +92,9 @@ class ClientEndpoint {
   static Result<std::unique_ptr<ClientEndpoint>> bind(const std::vector<std::string>& endpoints,
                                                       ClientEndpointLimits limits = ClientEndpointLimits{},
                                                       ClientEndpointCurve curve = ClientEndpointCurve{});
+  // Every answer sent from now on is counted in probe by transport, request kind and result
+  // (sync/node_probe.hpp). Call before run(); probe must outlive the endpoint.
+  void set_probe(std::shared_ptr<NodeProbe> probe);
   // Starts the socket thread. dispatch runs on that thread and must not block. Call once.
   void run(Dispatch dispatch);
   ~ClientEndpoint();  // stop()s

@@ -1,5 +1,6 @@
 #include "actors/client_grant_check.hpp"
 
+#include "actors/request_labels.hpp"
 #include "replica/replica_state.hpp"
 
 namespace vasana {
@@ -42,28 +43,6 @@ std::string_view transport_name(ClientTransport t) {
   switch (t) {
     case ClientTransport::ipc: return "ipc";
     case ClientTransport::tcp: return "tcp";
-  }
-  return "unknown";
-}
-
-std::string_view request_kind_name(ClientRequest::Kind k) {
-  switch (k) {
-    case K::ping: return "ping";
-    case K::remember: return "remember";
-    case K::recall: return "recall";
-    case K::status: return "status";
-    case K::update: return "update";
-    case K::forget: return "forget";
-    case K::set_status: return "set_status";
-    case K::pin: return "pin";
-    case K::fact: return "fact";
-    case K::correct: return "correct";
-    case K::retract: return "retract";
-    case K::review: return "review";
-    case K::get: return "get";
-    case K::list: return "list";
-    case K::history: return "history";
-    case K::contradictions: return "contradictions";
   }
   return "unknown";
 }
@@ -159,7 +138,7 @@ std::map<std::pair<std::string, std::string>, uint64_t> ClientRefusals::snapshot
   std::map<std::pair<std::string, std::string>, uint64_t> out;
   std::lock_guard<std::mutex> g(mutex_);
   for (const auto& [key, n] : counts_)
-    out[{std::string(transport_name(key.first)), std::string(request_kind_name(key.second))}] += n;
+    out[{std::string(transport_name(key.first)), std::string(request_kind_label(key.second))}] += n;
   return out;
 }
 

@@ -29,7 +29,6 @@ namespace vasana {
 class ReplicaState;
 
 std::string_view transport_name(ClientTransport t);
-std::string_view request_kind_name(ClientRequest::Kind k);
 
 // Sets call.who from the transport and call.request.acting_as:
 //  - a call with a client key (TCP with CurveZMQ): that key's client; acting_as may be empty or

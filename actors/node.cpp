@@ -19,10 +19,12 @@
 #include "actors/client_gateway.hpp"
 #include "actors/history_answer.hpp"
 #include "actors/own_stream_repair.hpp"
+#include "actors/request_labels.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/replica_actor.hpp"
 #include "protocol/op_codec.hpp"
 #include "replica/apply_failures.hpp"
+#include "replica/digest_cache.hpp"
 #include "replica/lane_registry.hpp"
 #include "store/writer_dirs.hpp"
 #include "actors/writer_actor.hpp"
@@ -32,6 +34,7 @@
 #include "sync/log_limiter.hpp"
 #include "sync/metrics_exporter.hpp"
 #include "sync/mirror_set.hpp"
+#include "sync/node_probe.hpp"
 #include "sync/replicator.hpp"
 #include "sync/shared_dir_tailer.hpp"
 #include "sync/stream_heads.hpp"
@@ -78,6 +81,8 @@ struct Node::Impl {
   std::unique_ptr<Replicator> replicator;
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
+  std::shared_ptr<NodeProbe> probe;  // commit, recall and request measurements (metrics)
+  mutable DigestCache digest_cache{std::chrono::seconds(10)};  // the digest every scrape shows
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
@@ -91,19 +96,19 @@ struct Node::Impl {
           why.to_string() + "; that writer's later ops wait behind it (vasana status: problems)");
   }
 
-  // with_digest: also the state digest, a hash over every memory (O(store) under the engine's
-  // read lock): for `vasana status`, not for every Prometheus scrape.
-  NodeStatus status(bool with_digest) const;
+  // fresh_digest: the state digest computed now, a hash over every memory (O(store) under the
+  // engine's read lock), for `vasana status`; otherwise digest_cache's, for every Prometheus scrape.
+  NodeStatus status(bool fresh_digest) const;
 };
 
-NodeStatus Node::Impl::status(bool with_digest) const {
+NodeStatus Node::Impl::status(bool fresh_digest) const {
   NodeStatus st;
   st.instance = to_hex(identity.instance);
   st.vector_space = identity.vector_space.id();
   std::map<InstanceId, Seqno> applied;
   engine->read([&](const ReplicaState& state) {
     st.memories = state.memory_count();
-    if (with_digest) st.digest = to_hex(state.digest());
+    if (fresh_digest) st.digest = to_hex(state.digest());
     applied = state.applied();
   });
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
@@ -127,6 +132,10 @@ NodeStatus Node::Impl::status(bool with_digest) const {
     st.clock_holds = mirrors->clock_holds();
     st.copy_failures = mirrors->copy_failures();
   }
+  if (!fresh_digest) st.digest = digest_cache.get(*engine);
+  st.integrity_failures = {{"own-segment", 0}, {"copy-segment", 0}, {"peer-chunk", 0}};
+  if (probe)
+    for (const auto& [kind, n] : probe->integrity_at_start()) st.integrity_failures[kind] += n;
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
@@ -143,6 +152,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   if (tailer) {
     for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));
   }
+  for (const PeerStatus& p : st.peers) st.integrity_failures["peer-chunk"] += p.chunks_refused;
   return st;
 }
 
@@ -151,7 +161,7 @@ Node::Node(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Node::~Node() { stop(); }
 
 const std::vector<std::string>& Node::endpoints() const { return impl_->endpoints; }
-NodeStatus Node::status() const { return impl_->status(/*with_digest=*/true); }
+NodeStatus Node::status() const { return impl_->status(/*fresh_digest=*/true); }
 bool Node::wait_applied(InstanceId writer, Seqno seqno, std::chrono::milliseconds timeout) const {
   return impl_->engine->wait_applied(writer, seqno, timeout);
 }
@@ -160,6 +170,7 @@ size_t Node::background_pending() const { return impl_->engine->background_pendi
 PeerTraffic Node::peer_traffic() const { return impl_->replicator ? impl_->replicator->served() : PeerTraffic{}; }
 std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->replicator->endpoint() : ""; }
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
+std::string Node::metrics_url() const { return impl_->metrics ? impl_->metrics->url() : ""; }
 InstanceId Node::instance() const { return impl_->identity.instance; }
 
 namespace {
@@ -223,13 +234,23 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   std::vector<std::string> ignored;
   auto writers = list_writer_dirs(dir, &ignored);
   if (!writers.ok()) return writers.status();
+  {
+    std::vector<std::string> transports;
+    for (const auto& e : impl->options.client_endpoints) transports.push_back(endpoint_transport(e));
+    if (transports.empty()) transports.push_back("ipc");
+    impl->probe = std::make_shared<NodeProbe>(impl->engine->lane_names(), transports, all_request_kind_labels());
+  }
+  impl->probe->integrity_found("own-segment", rec->corruptions);
   std::vector<WriterScan> others;
   for (const auto& w : *writers) {
     if (w.instance == impl->identity.instance) continue;
     auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance));
     if (!scan.ok()) return scan.status();
     if (Status st = check_stop_requested(*impl); !st.ok()) return st;
-    if (!scan->healthy()) impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
+    if (!scan->healthy()) {
+      impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
+      impl->probe->integrity_found("copy-segment", 1);
+    }
     others.push_back(std::move(scan.value()));
   }
   if (!checkpoint.matches(impl->log)) {
@@ -285,6 +306,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
                                              HybridClock(system_wall_ms), impl->options.group_commit,
                                              read_only_reason);
   state->set_log(impl->log);
+  state->set_probe(impl->probe);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
   impl->writer_state = state;
@@ -375,10 +397,14 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   // never publishes a client endpoint.
   if (!impl->options.metrics_listen.empty()) {
     const Node::Impl* raw = impl.get();
-    auto m = MetricsExporter::start(impl->options.metrics_listen, [raw] { return raw->status(/*with_digest=*/false); });
+    auto m = MetricsExporter::start(
+        impl->options.metrics_listen, [raw] { return raw->status(/*fresh_digest=*/false); }, impl->probe);
     if (!m.ok()) return m.status();
     impl->metrics = std::move(m.value());
-    impl->log("metrics on http://127.0.0.1:" + std::to_string(impl->metrics->port()) + "/metrics");
+    impl->log("metrics on " + impl->metrics->url());
+    if (!metrics_address_is_loopback(impl->options.metrics_listen))
+      impl->log("metrics: " + impl->options.metrics_listen +
+                " is not a loopback address: anyone who can reach it reads this node's metrics (no authentication)");
   }
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   std::vector<std::string> eps = impl->options.client_endpoints;
@@ -394,6 +420,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   auto ep = ClientEndpoint::bind(eps, client_endpoint_limits(impl->options.limits), std::move(curve));
   if (!ep.ok()) return ep.status();
   impl->endpoint = std::move(ep.value());
+  impl->endpoint->set_probe(impl->probe);
   std::vector<query_actor> queries;
   for (size_t i = 0; i < std::max<size_t>(1, impl->options.worker_threads); ++i)
     queries.push_back(spawn_query_actor(
@@ -404,13 +431,13 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
           if (call.request.kind == ClientRequest::Kind::history) return answer_history(*engine, dir, space, call);
           return answer_contradictions(*engine, call);
         },
-        impl->refusals));
+        impl->refusals, impl->probe));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
                                                   impl->identity.vector_space.id(),
                                                   impl->replicator ? impl->replicator->ack_gate() : nullptr,
-                                                  [raw = impl.get()] { return raw->status(/*with_digest=*/true); });
+                                                  [raw = impl.get()] { return raw->status(/*fresh_digest=*/true); });
   impl->gateway->set_write_context(impl->options.write_policy, impl->acknowledged);
   impl->gateway->set_grants(&impl->options.clients, impl->refusals);
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });

@@ -36,7 +36,7 @@ struct NodeOptions {
   size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
   FileSystem* fs = nullptr;                   // null: the real file system
   SyncOptions sync;                           // replication; off unless listen or peers are set
-  std::string metrics_listen;                 // Prometheus exporter, "127.0.0.1:PORT"; "" = none
+  std::string metrics_listen;                 // Prometheus exporter, "HOST:PORT"; "" = none
   CheckpointOptions checkpoint;               // state checkpoints for fast starts (actors/checkpoint_task.hpp)
   WritePolicy write_policy;                   // what the node does with each realm's writes
   // Client identities and grants (protocol/client_grants.hpp), tokens loaded. When a client has a
@@ -86,6 +86,7 @@ class Node {
   // What this node's serving side sent and received (zeros when it serves no peers).
   PeerTraffic peer_traffic() const;
   uint16_t metrics_port() const;
+  std::string metrics_url() const;  // "http://HOST:PORT/metrics"; "" when there is no exporter
 
   struct Impl;
 

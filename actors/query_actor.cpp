@@ -1,12 +1,16 @@
 #include "actors/query_actor.hpp"
 
 #include "actors/client_reads.hpp"
+
+#include <chrono>
+
 #include "replica/memory_as_of.hpp"
 #include "store/hybrid_clock.hpp"
 
 namespace vasana {
 
-ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms) {
+ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms, NodeProbe* probe) {
+  const auto start = std::chrono::steady_clock::now();
   const RecallQuery& q = call.request.recall;
   const uint64_t rid = call.request.request_id;
   RecallRequest req;
@@ -25,7 +29,9 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   ClientResponse r;
   r.request_id = rid;
   r.kind = ClientResponse::Kind::recalled;
+  std::vector<double> lane_seconds;
   auto res = engine.recall(req, [&](const RecallResult& result, const ReplicaState& state) {
+    lane_seconds = result.lane_seconds;
     r.answer.top_relevance = result.top_relevance;
     r.answer.known = result.known;
     r.answer.lanes = result.lanes;
@@ -58,6 +64,9 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
     }
   });
   if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
+  if (probe)
+    probe->recall_answered(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                           r.answer.lanes, lane_seconds);
   return r;
 }
 
@@ -65,8 +74,8 @@ namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
                                           QueryReply reply, ReadYourWrites ryw, OtherAnswer other,
-                                          std::shared_ptr<ClientRefusals> refusals) {
-  auto answer = [engine, reply, other, refusals](const ClientCall& call) {
+                                          std::shared_ptr<ClientRefusals> refusals, std::shared_ptr<NodeProbe> probe) {
+  auto answer = [engine, reply, other, refusals, probe](const ClientCall& call) {
     const ClientRequest::Kind kind = call.request.kind;
     if (grant_needs_state(call)) {  // the memory's realm decides: its content stays unseen otherwise
       std::optional<std::string> denied;
@@ -80,7 +89,7 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
       }
     }
     if (kind == ClientRequest::Kind::recall)
-      reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
+      reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms()), probe.get()));
     else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions) && other)
       reply(call, other(call));
     else
@@ -115,9 +124,10 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw, OtherAnswer other, std::shared_ptr<ClientRefusals> refusals) {
+                              ReadYourWrites ryw, OtherAnswer other, std::shared_ptr<ClientRefusals> refusals,
+                              std::shared_ptr<NodeProbe> probe) {
   return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other),
-                   std::move(refusals));
+                   std::move(refusals), std::move(probe));
 }
 
 }  // namespace vasana

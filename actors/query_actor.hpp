@@ -18,6 +18,7 @@
 #include "actors/client_grant_check.hpp"
 #include "actors/replica_actor.hpp"
 #include "replica/recall_engine.hpp"
+#include "sync/node_probe.hpp"
 
 namespace vasana {
 
@@ -44,13 +45,16 @@ using OtherAnswer = std::function<ClientResponse(const ClientCall& call)>;
 // calls that are not recalls; without it they are answered `internal`. A get or history of a
 // client (not the owner) is answered only when its grants let it read the memory's realm
 // (actors/client_grant_check.hpp), after read-your-writes; a refusal is counted in refusals
-// (may be null).
+// (may be null). probe (may be null) is told each recall's time and its lanes' times.
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
                               ReadYourWrites ryw, OtherAnswer other = nullptr,
-                              std::shared_ptr<ClientRefusals> refusals = nullptr);
+                              std::shared_ptr<ClientRefusals> refusals = nullptr,
+                              std::shared_ptr<NodeProbe> probe = nullptr);
 
-// The recall of one client call, answered as a ClientResponse (pure: no actor needed).
-ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);
+// The recall of one client call, answered as a ClientResponse (pure: no actor needed). probe,
+// when given, is told the recall's time and each lane's search time (not for a refused query).
+ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms,
+                             NodeProbe* probe = nullptr);
 
 }  // namespace vasana
 

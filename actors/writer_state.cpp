@@ -1,5 +1,7 @@
 #include "actors/writer_state.hpp"
 
+#include "sync/node_probe.hpp"
+
 namespace vasana {
 
 WriterState::WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer, HybridClock clock,
@@ -76,6 +78,10 @@ Status WriterState::flush() {
     // The records stay staged (pending_ too): a successful retry() makes them durable.
     if (s.code() == Code::io_error) note_failure(s);
     return s;
+  }
+  if (probe_ && n > 0) {
+    const LogWriter::CommitTiming t = writer_->last_commit_timing();
+    probe_->log_committed(t.write_seconds, t.sync_seconds, n);
   }
   publish(n);
   return Status::Ok();

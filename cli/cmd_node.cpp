@@ -188,7 +188,7 @@ int cmd_serve(const Words& words) {
   if (http) extra += "; http on " + http->url();
   if (!node.value()->sync_endpoint().empty()) extra += "; peers on " + node.value()->sync_endpoint();
   if (node.value()->metrics_port() != 0)
-    extra += "; metrics on http://127.0.0.1:" + std::to_string(node.value()->metrics_port()) + "/metrics";
+    extra += "; metrics on " + node.value()->metrics_url();
   log_line("ready: writer " + to_hex(node.value()->instance()) + " serving " + opts.dir.root + extra);
   // Under systemd (Type=notify) the unit counts as started from here; a failed notification
   // only costs that, so it is logged and the node serves on.

@@ -38,7 +38,7 @@ struct NodeConfig {
   // relative paths in the file are relative to the file's folder.
   SyncOptions sync;
   std::string secret_key_file;
-  std::string metrics_listen;  // [metrics] listen, "127.0.0.1:PORT"; empty = no exporter
+  std::string metrics_listen;  // [metrics] listen, "HOST:PORT" (numeric host); empty = no exporter
   CheckpointOptions checkpoint;  // [checkpoint] enabled, interval_s, min_ops
   WritePolicy write_policy;    // [write] and [realm."NAME"] (cli/write_policy_config.hpp)
   // [clients."NAME"]: client identities and their grants (cli/client_grants_config.hpp); token

@@ -18,6 +18,7 @@ packages=(
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
   redis-server                                  # bench replication: Redis side by side (optional there)
   faketime                                      # tests: a node whose clock runs ahead
+  prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
 )
 
 missing=()

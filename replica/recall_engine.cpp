@@ -430,7 +430,12 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   // The lanes search side by side (each is const under the read lock); admission then runs in
   // lane order on this thread, so the outcome does not depend on which lane finished first.
   std::vector<std::vector<LaneHit>> found(chosen.size());
-  auto search = [&](size_t i) { found[i] = chosen[i]->search(q, state_); };
+  std::vector<double> seconds(chosen.size(), 0.0);
+  auto search = [&](size_t i) {
+    const auto start = std::chrono::steady_clock::now();
+    found[i] = chosen[i]->search(q, state_);
+    seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   // Below kSpreadFromMemories the lanes are so quick that waking a helper costs more than it
   // saves (measured with `vasana bench recall`: at 10k memories side by side was slower).
   if (req.lanes_side_by_side && state_.memory_count() >= kSpreadFromMemories) {
@@ -452,6 +457,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
     }
     lanes.push_back(std::move(al));
   }
+  result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
   if (!result.hits.empty()) result.top_relevance = hit_relevance(result.hits.front());

@@ -92,6 +92,7 @@ struct RecallResult {
   double top_relevance = 0;  // of the best hit, in [0, 1]
   bool known = false;        // top_relevance reached the scoring file's known_threshold
   std::vector<std::string> lanes;  // the lanes that ran
+  std::vector<double> lane_seconds;  // each one's search time, in the order of lanes
   // The stored corrections of the query's realms whose wrong phrase the query text holds (the
   // correction lane's key rule, replica/correction_lane.hpp), longest phrase first: shown ahead
   // of the hits, whichever lanes ran.

@@ -1,6 +1,7 @@
 #include "store/log_writer.hpp"
 
 #include <cassert>
+#include <chrono>
 
 #include "store/chain_hash.hpp"
 
@@ -99,10 +100,15 @@ Status LogWriter::commit() {
 }
 
 Status LogWriter::write_batch() {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
   Status s = file_->append(batch_);
+  const Clock::time_point written = Clock::now();
   if (s.ok()) s = file_->sync();
   ++syncs_;
   if (!s.ok()) return fail(s, Step::commit);
+  last_timing_.write_seconds = std::chrono::duration<double>(written - start).count();
+  last_timing_.sync_seconds = std::chrono::duration<double>(Clock::now() - written).count();
   segment_bytes_ += batch_.size();
   segment_records_ += pending_count_;
   batch_.clear();

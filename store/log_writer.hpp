@@ -86,6 +86,13 @@ class LogWriter {
   Hlc durable_ts() const { return durable_ts_; }
   const Status& failure() const { return failure_; }
   uint64_t syncs() const { return syncs_; }
+  // How long the last successful commit() took to write its batch and to fdatasync it, in
+  // seconds (zeros before the first). For the node's metrics.
+  struct CommitTiming {
+    double write_seconds = 0;
+    double sync_seconds = 0;
+  };
+  CommitTiming last_commit_timing() const { return last_timing_; }
 
  private:
   LogWriter(FileSystem& fs, std::string dir, InstanceId instance, VectorSpace space, LogWriterOptions options);
@@ -117,6 +124,7 @@ class LogWriter {
   Hlc durable_ts_;
   Hlc last_ts_;
   uint64_t syncs_ = 0;
+  CommitTiming last_timing_;
   Status failure_;
   Step failed_step_ = Step::none;
   uint64_t failed_segment_created_ms_ = 0;  // the header a failed start_segment wrote

@@ -5,11 +5,15 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
+#include <arpa/inet.h>
+
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <utility>
 #include <vector>
+
+#include "sync/probe_families.hpp"
 
 namespace vasana {
 
@@ -150,13 +154,32 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                       MetricType::Counter);
   add(copy_failures, {}, static_cast<double>(s.copy_failures));
 
+  MetricFamily read_only = family("vasana_writer_read_only",
+                                  "1 while this node's own writer refuses writes (state failed, repairing or "
+                                  "read-only: see vasana_own_writer_state), else 0.",
+                                  MetricType::Gauge);
+  add(read_only, {}, s.own_writer.state == "writable" ? 0 : 1);
+  MetricFamily integrity = family("vasana_integrity_failures_total",
+                                  "Integrity failures since the process started, by kind: own-segment (a corrupt "
+                                  "segment of the own stream, quarantined at start), copy-segment (another writer's "
+                                  "copy that failed verification at start, fetched again), peer-chunk (a chunk "
+                                  "from a peer or sibling that failed verification, not applied).",
+                                  MetricType::Counter);
+  for (const auto& [kind, count] : s.integrity_failures) add(integrity, {{"kind", kind}}, static_cast<double>(count));
+  MetricFamily digest = family("vasana_state_digest",
+                               "The first 52 bits of this node's state digest, as a number: nodes that applied "
+                               "the same ops show the same value. Absent until it is computed.",
+                               MetricType::Gauge);
+  if (auto d = digest52(s.digest)) add(digest, {}, static_cast<double>(*d));
+
   std::vector<MetricFamily> out;
-  out.reserve(20);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &denied, &own_state, &io_failures, &problems, &holds,
-                          &copy_failures, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused,
-                          &handshakes, &bad}) {
+  out.reserve(25);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &denied, &own_state, &io_failures, &read_only,
+                          &problems, &holds, &copy_failures, &integrity, &digest, &up, &heard, &lag_ops, &lag_s,
+                          &received, &refused_chunks, &refused, &handshakes, &bad}) {
     out.push_back(std::move(*f));
   }
+  out.push_back(build_info_family());
   return out;
 }
 
@@ -176,7 +199,8 @@ bool parse_port(const std::string& s, uint16_t* port) {
 
 class MetricsExporter::Collector : public prometheus::Collectable {
  public:
-  explicit Collector(Snapshot snapshot) : snapshot_(std::move(snapshot)) {}
+  Collector(Snapshot snapshot, std::shared_ptr<const NodeProbe> probe)
+      : snapshot_(std::move(snapshot)), probe_(std::move(probe)) {}
 
   // Runs on a civetweb worker thread. Nothing may propagate into civetweb's C code.
   std::vector<MetricFamily> Collect() const override {
@@ -186,7 +210,11 @@ class MetricsExporter::Collector : public prometheus::Collectable {
         std::lock_guard<std::mutex> lock(mu_);
         s = snapshot_();
       }
-      return families(s);
+      std::vector<MetricFamily> out = families(s);
+      if (probe_) {
+        for (MetricFamily& f : probe_families(probe_->snapshot())) out.push_back(std::move(f));
+      }
+      return out;
     } catch (...) {
       return {};
     }
@@ -195,35 +223,78 @@ class MetricsExporter::Collector : public prometheus::Collectable {
  private:
   mutable std::mutex mu_;  // one snapshot call at a time
   Snapshot snapshot_;
+  std::shared_ptr<const NodeProbe> probe_;
 };
 
-Status check_metrics_bind_address(const std::string& a) {
-  std::string port_text;
-  if (a.rfind("127.0.0.1:", 0) == 0) {
-    port_text = a.substr(10);
-  } else if (a.rfind("[::1]:", 0) == 0) {
-    port_text = a.substr(6);
+namespace {
+
+// Splits "HOST:PORT" (HOST numeric IPv4, or [IPv6]); false when it is neither.
+bool split_address(const std::string& a, std::string* host, uint16_t* port) {
+  const size_t colon = a.rfind(':');
+  if (colon == std::string::npos || !parse_port(a.substr(colon + 1), port)) return false;
+  std::string h = a.substr(0, colon);
+  unsigned char buf[16];
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') {
+    if (::inet_pton(AF_INET6, h.substr(1, h.size() - 2).c_str(), buf) != 1) return false;
+  } else if (::inet_pton(AF_INET, h.c_str(), buf) != 1) {
+    return false;
   }
+  *host = h;
+  return true;
+}
+
+}  // namespace
+
+Status check_metrics_bind_address(const std::string& a) {
+  std::string host;
   uint16_t port = 0;
-  if (port_text.empty() || !parse_port(port_text, &port)) {
+  if (!split_address(a, &host, &port)) {
     return Status::InvalidArgument("metrics bind address \"" + a +
-                                   "\" refused: the metrics endpoint has no authentication, so it listens on "
-                                   "loopback only; use 127.0.0.1:PORT or [::1]:PORT with PORT 0-65535 (0: any free "
-                                   "port)");
+                                   "\" refused: use IPV4:PORT or [IPV6]:PORT with a numeric address (127.0.0.1: "
+                                   "this host only; 0.0.0.0: every interface) and PORT 0-65535 (0: any free port)");
   }
   return Status::Ok();
 }
 
-std::string status_to_prometheus_text(const NodeStatus& s) {
-  return prometheus::TextSerializer().Serialize(families(s));
+bool metrics_address_is_loopback(const std::string& a) {
+  std::string host;
+  uint16_t port = 0;
+  if (!split_address(a, &host, &port)) return false;
+  return host.rfind("127.", 0) == 0 || host == "[::1]";
 }
 
-Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::string& bind_address, Snapshot snapshot) {
+std::optional<uint64_t> digest52(const std::string& hex) {
+  if (hex.size() < 13) return std::nullopt;
+  uint64_t v = 0;
+  for (size_t i = 0; i < 13; ++i) {
+    const char c = hex[i];
+    uint64_t d;
+    if (c >= '0' && c <= '9') d = uint64_t(c - '0');
+    else if (c >= 'a' && c <= 'f') d = uint64_t(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = uint64_t(c - 'A' + 10);
+    else return std::nullopt;
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+std::string status_to_prometheus_text(const NodeStatus& s, const ProbeSnapshot* probe) {
+  std::vector<MetricFamily> out = families(s);
+  if (probe) {
+    for (MetricFamily& f : probe_families(*probe)) out.push_back(std::move(f));
+  }
+  return prometheus::TextSerializer().Serialize(out);
+}
+
+Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::string& bind_address, Snapshot snapshot,
+                                                                std::shared_ptr<const NodeProbe> probe) {
   if (Status st = check_metrics_bind_address(bind_address); !st.ok()) return st;
   if (!snapshot) return Status::InvalidArgument("metrics exporter: no snapshot function");
 
   std::unique_ptr<MetricsExporter> e(new MetricsExporter());
-  e->collector_ = std::make_shared<Collector>(std::move(snapshot));
+  e->collector_ = std::make_shared<Collector>(std::move(snapshot), std::move(probe));
+  uint16_t configured_port = 0;
+  (void)split_address(bind_address, &e->host_, &configured_port);
   try {
     // civetweb's listening_ports syntax is exactly what check_metrics_bind_address accepts.
     e->exposer_ = std::make_unique<prometheus::Exposer>(bind_address, /*num_threads=*/2);
@@ -233,8 +304,8 @@ Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::strin
     if (bind_address[0] == '[') {
       // Debian 12's libcivetweb is built without USE_IPV6 (mg_check_feature(8) == 0): every
       // IPv6 address fails here, whatever the port.
-      hint = " (if this civetweb has no IPv6 support, as Debian 12's has not, no [::1] address can work: use "
-             "127.0.0.1:PORT)";
+      hint = " (if this civetweb has no IPv6 support, as Debian 12's has not, no IPv6 address can work: use an "
+             "IPv4 address)";
     }
     return Status::IoError("metrics exporter cannot listen on " + bind_address + ": " + ex.what() + hint);
   }
@@ -246,6 +317,8 @@ Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::strin
   e->exposer_->RegisterCollectable(e->collector_);  // default uri "/metrics"
   return e;
 }
+
+std::string MetricsExporter::url() const { return "http://" + host_ + ":" + std::to_string(port_) + "/metrics"; }
 
 MetricsExporter::~MetricsExporter() = default;
 

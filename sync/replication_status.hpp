@@ -110,6 +110,12 @@ struct NodeStatus {
   // Peer messages that could not be taken, by reason ("malformed", "oversized"), since start:
   // their connections were dropped (sync/peer_limits.hpp).
   std::map<std::string, uint64_t> bad_messages;
+  // Integrity failures since start, by kind: "own-segment" (a corrupt segment of the own stream
+  // found at start and quarantined), "copy-segment" (another writer's copy that failed
+  // verification at start: cut back to its verified prefix and fetched again), "peer-chunk" (a
+  // chunk from a peer or sibling that failed verification: never applied). Every kind is
+  // present, 0 when none.
+  std::map<std::string, uint64_t> integrity_failures;
   CheckpointStatus checkpoint;
 };
 

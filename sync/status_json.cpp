@@ -181,6 +181,9 @@ std::string status_to_json(const NodeStatus& s) {
   json refused = json::object();
   for (const auto& [reason, count] : s.refused) refused[reason] = count;
   j["refused"] = std::move(refused);
+  json integrity = json::object();
+  for (const auto& [kind, count] : s.integrity_failures) integrity[kind] = count;
+  j["integrity_failures"] = std::move(integrity);
   // replace: a string that is not valid UTF-8 (an address from a hand-edited configuration)
   // must not make dump() throw.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -301,16 +304,20 @@ Result<NodeStatus> status_from_json(std::string_view text) {
     }
   }
 
-  if (const json* refused = top.object("refused")) {
-    for (auto it = refused->begin(); it != refused->end() && failure.ok(); ++it) {
+  auto counts = [&](const char* field, std::map<std::string, uint64_t>* out) {
+    const json* m = top.object(field);
+    if (!m) return;
+    for (auto it = m->begin(); it != m->end() && failure.ok(); ++it) {
       if (!it.value().is_number_unsigned()) {
-        failure = Status::InvalidArgument("status JSON: field refused." + it.key() +
+        failure = Status::InvalidArgument("status JSON: field " + std::string(field) + "." + it.key() +
                                           ": expected an unsigned integer, got " + std::string(it.value().type_name()));
         break;
       }
-      s.refused[it.key()] = it.value().get<uint64_t>();
+      (*out)[it.key()] = it.value().get<uint64_t>();
     }
-  }
+  };
+  counts("refused", &s.refused);
+  counts("integrity_failures", &s.integrity_failures);
 
   if (!failure.ok()) return failure;
   return s;
@@ -336,6 +343,11 @@ std::string status_to_text(const NodeStatus& s) {
   if (!s.own_writer.reason.empty()) own += ": " + s.own_writer.reason;
   if (s.own_writer.io_failures > 0) own += " (" + std::to_string(s.own_writer.io_failures) + " I/O failures since start)";
   line("own writer", own);
+  if (s.own_writer.state != "writable") line("writes", "refused (the own writer is " + s.own_writer.state + ")");
+  std::string integrity;
+  for (const auto& [kind, count] : s.integrity_failures)
+    integrity += (integrity.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+  if (!integrity.empty()) line("integrity", integrity + " failures since start");
 
   out += "\nwriters (" + std::to_string(s.writers.size()) + "), applied seqno\n";
   if (s.writers.empty()) out += "  none\n";

@@ -1,5 +1,5 @@
 // `vasana --version` and `vasana version`: the project version of CMakeLists.txt and the git
-// commit of the checkout the build was configured from.
+// commit of the source tree the binary was built from.
 #include <catch2/catch.hpp>
 
 #include <regex>
@@ -31,7 +31,7 @@ TEST_CASE("vasana --version and vasana version print the project version and the
     CHECK(r.status.exited);
     CHECK(r.status.code == 0);
     std::smatch m;
-    REQUIRE(std::regex_match(r.out, m, std::regex(R"(vasana ([0-9.]+) \(git ([0-9a-f]{12}|unknown)\)\n)")));
+    REQUIRE(std::regex_match(r.out, m, std::regex(R"(vasana ([0-9.]+) \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n)")));
     CHECK(m[1] == version);
     // Built from a git checkout (a .git folder, or a worktree's .git file), the commit is known.
     if (fs::exists(std::string(VASANA_SOURCE_DIR) + "/.git")) CHECK(m[2] != "unknown");

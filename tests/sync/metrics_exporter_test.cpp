@@ -153,22 +153,42 @@ TEST_CASE("a scrape of /metrics serves the lag gauges of the status as it is at 
   REQUIRE(clash.status().code() == Code::io_error);
 }
 
-TEST_CASE("the exporter refuses bind addresses that are not loopback, and bad ports", "[metrics]") {
+TEST_CASE("the exporter refuses bind addresses that are not numeric HOST:PORT, and bad ports", "[metrics]") {
   auto snapshot = [] { return NodeStatus{}; };
-  for (const char* bad : {"0.0.0.0:0", "0.0.0.0:9464", "[::]:9464", "10.0.0.1:9464", "localhost:9464", "9464",
-                          ":9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:9464s",
-                          "127.0.0.1:9464,0.0.0.0:9465", "[::1]", "127.0.0.1:0 "}) {
+  for (const char* bad : {"localhost:9464", "metrics.example:9464", "9464", ":9464", "127.0.0.1", "127.0.0.1:",
+                          "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:9464s", "127.0.0.1:9464,0.0.0.0:9465",
+                          "[::1]", "::1:9464", "[::1:9464", "256.0.0.1:9464", "127.0.0.1:0 "}) {
     INFO(bad);
     auto r = MetricsExporter::start(bad, snapshot);
     REQUIRE_FALSE(r.ok());
     REQUIRE(r.status().code() == Code::invalid_argument);
-    REQUIRE(r.status().message().find("loopback only") != std::string::npos);
+    REQUIRE(r.status().message().find("numeric address") != std::string::npos);
     REQUIRE(r.status().message().find(bad) != std::string::npos);
   }
-  REQUIRE(check_metrics_bind_address("127.0.0.1:9464").ok());
-  REQUIRE(check_metrics_bind_address("[::1]:0").ok());
+  for (const char* good : {"127.0.0.1:9464", "[::1]:0", "0.0.0.0:9464", "10.0.0.1:9464", "[::]:9464"}) {
+    INFO(good);
+    REQUIRE(check_metrics_bind_address(good).ok());
+  }
+  CHECK(metrics_address_is_loopback("127.0.0.1:9464"));
+  CHECK(metrics_address_is_loopback("[::1]:0"));
+  CHECK_FALSE(metrics_address_is_loopback("0.0.0.0:9464"));
+  CHECK_FALSE(metrics_address_is_loopback("[::]:9464"));
 
   auto no_snapshot = MetricsExporter::start("127.0.0.1:0", nullptr);
   REQUIRE_FALSE(no_snapshot.ok());
   REQUIRE(no_snapshot.status().code() == Code::invalid_argument);
+}
+
+TEST_CASE("an exporter on every interface (0.0.0.0) is scraped through loopback and names its address", "[metrics]") {
+  NodeStatus st;
+  st.memories = 7;
+  auto exporter = MetricsExporter::start("0.0.0.0:0", [st] { return st; });
+  REQUIRE(exporter.ok());
+  const uint16_t port = exporter.value()->port();
+  REQUIRE(port > 0);
+  CHECK(exporter.value()->url() == "http://0.0.0.0:" + std::to_string(port) + "/metrics");
+  std::string error;
+  const std::string body = http_get(port, "/metrics", &error);
+  INFO(error);
+  CHECK(body.find("vasana_memories 7") != std::string::npos);
 }

@@ -40,6 +40,7 @@ NodeStatus sample_status() {
   down.address = "tcp://10.1.2.3:7101";
   s.peers = {up, down};
   s.refused = {{"cluster id", 2}, {"unknown key", 1}};
+  s.integrity_failures = {{"copy-segment", 0}, {"own-segment", 0}, {"peer-chunk", 1}};
   return s;
 }
 
@@ -90,6 +91,7 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
     }
   }
   REQUIRE(a.refused == b.refused);
+  REQUIRE(a.integrity_failures == b.integrity_failures);
 }
 
 void require_refused(const std::string& json, const std::string& fragment) {
@@ -110,7 +112,7 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
   REQUIRE(json.find('\n') == std::string::npos);
   for (const char* name : {"\"instance\"", "\"cluster\"", "\"vector_space\"", "\"memories\"", "\"digest\"",
                            "\"applied_remote_ops\"", "\"lanes_backlog\"", "\"writers\"", "\"peers\"", "\"refused\"", "\"address\"",
-                           "\"up\"", "\"last_heard_s\"", "\"chunks_received\"", "\"chunks_refused\"",
+                           "\"up\"", "\"last_heard_s\"", "\"integrity_failures\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
                            "\"writer\"", "\"own_writer\"", "\"state\"", "\"reason\"", "\"io_failures\"",
                            "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\"", "\"client_replies_dropped\""}) {

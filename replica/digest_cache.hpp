@@ -1,0 +1,40 @@
+// The state digest for frequent readers (every Prometheus scrape): ReplicaState::digest() hashes
+// every memory under the engine's read lock, O(store), so it is computed again only when the
+// state changed (the applied version vector moved: the state is a function of the ops applied)
+// and at least min_interval after the last computation. Otherwise the last digest is returned,
+// which may then describe an older state than the one applied now, by at most min_interval.
+//
+// Threading: get() may be called from any thread; calls are serialized.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "protocol/ids.hpp"
+#include "replica/recall_engine.hpp"
+
+namespace vasana {
+
+class DigestCache {
+ public:
+  explicit DigestCache(std::chrono::milliseconds min_interval) : min_interval_(min_interval) {}
+
+  // The digest of engine's state, hex (to_hex(Hash256)).
+  std::string get(const RecallEngine& engine);
+  // How many times get() computed the digest (for tests).
+  uint64_t computations() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const std::chrono::milliseconds min_interval_;
+  mutable std::mutex mu_;
+  bool have_ = false;                       // guarded by mu_
+  std::map<InstanceId, Seqno> applied_;     // guarded by mu_: what digest_ covers
+  std::string digest_;                      // guarded by mu_
+  Clock::time_point computed_at_;           // guarded by mu_
+  uint64_t computations_ = 0;               // guarded by mu_
+};
+
+}  // namespace vasana

@@ -1,0 +1,49 @@
+// The digest cache recomputes the state digest only when the applied ops changed and the
+// minimum interval passed; its answer always equals a digest the state had.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "replica/digest_cache.hpp"
+#include "replica/lane_registry.hpp"
+
+namespace vasana {
+
+namespace {
+
+void put(RecallEngine& e, uint64_t seqno, const std::string& text) {
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = text;
+  REQUIRE(e.apply(OrderKey{Hlc::make(1000 + seqno, 0), InstanceId(1), Seqno(seqno)}, p).ok());
+}
+
+}  // namespace
+
+TEST_CASE("the digest cache recomputes only after the state changed and the interval passed") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  put(e, 1, "the release train leaves on thursdays");
+  DigestCache cache(std::chrono::milliseconds(1000));
+  const std::string first = cache.get(e);
+  CHECK(first == to_hex(e.digest()));
+  CHECK(cache.computations() == 1);
+
+  // Unchanged state: never recomputed, however long it waits.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  CHECK(cache.get(e) == first);
+  CHECK(cache.computations() == 1);
+
+  // Changed state within the interval: the last digest; after it: the new one.
+  const std::string before = cache.get(e);
+  put(e, 2, "the night train leaves on fridays");
+  const std::string now = to_hex(e.digest());
+  REQUIRE(now != first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  CHECK(cache.get(e) == now);
+  CHECK(cache.computations() == 2);
+  put(e, 3, "the morning bus leaves on mondays");
+  CHECK(cache.get(e) == now);  // within 1 s of the last computation
+  CHECK(before == first);
+}
+
+}  // namespace vasana
