@@ -7,6 +7,7 @@
 #include "cli/jsonl_memory.hpp"
 #include "cli/node_client.hpp"
 #include "cli/pipelined_calls.hpp"
+#include "cli/recall_json.hpp"
 #include "protocol/recall_input.hpp"
 
 #include <fstream>
@@ -31,60 +32,6 @@ std::string tags_text(const std::vector<std::string>& tags) {
   std::string out;
   for (const auto& t : tags) out += (out.empty() ? ", tags " : ",") + t;
   return out;
-}
-
-std::string explain_json(const RecallHit& h) {
-  std::string lanes = "[";
-  for (size_t i = 0; i < h.lanes.size(); ++i) {
-    if (i) lanes += ",";
-    lanes += JsonObject().str("lane", h.lanes[i].lane).unum("rank", h.lanes[i].rank).real("score", h.lanes[i].score).done();
-  }
-  lanes += "]";
-  return JsonObject()
-      .raw("lanes", lanes)
-      .real("rrf", h.rrf)
-      .real("kind_prior", h.kind_prior)
-      .real("status", h.status_weight)
-      .real("epistemic", h.epistemic_weight)
-      .real("strength", h.strength)
-      .real("phrase", h.phrase_boost)
-      .done();
-}
-
-void print_json(const RecallAnswer& a, bool explain) {
-  std::string hits = "[";
-  for (size_t i = 0; i < a.hits.size(); ++i) {
-    const RecallHit& h = a.hits[i];
-    JsonObject o;
-    o.str("id", h.id.to_string()).str("ref", h.ref).real("score", h.score).str("realm", h.realm).str("kind", h.kind);
-    o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
-    o.raw("tags", json_string_array(h.tags));
-    o.str("valid_from", format_time_ms(h.valid_from_ms)).str("valid_to", format_time_ms(h.valid_to_ms));
-    if (explain) o.raw("explain", explain_json(h));
-    hits += (i ? "," : "") + o.done();
-  }
-  hits += "]";
-  const std::string lanes = json_string_array(a.lanes);
-  std::string corrections = "[";
-  for (size_t i = 0; i < a.corrections.size(); ++i) {
-    const CorrectionHit& c = a.corrections[i];
-    corrections += (i ? "," : "") + JsonObject()
-                                        .str("id", c.id.to_string())
-                                        .str("realm", c.realm)
-                                        .str("wrong", c.wrong)
-                                        .str("right", c.right)
-                                        .str("note", c.note)
-                                        .done();
-  }
-  corrections += "]";
-  std::printf("%s\n", JsonObject()
-                          .str("verdict", a.known ? "KNOWN" : "UNKNOWN")
-                          .real("top_relevance", a.top_relevance)
-                          .raw("lanes", lanes)
-                          .raw("corrections", corrections)
-                          .raw("hits", hits)
-                          .done()
-                          .c_str());
 }
 
 void print_text(const RecallAnswer& a, bool explain) {
@@ -290,7 +237,7 @@ int cmd_recall(const Words& words) {
     return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed, "recall: " + res->message);
   if (res->kind != ClientResponse::Kind::recalled) return fail(kExitFailed, "recall: unexpected answer from the node");
   if (args->has("json"))
-    print_json(res->answer, args->has("explain"));
+    std::printf("%s\n", recall_answer_json(res->answer, args->has("explain")).c_str());
   else
     print_text(res->answer, args->has("explain"));
   return kExitOk;
