@@ -12,12 +12,15 @@
 #include <zmq_addon.hpp>
 
 #include "store/file_access.hpp"
+#include "sync/zap_allowlist.hpp"
 
 namespace vasana {
 
 namespace {
 
 constexpr size_t kMaxBatch = 1024;
+// The ZAP domain of the CURVE client sockets (the peer sockets use "vasana").
+constexpr const char* kClientZapDomain = "vasana.client";
 // At most this many bytes of replies ZeroMQ could not take at once are held in all (the oldest
 // go first past that).
 constexpr size_t kHeldBytesAtMost = size_t{64} << 20;
@@ -73,7 +76,12 @@ struct InFlightSlot {
 
 struct ClientEndpoint::Impl {
   zmq::context_t ctx{1};
+  // Admits the listed client keys on the CURVE sockets; started before they bind, destroyed
+  // before ctx (declared after it).
+  std::unique_ptr<ZapAllowlist> zap;
   std::vector<zmq::socket_t> sockets;  // touched only by the socket thread after start
+  std::vector<ClientTransport> transports;  // of sockets[i]
+  std::vector<bool> curve;                  // sockets[i] is a CURVE server
   ClientEndpointLimits limits;
   Dispatch dispatch;
   std::shared_ptr<InFlightGate> gate = std::make_shared<InFlightGate>();
@@ -165,6 +173,12 @@ struct ClientEndpoint::Impl {
       ClientCall call;
       call.socket = idx;
       call.routing_id = frames[0].to_string();
+      call.transport = transports[idx];
+      if (curve[idx]) {
+        // The ZAP handler's user id: the client's Z85 public key.
+        const char* key = zmq_msg_gets(frames.back().handle(), "User-Id");
+        if (key) call.client_key = key;
+      }
       if (frames.size() != 3 || frames[1].to_string_view() != kClientTag) {
         reply_now(call, error_response(0, ClientError::protocol_mismatch,
                                        "expected the frames [" + std::string(kClientTag) + ", request]"));
@@ -223,8 +237,21 @@ struct ClientEndpoint::Impl {
 ClientEndpoint::ClientEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<std::string>& endpoints,
-                                                             ClientEndpointLimits limits) {
+                                                             ClientEndpointLimits limits, ClientEndpointCurve curve) {
   auto impl = std::make_unique<Impl>();
+  const bool with_curve = !curve.client_keys.empty();
+  if (with_curve) {
+    ZapAllowlist::Options zo;
+    zo.allowed_public_keys = curve.client_keys;
+    zo.domain = kClientZapDomain;
+    zo.log = curve.log;
+    auto zap = ZapAllowlist::start(impl->ctx, std::move(zo));
+    if (!zap.ok())
+      return zap.status().code() == Code::invalid_argument
+                 ? Status::InvalidArgument("client keys: " + zap.status().message())
+                 : Status::IoError("client endpoint: " + zap.status().message());
+    impl->zap = std::move(zap.value());
+  }
   impl->limits = limits;
   impl->gate->max_calls = limits.max_in_flight;
   impl->gate->max_bytes = limits.max_in_flight_bytes;
@@ -241,9 +268,17 @@ Result<std::unique_ptr<ClientEndpoint>> ClientEndpoint::bind(const std::vector<s
       s.set(zmq::sockopt::rcvhwm, limits.queue_per_client);
       s.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(limits.max_message_bytes));
       if (ep.find("://[") != std::string::npos) s.set(zmq::sockopt::ipv6, 1);
+      const bool tcp = ep.rfind("tcp://", 0) == 0;
+      if (tcp && with_curve) {
+        s.set(zmq::sockopt::zap_domain, kClientZapDomain);
+        s.set(zmq::sockopt::curve_server, 1);
+        s.set(zmq::sockopt::curve_secretkey, curve.server_secret_z85);
+      }
       s.bind(ep);
       bound.push_back(s.get(zmq::sockopt::last_endpoint));
       impl->sockets.push_back(std::move(s));
+      impl->transports.push_back(tcp ? ClientTransport::tcp : ClientTransport::ipc);
+      impl->curve.push_back(tcp && with_curve);
     } catch (const zmq::error_t& e) {
       return Status::IoError("cannot bind client endpoint " + ep + ": " + e.what());
     }

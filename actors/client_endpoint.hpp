@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "protocol/client_codec.hpp"
+#include "protocol/client_grants.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 
@@ -50,12 +51,32 @@ ClientEndpointLimits client_endpoint_limits(const InputLimits& limits);
 // the call is gone (answered, or dropped by whoever held it).
 struct InFlightSlot;
 
+// How a call reached the node: the data directory's IPC socket (or a call made in-process), or
+// the TCP client endpoint.
+enum class ClientTransport : uint8_t { ipc, tcp };
+
 // One request, with the address its reply goes to.
 struct ClientCall {
   uint8_t socket = 0;        // which bound socket it came in on
   std::string routing_id;    // ZeroMQ identity of the caller
   ClientRequest request;
   std::shared_ptr<InFlightSlot> slot;  // null for calls not made by an endpoint (tests)
+  ClientTransport transport = ClientTransport::ipc;
+  // The caller's CurveZMQ public key (Z85) on a TCP endpoint with client keys; empty otherwise.
+  std::string client_key;
+  // The identity whose grants the call runs under, set by resolve_identity
+  // (actors/client_grant_check.hpp); null: the owner. Points into the node's ClientGrants,
+  // which outlive every call.
+  const ClientGrant* who = nullptr;
+};
+
+// CurveZMQ on the TCP client endpoints: with client_keys non-empty, every TCP endpoint is a CURVE
+// server with the node's key pair, and a ZAP handler (sync/zap_allowlist.hpp) admits only the
+// listed client keys; each call then carries its caller's key. The IPC socket is unaffected.
+struct ClientEndpointCurve {
+  std::string server_secret_z85;         // the node's secret key
+  std::vector<std::string> client_keys;  // Z85; empty: TCP without CURVE
+  std::function<void(const std::string&)> log;  // one line per refused client (optional)
 };
 
 class ClientEndpoint {
@@ -65,8 +86,10 @@ class ClientEndpoint {
 
   // Binds every endpoint (for example "ipc:///data/client.sock", "tcp://127.0.0.1:7410"). An
   // IPC socket file gets private_socket_mode() (store/file_access.hpp).
+  // With curve.client_keys set, TCP endpoints are CURVE servers (ClientEndpointCurve).
   static Result<std::unique_ptr<ClientEndpoint>> bind(const std::vector<std::string>& endpoints,
-                                                      ClientEndpointLimits limits = ClientEndpointLimits{});
+                                                      ClientEndpointLimits limits = ClientEndpointLimits{},
+                                                      ClientEndpointCurve curve = ClientEndpointCurve{});
   // Starts the socket thread. dispatch runs on that thread and must not block. Call once.
   void run(Dispatch dispatch);
   ~ClientEndpoint();  // stop()s

@@ -5,6 +5,10 @@
 
 namespace vasana {
 
+namespace {
+const ClientGrants kNoClients;
+}  // namespace
+
 ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
                              std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
                              InstanceId instance, std::string vector_space_id, AckGate* ack_gate,
@@ -18,7 +22,17 @@ ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queri
       vector_space_id_(std::move(vector_space_id)),
       ack_gate_(ack_gate),
       status_(std::move(status)),
-      lane_names_(engine_ ? engine_->lane_names() : std::vector<std::string>{}) {}
+      lane_names_(engine_ ? engine_->lane_names() : std::vector<std::string>{}),
+      grants_(&kNoClients) {}
+
+void ClientGateway::set_grants(const ClientGrants* grants, std::shared_ptr<ClientRefusals> refusals) {
+  grants_ = grants ? grants : &kNoClients;
+  refusals_ = std::move(refusals);
+}
+
+void ClientGateway::refuse(const ClientCall& call, std::string message) {
+  endpoint_->reply(call, refusal_response(refusals_.get(), call, std::move(message)));
+}
 
 void ClientGateway::set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged) {
   write_policy_ = std::move(policy);
@@ -45,6 +59,16 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     endpoint_->reply(call, error_response(rid, ClientError::protocol_mismatch,
                                           "client protocol version " + std::to_string(call.request.protocol_version) +
                                               "; this node speaks " + std::to_string(kClientProtocolVersion)));
+    return;
+  }
+  // Who the call acts as, and what it may do with the realms it names itself; the memories it
+  // names are checked where the state is read.
+  if (auto refused = resolve_identity(*grants_, call)) {
+    refuse(call, std::move(*refused));
+    return;
+  }
+  if (auto refused = grant_refusal(call, nullptr)) {
+    refuse(call, std::move(*refused));
     return;
   }
   ClientEndpoint* ep = endpoint_;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "actors/client_endpoint.hpp"
+#include "actors/client_grant_check.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_actor.hpp"
@@ -44,6 +45,13 @@ class ClientGateway {
   // facts). So it sees every write this node acknowledged before it that could change its
   // answer (null acknowledged: checked at once).
   void set_write_context(WritePolicy policy, std::shared_ptr<const std::atomic<uint64_t>> acknowledged);
+
+  // Call before the endpoint runs. grants: the configured clients (outlive the gateway; without
+  // this call there are none, and only the owner is served). refusals: where refused calls are
+  // counted (may be null). Every call is checked (actors/client_grant_check.hpp) before it is
+  // handled; a write or read naming an existing memory is checked again against its realm where
+  // the state is read.
+  void set_grants(const ClientGrants* grants, std::shared_ptr<ClientRefusals> refusals);
 
   // Runs on the endpoint thread, which it never blocks. The writes among calls go to the writer
   // as one batch. A write request whose checks must see this node's acknowledged writes, while
@@ -77,6 +85,11 @@ class ClientGateway {
   AckGate* ack_gate_;  // outlives the gateway (the node stops the endpoint first)
   std::function<NodeStatus()> status_;
   std::vector<std::string> lane_names_;  // the lanes a recall may name (fixed for the engine's life)
+
+  const ClientGrants* grants_;  // never null (an empty set until set_grants)
+  std::shared_ptr<ClientRefusals> refusals_;
+  // Answers call permission_denied with message, counted.
+  void refuse(const ClientCall& call, std::string message);
 
   WritePolicy write_policy_;
   std::shared_ptr<const std::atomic<uint64_t>> acknowledged_;

@@ -36,6 +36,13 @@ struct Refusal {
 
 Refusal bad_input(std::string m) { return Refusal{ClientError::bad_input, std::move(m)}; }
 
+// The grant check of the memories and triplets call names, against the realms st holds them in.
+std::optional<std::string> grant_refusal_in(const ReplicaState& st, const ClientCall& call) {
+  if (!grant_needs_state(call)) return std::nullopt;
+  const RealmOf realm_of = [&st](const MemoryId& id) { return held_realm(st, id); };
+  return grant_refusal(call, &realm_of);
+}
+
 FollowUpOp follow_up(const OpValue& op) { return FollowUpOp{op_type_of(op), encode_op(op)}; }
 
 // The memory a request names: it must be held by this replica and not deleted.
@@ -344,6 +351,10 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   if (engine_) {
     // The replica has applied what own_writes_needed() asked for (handle_checked_write).
     engine_->read([&](const ReplicaState& st) {
+      if (auto denied = grant_refusal_in(st, call)) {
+        refusal = Refusal{ClientError::permission_denied, std::move(*denied)};
+        return;
+      }
       if (!in.ref.empty()) {
         existing = st.by_ref(in.realm, in.ref);
         if (existing) {
@@ -402,6 +413,7 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
     });
   }
   if (refusal) {
+    if (refusal->code == ClientError::permission_denied && refusals_) refusals_->count(call.transport, call.request.kind);
     endpoint_->reply(call, error_response(rid, refusal->code, refusal->message + "; nothing was written"));
     return;
   }
@@ -528,6 +540,10 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
     return;
   }
   engine_->read([&](const ReplicaState& st) {
+    if (auto denied = grant_refusal_in(st, call)) {
+      refusal = Refusal{ClientError::permission_denied, std::move(*denied)};
+      return;
+    }
     const MemoryRecord* m = nullptr;
     switch (q.kind) {
       case K::update: {
@@ -613,6 +629,7 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
   });
   if (refusal || !op) {
     const Refusal r = refusal ? *refusal : Refusal{ClientError::internal, "no op for this request"};
+    if (r.code == ClientError::permission_denied && refusals_) refusals_->count(call.transport, call.request.kind);
     endpoint_->reply(call, error_response(rid, r.code, r.message + "; nothing was written"));
     return;
   }

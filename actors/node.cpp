@@ -29,6 +29,7 @@
 #include "store/hybrid_clock.hpp"
 #include "store/own_repair.hpp"
 #include "store/stream_repair.hpp"
+#include "sync/log_limiter.hpp"
 #include "sync/metrics_exporter.hpp"
 #include "sync/mirror_set.hpp"
 #include "sync/replicator.hpp"
@@ -68,6 +69,7 @@ struct Node::Impl {
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
   std::vector<std::string> endpoints;
+  std::shared_ptr<ClientRefusals> refusals = std::make_shared<ClientRefusals>();
   // Replication: the version vector, the copies of other writers, the peer links.
   std::shared_ptr<WriterState> writer_state;  // only observe_remote() is used off the writer's thread
   std::unique_ptr<StreamHeads> heads;
@@ -128,6 +130,7 @@ NodeStatus Node::Impl::status(bool with_digest) const {
   st.applied_remote_ops = remote_applied.load();
   st.lanes_backlog = engine->lanes_backlog();
   if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
+  st.client_refusals = refusals->snapshot();
   if (checkpoint) {
     if (auto m = checkpoint->last()) {
       st.checkpoint.generation = m->generation;
@@ -380,7 +383,15 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   if (Status st = check_stop_requested(*impl); !st.ok()) return st;
   std::vector<std::string> eps = impl->options.client_endpoints;
   if (eps.empty()) eps.push_back(dir.default_client_endpoint());
-  auto ep = ClientEndpoint::bind(eps, client_endpoint_limits(impl->options.limits));
+  ClientEndpointCurve curve;
+  for (const ClientGrant& c : impl->options.clients.all())
+    if (!c.public_key.empty()) curve.client_keys.push_back(c.public_key);
+  curve.server_secret_z85 = impl->options.client_secret_key;
+  // A refused client key is logged at most once a minute per distinct line.
+  curve.log = [raw = impl.get(), limiter = std::make_shared<LogLimiter>()](const std::string& line) {
+    if (auto limited = limiter->admit(line, "client endpoint: " + line)) raw->log(*limited);
+  };
+  auto ep = ClientEndpoint::bind(eps, client_endpoint_limits(impl->options.limits), std::move(curve));
   if (!ep.ok()) return ep.status();
   impl->endpoint = std::move(ep.value());
   std::vector<query_actor> queries;
@@ -392,7 +403,8 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
         [engine = impl->engine, dir = impl->options.dir, space = impl->identity.vector_space](const ClientCall& call) {
           if (call.request.kind == ClientRequest::Kind::history) return answer_history(*engine, dir, space, call);
           return answer_contradictions(*engine, call);
-        }));
+        },
+        impl->refusals));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
@@ -400,6 +412,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
                                                   impl->replicator ? impl->replicator->ack_gate() : nullptr,
                                                   [raw = impl.get()] { return raw->status(/*with_digest=*/true); });
   impl->gateway->set_write_context(impl->options.write_policy, impl->acknowledged);
+  impl->gateway->set_grants(&impl->options.clients, impl->refusals);
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 

@@ -12,6 +12,7 @@
 #include "actors/checkpoint_task.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
+#include "protocol/client_grants.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 #include "replica/scoring.hpp"
@@ -38,6 +39,11 @@ struct NodeOptions {
   std::string metrics_listen;                 // Prometheus exporter, "127.0.0.1:PORT"; "" = none
   CheckpointOptions checkpoint;               // state checkpoints for fast starts (actors/checkpoint_task.hpp)
   WritePolicy write_policy;                   // what the node does with each realm's writes
+  // Client identities and grants (protocol/client_grants.hpp), tokens loaded. When a client has a
+  // public_key, TCP client endpoints are CurveZMQ servers with client_secret_key (the node's
+  // secret key, Z85) that admit only those keys.
+  ClientGrants clients;
+  std::string client_secret_key;
   // Asked between the steps of start() (any thread may make it true); when true, start() stops
   // what it started and returns FailedPrecondition. Empty: never.
   std::function<bool()> stop_requested;

@@ -64,9 +64,21 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
 namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
-                                          QueryReply reply, ReadYourWrites ryw, OtherAnswer other) {
-  auto answer = [engine, reply, other](const ClientCall& call) {
+                                          QueryReply reply, ReadYourWrites ryw, OtherAnswer other,
+                                          std::shared_ptr<ClientRefusals> refusals) {
+  auto answer = [engine, reply, other, refusals](const ClientCall& call) {
     const ClientRequest::Kind kind = call.request.kind;
+    if (grant_needs_state(call)) {  // the memory's realm decides: its content stays unseen otherwise
+      std::optional<std::string> denied;
+      engine->read([&](const ReplicaState& st) {
+        const RealmOf realm_of = [&st](const MemoryId& id) { return held_realm(st, id); };
+        denied = grant_refusal(call, &realm_of);
+      });
+      if (denied) {
+        reply(call, refusal_response(refusals.get(), call, std::move(*denied)));
+        return;
+      }
+    }
     if (kind == ClientRequest::Kind::recall)
       reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms())));
     else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions) && other)
@@ -103,8 +115,9 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw, OtherAnswer other) {
-  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other));
+                              ReadYourWrites ryw, OtherAnswer other, std::shared_ptr<ClientRefusals> refusals) {
+  return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other),
+                   std::move(refusals));
 }
 
 }  // namespace vasana

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "actors/client_endpoint.hpp"
+#include "actors/client_grant_check.hpp"
 #include "actors/replica_actor.hpp"
 #include "replica/recall_engine.hpp"
 
@@ -40,9 +41,13 @@ using QueryReply = std::function<void(const ClientCall& call, const ClientRespon
 using OtherAnswer = std::function<ClientResponse(const ClientCall& call)>;
 
 // reply must stay callable until the actor's last message. other (may be empty) answers the
-// calls that are not recalls; without it they are answered `internal`.
+// calls that are not recalls; without it they are answered `internal`. A get or history of a
+// client (not the owner) is answered only when its grants let it read the memory's realm
+// (actors/client_grant_check.hpp), after read-your-writes; a refusal is counted in refusals
+// (may be null).
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw, OtherAnswer other = nullptr);
+                              ReadYourWrites ryw, OtherAnswer other = nullptr,
+                              std::shared_ptr<ClientRefusals> refusals = nullptr);
 
 // The recall of one client call, answered as a ClientResponse (pure: no actor needed).
 ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call, int64_t now_ms);

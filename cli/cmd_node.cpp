@@ -1,4 +1,5 @@
 // `vasana init` and `vasana serve`.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
@@ -11,6 +12,7 @@
 
 #include "actors/node.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/client_grants_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/malloc_tunables.hpp"
 #include "cli/scoring_file.hpp"
@@ -127,6 +129,20 @@ int cmd_serve(const Words& words) {
     auto keys = load_secret_key_file(cfg->secret_key_file);
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
     opts.sync.secret_key = keys->secret_z85;
+  }
+  Status tokens = load_client_tokens(cfg->clients);
+  if (!tokens.ok()) return fail(kExitUsage, "serve: " + tokens.message());
+  opts.clients = cfg->clients;
+  const bool client_keys = std::any_of(opts.clients.all().begin(), opts.clients.all().end(),
+                                       [](const ClientGrant& c) { return !c.public_key.empty(); });
+  if (client_keys && !cfg->client_tcp.empty()) {
+    // The TCP client endpoint is a CurveZMQ server with the node's own key pair.
+    if (cfg->secret_key_file.empty())
+      return fail(kExitUsage, "serve: clients with a public_key need the node's key pair for the TCP client endpoint: "
+                              "set sync.secret_key_file (make one with `vasana keygen`)");
+    auto keys = load_secret_key_file(cfg->secret_key_file);
+    if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());
+    opts.client_secret_key = keys->secret_z85;
   }
   log_line("malloc: " + malloc_tuning());
   StopSignals signals(stop_signals);

@@ -250,7 +250,10 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
       return Status::InvalidArgument(path + ": sync.ack = replicated:" + std::to_string(cfg.sync.ack_replicas) +
                                      " needs at least that many peers (" +
                                      std::to_string(cfg.sync.peers.size() + cfg.sync.allowed_keys.size()) + " configured)");
-    // Paths in the file are relative to the file's folder.
+  }
+  // Paths in the file are relative to the file's folder (the key pair also serves the TCP client
+  // endpoint when clients have public keys, with or without replication).
+  if (!cfg.secret_key_file.empty()) {
     std::filesystem::path key(cfg.secret_key_file);
     if (key.is_relative()) cfg.secret_key_file = (std::filesystem::path(path).parent_path() / key).string();
   }

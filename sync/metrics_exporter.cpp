@@ -62,6 +62,12 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 "full), since the process started.",
                                 MetricType::Counter);
   add(dropped, {}, static_cast<double>(s.client_replies_dropped));
+  MetricFamily denied = family("vasana_client_requests_refused_total",
+                               "Client requests refused for their grants (permission denied) since the process "
+                               "started, by transport (ipc, tcp) and request kind.",
+                               MetricType::Counter);
+  for (const auto& [key, count] : s.client_refusals)
+    add(denied, {{"transport", key.first}, {"kind", key.second}}, static_cast<double>(count));
 
   MetricFamily up = family("vasana_peer_up",
                            "1 if a replication session with the peer is established (hello accepted both ways), "
@@ -145,8 +151,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   add(copy_failures, {}, static_cast<double>(s.copy_failures));
 
   std::vector<MetricFamily> out;
-  out.reserve(19);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &own_state, &io_failures, &problems, &holds,
+  out.reserve(20);
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &denied, &own_state, &io_failures, &problems, &holds,
                           &copy_failures, &up, &heard, &lag_ops, &lag_s, &received, &refused_chunks, &refused,
                           &handshakes, &bad}) {
     out.push_back(std::move(*f));

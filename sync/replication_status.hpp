@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vasana {
@@ -91,6 +92,9 @@ struct NodeStatus {
   uint64_t lanes_backlog = 0;
   // Replies dropped since start because their client did not read them (its queue was full).
   uint64_t client_replies_dropped = 0;
+  // Client requests refused for their grants since start, by (transport, request kind):
+  // ("ipc", "remember") -> count. Exported as vasana_client_requests_refused_total.
+  std::map<std::pair<std::string, std::string>, uint64_t> client_refusals;
   OwnWriterStatus own_writer;
   std::vector<WriterApplied> writers;
   std::vector<WriterProblem> problems;  // writers that cannot move on now

@@ -1,0 +1,171 @@
+#include "actors/client_grant_check.hpp"
+
+#include "replica/replica_state.hpp"
+
+namespace vasana {
+
+namespace {
+
+using K = ClientRequest::Kind;
+
+std::string who_text(const ClientGrant* who) { return "client '" + std::string(identity_name(who)) + "'"; }
+
+std::optional<std::string> need_read(const ClientGrant* who, const std::string& realm) {
+  if (may_read(who, realm)) return std::nullopt;
+  return who_text(who) + " may not read realm '" + realm + "'";
+}
+
+std::optional<std::string> need_write(const ClientGrant* who, const std::string& realm) {
+  if (may_write(who, realm)) return std::nullopt;
+  return who_text(who) + " may not write realm '" + realm + "'";
+}
+
+std::optional<std::string> need_review(const ClientGrant* who, const std::string& realm) {
+  if (may_review(who, realm)) return std::nullopt;
+  if (!who->review) return who_text(who) + " may not review (it has no review grant)";
+  return who_text(who) + " may not review in realm '" + realm + "' (it may not write it)";
+}
+
+// The check for a memory or triplet the request names: skipped without realm_of, and for an id
+// the state does not hold.
+template <class Need>
+std::optional<std::string> on_held(const MemoryId& id, const RealmOf* realm_of, Need need) {
+  if (!realm_of || id.seqno.value == 0) return std::nullopt;
+  std::optional<std::string> realm = (*realm_of)(id);
+  if (!realm) return std::nullopt;
+  return need(*realm);
+}
+
+}  // namespace
+
+std::string_view transport_name(ClientTransport t) {
+  switch (t) {
+    case ClientTransport::ipc: return "ipc";
+    case ClientTransport::tcp: return "tcp";
+  }
+  return "unknown";
+}
+
+std::string_view request_kind_name(ClientRequest::Kind k) {
+  switch (k) {
+    case K::ping: return "ping";
+    case K::remember: return "remember";
+    case K::recall: return "recall";
+    case K::status: return "status";
+    case K::update: return "update";
+    case K::forget: return "forget";
+    case K::set_status: return "set_status";
+    case K::pin: return "pin";
+    case K::fact: return "fact";
+    case K::correct: return "correct";
+    case K::retract: return "retract";
+    case K::review: return "review";
+    case K::get: return "get";
+    case K::list: return "list";
+    case K::history: return "history";
+    case K::contradictions: return "contradictions";
+  }
+  return "unknown";
+}
+
+std::optional<std::string> resolve_identity(const ClientGrants& grants, ClientCall& call) {
+  call.who = nullptr;
+  const std::string& as = call.request.acting_as;
+  if (!call.client_key.empty()) {
+    const ClientGrant* keyed = grants.by_public_key(call.client_key);
+    if (!keyed) return "client key " + call.client_key + " belongs to no configured client";
+    if (!as.empty() && as != keyed->name)
+      return who_text(keyed) + " (by its client key) may not act as '" + as + "'";
+    call.who = keyed;
+    return std::nullopt;
+  }
+  if (as.empty()) return std::nullopt;
+  const ClientGrant* named = grants.by_name(as);
+  if (!named) return "acting as '" + as + "': no client of that name is configured on this node";
+  call.who = named;
+  return std::nullopt;
+}
+
+std::optional<std::string> held_realm(const ReplicaState& state, const MemoryId& id) {
+  if (const MemoryRecord* m = state.memory(id)) return m->realm.str();
+  std::optional<std::string> realm;
+  state.for_each_triplet([&](const TripletRecord& t) {
+    if (!realm && t.id == id) realm = t.realm;
+  });
+  return realm;
+}
+
+bool grant_needs_state(const ClientCall& call) {
+  if (!call.who) return false;
+  const ClientRequest& q = call.request;
+  switch (q.kind) {
+    case K::update: case K::forget: case K::set_status: case K::pin: case K::review: case K::retract:
+    case K::get: case K::history:
+      return true;
+    case K::remember: return q.remember_options.supersedes.seqno.value != 0;
+    default: return false;
+  }
+}
+
+std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* realm_of) {
+  const ClientGrant* who = call.who;
+  const ClientRequest& q = call.request;
+  auto write = [who](const std::string& realm) { return need_write(who, realm); };
+  auto read = [who](const std::string& realm) { return need_read(who, realm); };
+  // Every kind is listed; one that is not falls through to the refusal below.
+  switch (q.kind) {
+    case K::ping:
+    case K::status:
+      return std::nullopt;
+    case K::remember:
+      if (auto r = need_write(who, q.memory.realm)) return r;
+      return on_held(q.remember_options.supersedes, realm_of, write);
+    case K::update: return on_held(q.update.memory, realm_of, write);
+    case K::forget: return on_held(q.forget.memory, realm_of, write);
+    case K::set_status: return on_held(q.set_status.memory, realm_of, write);
+    case K::pin: return on_held(q.pin.memory, realm_of, write);
+    case K::retract: return on_held(q.retract, realm_of, write);
+    case K::fact:
+      if (auto r = need_write(who, q.fact.realm)) return r;
+      return on_held(q.fact.source_memory, realm_of, write);
+    case K::correct:
+      if (auto r = need_write(who, q.correct.realm)) return r;
+      return on_held(q.correct.source_memory, realm_of, write);
+    case K::review:
+      if (who && !who->review) return need_review(who, "");
+      return on_held(q.review.memory, realm_of, [who](const std::string& realm) { return need_review(who, realm); });
+    case K::recall:
+      for (const auto& realm : q.recall.realms)
+        if (auto r = need_read(who, realm)) return r;
+      return std::nullopt;
+    case K::list: return need_read(who, q.list.realm);
+    case K::contradictions:
+      for (const auto& realm : q.contradiction_realms)
+        if (auto r = need_read(who, realm)) return r;
+      return std::nullopt;
+    case K::get: return on_held(q.get, realm_of, read);
+    case K::history: return on_held(q.history_of, realm_of, read);
+  }
+  return who_text(who) + ": request kind " + std::to_string(static_cast<int>(q.kind)) +
+         " has no grant rule on this node";
+}
+
+void ClientRefusals::count(ClientTransport t, ClientRequest::Kind k) {
+  std::lock_guard<std::mutex> g(mutex_);
+  ++counts_[{t, k}];
+}
+
+std::map<std::pair<std::string, std::string>, uint64_t> ClientRefusals::snapshot() const {
+  std::map<std::pair<std::string, std::string>, uint64_t> out;
+  std::lock_guard<std::mutex> g(mutex_);
+  for (const auto& [key, n] : counts_)
+    out[{std::string(transport_name(key.first)), std::string(request_kind_name(key.second))}] += n;
+  return out;
+}
+
+ClientResponse refusal_response(ClientRefusals* refusals, const ClientCall& call, std::string message) {
+  if (refusals) refusals->count(call.transport, call.request.kind);
+  return error_response(call.request.request_id, ClientError::permission_denied, std::move(message));
+}
+
+}  // namespace vasana
