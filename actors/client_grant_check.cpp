@@ -64,6 +64,7 @@ std::string_view request_kind_name(ClientRequest::Kind k) {
     case K::list: return "list";
     case K::history: return "history";
     case K::contradictions: return "contradictions";
+    case K::analogy: return "analogy";
   }
   return "unknown";
 }
@@ -141,6 +142,10 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
     case K::list: return need_read(who, q.list.realm);
     case K::contradictions:
       for (const auto& realm : q.contradiction_realms)
+        if (auto r = need_read(who, realm)) return r;
+      return std::nullopt;
+    case K::analogy:
+      for (const auto& realm : q.analogy.realms)
         if (auto r = need_read(who, realm)) return r;
       return std::nullopt;
     case K::get: return on_held(q.get, realm_of, read);
