@@ -93,8 +93,12 @@ ClientResponse ask(NodeCall& call, ClientRequest req, ClientResponse::Kind expec
   return std::move(res.value());
 }
 
+// A hybrid-clock value as a decimal string: it needs all 64 bits, more than a JSON number keeps
+// in JavaScript (53).
+std::string clock_text(uint64_t ts) { return std::to_string(ts); }
+
 json written_json(const ClientResponse& r) {
-  return {{"id", r.id.to_string()}, {"effective_ts", r.effective_ts}};
+  return {{"id", r.id.to_string()}, {"effective_ts", clock_text(r.effective_ts)}};
 }
 
 json memory_json(const MemoryView& v) { return json::parse(memory_view_json(v)); }
@@ -133,7 +137,7 @@ json run_remember(const json& a, NodeCall& call) {
           {"existed", r.existed},
           {"updated", r.updated},
           {"flagged_by", r.flagged_by.seqno.value ? r.flagged_by.to_string() : ""},
-          {"effective_ts", r.effective_ts}};
+          {"effective_ts", clock_text(r.effective_ts)}};
 }
 
 json run_recall(const json& a, NodeCall& call) {
@@ -217,7 +221,7 @@ json run_history(const json& a, NodeCall& call) {
     json fields = json::parse(e.fields_json.empty() ? "null" : e.fields_json, nullptr, false);
     ops.push_back({{"op", e.op},
                    {"id", MemoryId{e.writer, e.seqno}.to_string()},
-                   {"effective_ts", e.effective_ts},
+                   {"effective_ts", clock_text(e.effective_ts)},
                    {"recorded_at", format_time_ms(e.recorded_at_ms)},
                    {"chain_verified", e.chain_verified},
                    {"fields", fields.is_discarded() ? json(e.fields_json) : fields}});

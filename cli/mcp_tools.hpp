@@ -4,7 +4,9 @@
 // CallToolResult: structuredContent (a JSON object) plus a text block holding the same JSON.
 // A call that cannot be done (a bad or missing argument, an unknown id, a refusal, the node not
 // answering) is a tool error: isError true and a text block saying what was wrong;
-// structuredContent then holds {"error": code, "message"}.
+// structuredContent then holds {"error": code, "message"}. Ids are strings as vasana prints them;
+// times are strings (format_time_ms); hybrid-clock values (effective_ts) are decimal strings,
+// since they need all 64 bits.
 #pragma once
 
 #include <functional>

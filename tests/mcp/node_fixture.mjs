@@ -9,7 +9,7 @@ export async function startNode(binary, { config = '', keep = false } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'vasana-mcp-'));
   const data = join(root, 'data');
   const init = spawnSync(binary, ['init', '--data', data], { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`vasana init failed: ${init.stderr}`);
+  if (init.status !== 0) throw new Error(`vasana init failed: ${init.error ? init.error.message : init.stderr}`);
   const args = ['serve', '--data', data];
   let configPath = '';
   if (config) {
