@@ -1,3 +1,4 @@
+#include "cli/client_identity.hpp"
 #include "cli/client_session.hpp"
 
 #include <cstdlib>
@@ -14,7 +15,7 @@ std::unique_ptr<NodeClient> connect_for(const std::string& command, const Args& 
     exit_code = fail(exit_code_of(ep.status()), command + ": " + ep.status().message());
     return nullptr;
   }
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, args);
   if (!client.ok()) {
     exit_code = fail(exit_code_of(client.status()), command + ": " + client.status().message());
     return nullptr;

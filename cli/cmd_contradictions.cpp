@@ -3,6 +3,7 @@
 // overlapping valid times, under the contradict policy), for someone to resolve.
 #include <cstdio>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
@@ -11,7 +12,7 @@
 namespace vasana {
 
 int cmd_contradictions(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "realm"}, {"json"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "realm"}), {"json"});
   if (!args.ok()) return fail(kExitUsage, "contradictions: " + args.status().message());
   if (!args->positional.empty())
     return fail(kExitUsage, "contradictions: unexpected argument '" + args->positional[0] + "'");
@@ -22,7 +23,7 @@ int cmd_contradictions(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "contradictions: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "contradictions: " + client.status().message());
   ClientRequest req;
   req.kind = ClientRequest::Kind::contradictions;

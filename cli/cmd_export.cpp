@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
@@ -15,7 +16,7 @@
 namespace vasana {
 
 int cmd_export(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "timeout-ms", "realm", "out", "page"}, {"deleted", "no-ids"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "timeout-ms", "realm", "out", "page"}), {"deleted", "no-ids"});
   if (!args.ok()) return fail(kExitUsage, "export: " + args.status().message());
   if (!args->positional.empty()) return fail(kExitUsage, "export: unexpected argument '" + args->positional[0] + "'");
   ListRequest page;

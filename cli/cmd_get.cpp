@@ -1,6 +1,7 @@
 // `vasana get ID [--json]`: one memory with every field, as the local node holds it now.
 #include <cstdio>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
@@ -9,7 +10,7 @@
 namespace vasana {
 
 int cmd_get(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "timeout-ms"}, {"json"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "timeout-ms"}), {"json"});
   if (!args.ok()) return fail(kExitUsage, "get: " + args.status().message());
   if (args->positional.size() != 1) return fail(kExitUsage, "get: usage: vasana get ID [--json]");
   auto id = MemoryId::parse(args->positional[0]);

@@ -2,6 +2,7 @@
 // and recorded time and whether its writer's hash chain verifies up to it.
 #include <cstdio>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
@@ -10,7 +11,7 @@
 namespace vasana {
 
 int cmd_history(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config"}, {"json"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config"}), {"json"});
   if (!args.ok()) return fail(kExitUsage, "history: " + args.status().message());
   if (args->positional.size() != 1) return fail(kExitUsage, "history: give one memory id (<instance hex>-<seqno>)");
   auto id = MemoryId::parse(args->positional[0]);
@@ -20,7 +21,7 @@ int cmd_history(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "history: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "history: " + client.status().message());
   ClientRequest req;
   req.kind = ClientRequest::Kind::history;

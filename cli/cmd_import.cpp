@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/import_report.hpp"
@@ -31,7 +32,7 @@ constexpr size_t kImportWindow = 16;
 }  // namespace
 
 int cmd_import(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "realm", "timeout-ms"}, {"skip-bad"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "realm", "timeout-ms"}), {"skip-bad"});
   if (!args.ok()) return fail(kExitUsage, "import: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
@@ -78,7 +79,7 @@ int cmd_import(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "import: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "import: " + client.status().message());
 
   std::vector<ClientRequest> requests(memories.size());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
@@ -60,7 +61,7 @@ Result<ListRequest> list_request_from_args(const Args& args) {
 }  // namespace
 
 int cmd_list(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "timeout-ms", "realm", "kind", "tag", "status", "limit", "after"},
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "timeout-ms", "realm", "kind", "tag", "status", "limit", "after"}),
                          {"json", "deleted", "unreviewed"});
   if (!args.ok()) return fail(kExitUsage, "list: " + args.status().message());
   if (!args->positional.empty()) return fail(kExitUsage, "list: unexpected argument '" + args->positional[0] + "'");

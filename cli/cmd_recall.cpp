@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/jsonl_memory.hpp"
@@ -136,7 +137,7 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
   auto ep = find_endpoint(args, cfg);
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "recall: " + client.status().message());
   auto answered = run_pipelined(*client.value(), std::move(requests), 16, std::chrono::seconds(30),
                                 [&](size_t i, const ClientResponse& r) {
@@ -174,8 +175,8 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
 }  // namespace
 
 int cmd_recall(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until",
-                                 "tag", "known-at"},
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until",
+                                 "tag", "known-at"}),
                          {"json", "explain", "staged"});
   if (!args.ok()) return fail(kExitUsage, "recall: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
@@ -229,7 +230,7 @@ int cmd_recall(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "recall: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "recall: " + client.status().message());
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
   if (!res.ok()) return fail(kExitFailed, "recall: " + res.status().message());

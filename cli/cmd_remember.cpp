@@ -6,6 +6,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
@@ -16,8 +17,8 @@ namespace vasana {
 
 int cmd_remember(const Words& words) {
   auto args = parse_args(words,
-                         {"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",
-                          "session", "timeout-ms", "supersedes", "fact", "origin", "confidence"},
+                         with_identity_options({"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",
+                          "session", "timeout-ms", "supersedes", "fact", "origin", "confidence"}),
                          {"json", "update", "staged", "pin"});
   if (!args.ok()) return fail(kExitUsage, "remember: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
@@ -92,7 +93,7 @@ int cmd_remember(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "remember: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "remember: " + client.status().message());
   const std::string req_ref = m.ref;
   ClientRequest req;

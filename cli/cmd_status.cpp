@@ -1,6 +1,7 @@
 // `vasana status`: what the local node holds and how far behind each peer it is.
 #include <cstdio>
 
+#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/node_client.hpp"
@@ -9,7 +10,7 @@
 namespace vasana {
 
 int cmd_status(const Words& words) {
-  auto args = parse_args(words, {"data", "connect", "config"}, {"json"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config"}), {"json"});
   if (!args.ok()) return fail(kExitUsage, "status: " + args.status().message());
   if (!args->positional.empty()) return fail(kExitUsage, "status: unexpected argument '" + args->positional[0] + "'");
   auto cfg = load_node_config(args->get("config").value_or(""));
@@ -17,7 +18,7 @@ int cmd_status(const Words& words) {
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
                             "status: " + ep.status().message());
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "status: " + client.status().message());
   ClientRequest req;
   req.kind = ClientRequest::Kind::status;

@@ -79,7 +79,8 @@ Status probe_ipc_socket(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpoint, void* context) {
+Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpoint, void* context,
+                                                        NodeClientIdentity identity) {
   if (endpoint.rfind("ipc://", 0) == 0) {
     Status s = probe_ipc_socket(endpoint.substr(6));
     if (!s.ok()) return s;
@@ -88,11 +89,19 @@ Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpo
   try {
     impl->socket.set(zmq::sockopt::linger, 0);
     if (endpoint.find("://[") != std::string::npos) impl->socket.set(zmq::sockopt::ipv6, 1);
+    if (identity.curve()) {
+      impl->socket.set(zmq::sockopt::curve_serverkey, identity.server_public);
+      impl->socket.set(zmq::sockopt::curve_publickey, identity.client_public);
+      impl->socket.set(zmq::sockopt::curve_secretkey, identity.client_secret);
+    }
     impl->socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
     return Status::InvalidArgument("cannot connect to " + endpoint + ": " + e.what());
   }
-  return std::unique_ptr<NodeClient>(new NodeClient(std::move(impl), endpoint));
+  std::unique_ptr<NodeClient> client(new NodeClient(std::move(impl), endpoint));
+  client->acting_as_ = std::move(identity.acting_as);
+  client->curve_ = identity.curve();
+  return client;
 }
 
 void* NodeClient::socket_handle() { return impl_->socket.handle(); }
@@ -101,6 +110,7 @@ int NodeClient::notify_fd() { return impl_->socket.get(zmq::sockopt::fd); }
 
 Result<uint64_t> NodeClient::send(ClientRequest request) {
   request.request_id = next_id_++;
+  if (request.acting_as.empty()) request.acting_as = acting_as_;
   std::string body = encode_request(request);
   try {
     std::array<zmq::const_buffer, 2> frames = {zmq::buffer(kClientTag.data(), kClientTag.size()), zmq::buffer(body)};
@@ -146,7 +156,10 @@ Result<ClientResponse> NodeClient::call(ClientRequest request, std::chrono::mill
     return res;
   }
   return Status::FailedPrecondition("no answer from the node at " + endpoint_ + " within " +
-                                    std::to_string(timeout.count()) + " ms");
+                                    std::to_string(timeout.count()) + " ms" +
+                                    (curve_ ? " (the node drops a client whose key it does not list, and one that "
+                                              "expects another server key)"
+                                            : ""));
 }
 
 }  // namespace vasana

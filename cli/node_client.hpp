@@ -11,6 +11,17 @@
 
 namespace vasana {
 
+// Who a client connects as. acting_as goes into every request that names nobody itself
+// (ClientRequest::acting_as: on the IPC socket, the client whose grants apply). With the three
+// CurveZMQ keys set (Z85), the client connects to a TCP endpoint as a CURVE client: the node
+// admits it only when it lists client_public as a client's public_key.
+struct NodeClientIdentity {
+  std::string acting_as;
+  std::string client_public, client_secret;  // the client's key pair (`vasana keygen`)
+  std::string server_public;                 // the node's public key
+  bool curve() const { return !client_secret.empty(); }
+};
+
 class NodeClient {
  public:
   // Reads DIR/client.endpoint, which a running node writes. NotFound when no node runs there;
@@ -20,7 +31,8 @@ class NodeClient {
   // "permission denied" when this user may not connect, NotFound when no node listens there.
   // context: a ZeroMQ context (zmq::context_t*) to share between the clients of one process;
   // null gives the client a context (and an I/O thread) of its own.
-  static Result<std::unique_ptr<NodeClient>> connect(const std::string& endpoint, void* context = nullptr);
+  static Result<std::unique_ptr<NodeClient>> connect(const std::string& endpoint, void* context = nullptr,
+                                                     NodeClientIdentity identity = NodeClientIdentity{});
   ~NodeClient();
 
   // Sends one request and waits for its response. Unavailable (Code::failed_precondition)
@@ -45,6 +57,8 @@ class NodeClient {
   NodeClient(std::unique_ptr<Impl> impl, std::string endpoint);
   std::unique_ptr<Impl> impl_;
   std::string endpoint_;
+  std::string acting_as_;
+  bool curve_ = false;
   uint64_t next_id_ = 1;
 };
 

@@ -1,3 +1,4 @@
+#include "cli/client_identity.hpp"
 #include "cli/write_command.hpp"
 
 #include <cstdio>
@@ -11,7 +12,7 @@ namespace vasana {
 
 std::set<std::string> with_client_options(std::set<std::string> own) {
   own.insert({"data", "connect", "config", "timeout-ms"});
-  return own;
+  return with_identity_options(std::move(own));
 }
 
 Result<MemoryId> parse_id_argument(const std::string& what, const std::string& text) {
@@ -81,7 +82,7 @@ std::optional<ClientResponse> call_node(const std::string& cmd, const Args& args
     exit = fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, cmd + ": " + ep.status().message());
     return std::nullopt;
   }
-  auto client = NodeClient::connect(*ep);
+  auto client = connect_node(*ep, args);
   if (!client.ok()) {
     exit = fail(exit_code_of(client.status()), cmd + ": " + client.status().message());
     return std::nullopt;

@@ -381,3 +381,34 @@ TEST_CASE("[write] sets the defaults and [realm.\"NAME\"] overrides only the key
 }
 
 }  // namespace vasana::test
+
+namespace vasana::test {
+
+TEST_CASE("the example config's [clients.\"NAME\"] block, uncommented, loads as the client it describes") {
+  auto text = read_whole_file(std::string(VASANA_SOURCE_DIR) + "/ops/vasana.example.toml");
+  REQUIRE(text.ok());
+  // The block runs from its "#[clients." line to the next empty line; "#key = value" lines and
+  // the table line are uncommented, the "# ..." comments stay.
+  std::istringstream in(*text);
+  std::string line, out;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#[clients.", 0) == 0) in_block = true;
+    if (in_block && line.empty()) break;
+    if (in_block && line.size() > 1 && line[0] == '#' && line[1] != ' ') out += line.substr(1) + "\n";
+  }
+  out = std::regex_replace(out, std::regex("<[^>\"]*public key[^>\"]*>"), "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7");
+  INFO(out);
+  auto cfg = parse_node_config(out, "/etc/vasana/vasana.toml");
+  INFO(cfg.status().message());
+  REQUIRE(cfg.ok());
+  const ClientGrant* a = cfg->clients.by_name("agent-a");
+  REQUIRE(a);
+  CHECK(a->read == std::vector<std::string>{"project-x", "shared"});
+  CHECK(a->write == std::vector<std::string>{"project-x"});
+  CHECK_FALSE(a->review);
+  CHECK(a->token_file == "/etc/vasana/agent-a.token");
+  CHECK(a->public_key.size() == 40);
+}
+
+}  // namespace vasana::test

@@ -1,0 +1,281 @@
+// Client grants enforced through the real binary: `--as NAME` on the IPC socket, CurveZMQ client
+// keys on the TCP client endpoint, the review grant, and the refusal counter. Each case has the
+// allowed request next to the refused one, and checks that a refused write wrote nothing.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sync/curve_keys.hpp"
+#include "tests/cli/child_process.hpp"
+#include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/http_get.hpp"
+#include "tests/cli/serve_process.hpp"
+
+namespace vasana::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A node on a fresh data directory with config text; stopped by the destructor.
+struct GrantedNode {
+  TempDir tmp;
+  std::string data = tmp.sub("data");
+  std::string config = tmp.sub("node.toml");
+  std::unique_ptr<ServeProcess> node;
+
+  explicit GrantedNode(const std::string& toml) {
+    REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+    write_text(config, toml);
+    node = std::make_unique<ServeProcess>(data, tmp.sub("serve.err"), config);
+    REQUIRE(node->wait_ready() == "");
+  }
+  CommandResult run(std::vector<std::string> args) {
+    args.insert(args.begin() + 1, {"--data", data});
+    return run_vasana(args, tmp.path());
+  }
+  // Remembers text in realm as the owner; returns the id.
+  std::string remember(const std::string& realm, const std::string& text) {
+    auto r = run({"remember", "--realm", realm, text});
+    REQUIRE(r.status.code == 0);
+    return first_line(r.out);
+  }
+  size_t memories_written() { return read_own_stream(data).texts.size(); }
+};
+
+// The TCP endpoint a running node wrote into DIR/client.endpoint, or "".
+std::string tcp_endpoint_of(const std::string& data) {
+  std::istringstream in(read_text(data + "/client.endpoint"));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("tcp://", 0) == 0) return line;
+  return "";
+}
+
+// The value of vasana_client_requests_refused_total for (transport, kind); 0 when absent.
+double refused_sample(const std::string& metrics, const std::string& transport, const std::string& kind) {
+  std::smatch m;
+  const std::regex a("vasana_client_requests_refused_total\\{kind=\"" + kind + "\",transport=\"" + transport +
+                     "\"\\} ([0-9.e+]+)");
+  const std::regex b("vasana_client_requests_refused_total\\{transport=\"" + transport + "\",kind=\"" + kind +
+                     "\"\\} ([0-9.e+]+)");
+  if (std::regex_search(metrics, m, a) || std::regex_search(metrics, m, b)) return std::stod(m[1]);
+  return 0;
+}
+
+int metrics_port(const std::string& log) {
+  std::smatch m;
+  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
+  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
+}
+
+const char* kReaderToml = R"([clients."reader"]
+read = ["alpha"]
+[clients."writer"]
+read = ["alpha"]
+write = ["alpha"]
+[clients."reviewer"]
+read = ["alpha"]
+write = ["alpha"]
+review = true
+[metrics]
+listen = "127.0.0.1:0"
+)";
+
+}  // namespace
+
+TEST_CASE("a client acting over the IPC socket reads and writes only its realms, and the owner everything") {
+  GrantedNode n(kReaderToml);
+  const std::string in_alpha = n.remember("alpha", "alpha " + token(1));
+  const std::string in_beta = n.remember("beta", "beta " + token(2));
+  REQUIRE(n.memories_written() == 2);
+
+  // Its own realm: recall, get, list and history answer.
+  auto ok = n.run({"recall", "--as", "reader", "--realm", "alpha", token(1)});
+  CHECK(ok.status.code == 0);
+  CHECK(contains(ok.out, token(1)));
+  auto got = n.run({"get", "--as", "reader", in_alpha});
+  CHECK(got.status.code == 0);
+  CHECK(contains(got.out, token(1)));
+  CHECK(n.run({"list", "--as", "reader", "--realm", "alpha"}).status.code == 0);
+  CHECK(n.run({"history", "--as", "reader", in_alpha}).status.code == 0);
+
+  // Another realm: every read is refused, exit 1, the message names the client and the realm,
+  // and the refused get shows nothing of the memory.
+  auto recall = n.run({"recall", "--as", "reader", "--realm", "beta", token(2)});
+  CHECK(recall.status.code == 1);
+  CHECK(contains(recall.err, "client 'reader' may not read realm 'beta'"));
+  CHECK_FALSE(contains(recall.out, token(2)));
+  auto scope = n.run({"recall", "--as", "reader", "--realm", "alpha", "--realm", "beta", token(2)});
+  CHECK(scope.status.code == 1);
+  CHECK_FALSE(contains(scope.out, token(2)));
+  auto get = n.run({"get", "--as", "reader", in_beta});
+  CHECK(get.status.code == 1);
+  CHECK(contains(get.err, "client 'reader' may not read realm 'beta'"));
+  CHECK_FALSE(contains(get.out + get.err, token(2)));
+  auto history = n.run({"history", "--as", "reader", in_beta});
+  CHECK(history.status.code == 1);
+  CHECK_FALSE(contains(history.out + history.err, token(2)));
+  CHECK(n.run({"list", "--as", "reader", "--realm", "beta"}).status.code == 1);
+  CHECK(n.run({"contradictions", "--as", "reader", "--realm", "beta"}).status.code == 1);
+
+  // Writes: refused without the write grant (its own realm included), and nothing is written.
+  auto write_alpha = n.run({"remember", "--as", "reader", "--realm", "alpha", "reader " + token(3)});
+  CHECK(write_alpha.status.code == 1);
+  CHECK(contains(write_alpha.err, "client 'reader' may not write realm 'alpha'"));
+  auto write_beta = n.run({"remember", "--as", "writer", "--realm", "beta", "writer " + token(4)});
+  CHECK(write_beta.status.code == 1);
+  CHECK(contains(write_beta.err, "client 'writer' may not write realm 'beta'"));
+  auto forget_beta = n.run({"forget", "--as", "writer", in_beta});
+  CHECK(forget_beta.status.code == 1);
+  CHECK(contains(forget_beta.err, "may not write realm 'beta'"));
+  auto pin_beta = n.run({"pin", "--as", "writer", in_beta});
+  CHECK(pin_beta.status.code == 1);
+  auto supersede = n.run({"remember", "--as", "writer", "--realm", "alpha", "--supersedes", in_beta, "new " + token(5)});
+  CHECK(supersede.status.code != 0);
+  CHECK(n.memories_written() == 2);
+
+  // The writer writes its realm.
+  auto written = n.run({"remember", "--as", "writer", "--realm", "alpha", "writer " + token(6)});
+  CHECK(written.status.code == 0);
+  CHECK(n.memories_written() == 3);
+
+  // The owner is unaffected: it reads and writes every realm.
+  auto owner = n.run({"recall", "--realm", "beta", token(2)});
+  CHECK(owner.status.code == 0);
+  CHECK(contains(owner.out, token(2)));
+  CHECK(n.run({"get", in_beta}).status.code == 0);
+  CHECK(n.run({"pin", in_beta}).status.code == 0);
+}
+
+TEST_CASE("acting as a name no client has is refused, and a configured name is not") {
+  GrantedNode n(kReaderToml);
+  n.remember("alpha", "alpha " + token(7));
+  auto unknown = n.run({"recall", "--as", "nobody", "--realm", "alpha", token(7)});
+  CHECK(unknown.status.code == 1);
+  CHECK(contains(unknown.err, "acting as 'nobody': no client of that name is configured"));
+  CHECK_FALSE(contains(unknown.out, token(7)));
+  auto write = n.run({"remember", "--as", "nobody", "--realm", "alpha", "ghost " + token(8)});
+  CHECK(write.status.code == 1);
+  CHECK(n.memories_written() == 1);
+  auto known = n.run({"recall", "--as", "reader", "--realm", "alpha", token(7)});
+  CHECK(known.status.code == 0);
+  CHECK(contains(known.out, token(7)));
+  CHECK(n.run({"recall", "--as", "", "--realm", "alpha", token(7)}).status.code == 2);  // bad usage
+}
+
+TEST_CASE("review needs the review grant: a writer without it is refused, a reviewer is not") {
+  GrantedNode n(kReaderToml);
+  auto proposed = n.run({"remember", "--realm", "alpha", "--origin", "model", "guess " + token(9)});
+  REQUIRE(proposed.status.code == 0);
+  const std::string id = first_line(proposed.out);
+  auto refused = n.run({"review", "approve", id, "--reviewer", "w", "--as", "writer"});
+  CHECK(refused.status.code == 1);
+  CHECK(contains(refused.err, "client 'writer' may not review"));
+  auto reader = n.run({"review", "approve", id, "--reviewer", "r", "--as", "reader"});
+  CHECK(reader.status.code == 1);
+  auto st = read_own_stream(n.data);
+  CHECK(st.scan.last_seqno.value == 1);  // nothing written by the refusals
+  auto approved = n.run({"review", "approve", id, "--reviewer", "rv", "--as", "reviewer"});
+  CHECK(approved.status.code == 0);
+  CHECK(read_own_stream(n.data).scan.last_seqno.value == 2);
+}
+
+TEST_CASE("refused requests are counted by transport and kind in vasana_client_requests_refused_total") {
+  GrantedNode n(kReaderToml);
+  const int port = metrics_port(n.node->stderr_text());
+  REQUIRE(port != 0);
+  n.remember("beta", "beta " + token(10));
+  // Allowed requests count nothing.
+  REQUIRE(n.run({"recall", "--as", "reader", "--realm", "alpha", "x"}).status.code == 0);
+  std::string metrics = http_get(port, "/metrics");
+  CHECK(contains(metrics, "vasana_client_requests_refused_total"));
+  CHECK(refused_sample(metrics, "ipc", "recall") == 0);
+  // Two refused recalls, one refused remember.
+  CHECK(n.run({"recall", "--as", "reader", "--realm", "beta", "x"}).status.code == 1);
+  CHECK(n.run({"recall", "--as", "nobody", "--realm", "alpha", "x"}).status.code == 1);
+  CHECK(n.run({"remember", "--as", "reader", "--realm", "alpha", "y"}).status.code == 1);
+  metrics = http_get(port, "/metrics");
+  CHECK(refused_sample(metrics, "ipc", "recall") == 2);
+  CHECK(refused_sample(metrics, "ipc", "remember") == 1);
+}
+
+TEST_CASE("over TCP with client keys only listed keys connect, each acting as its own client") {
+  TempDir keys;
+  for (const char* who : {"node", "agent", "stranger"})
+    REQUIRE(run_vasana({"keygen", "--out", keys.sub(who)}, keys.path()).status.code == 0);
+  auto agent_public = load_public_key_file(keys.sub("agent") + "/node.public");
+  REQUIRE(agent_public.ok());
+  const std::string toml = "[client]\ntcp = \"tcp://127.0.0.1:*\"\n[sync]\nsecret_key_file = \"" + keys.sub("node") +
+                           "/node.secret\"\n[clients.\"agent\"]\nread = [\"alpha\"]\nwrite = [\"alpha\"]\npublic_key = \"" +
+                           agent_public.value() + "\"\n[clients.\"other\"]\nread = [\"beta\"]\nwrite = [\"beta\"]\n";
+  GrantedNode n(toml);
+  const std::string tcp = tcp_endpoint_of(n.data);
+  REQUIRE(tcp.rfind("tcp://", 0) == 0);
+  const std::string server_key_file = keys.sub("node") + "/node.public";
+  auto as_key = [&](const std::string& who, std::vector<std::string> args) {
+    std::vector<std::string> full = {args[0], "--connect", tcp, "--client-key", keys.sub(who) + "/node.secret",
+                                     "--server-key-file", server_key_file, "--timeout-ms", "3000"};
+    full.insert(full.end(), args.begin() + 1, args.end());
+    return run_vasana(full, n.tmp.path());
+  };
+  n.remember("beta", "beta " + token(11));
+
+  // The agent's key: its realm works, the other is refused.
+  auto remembered = as_key("agent", {"remember", "--realm", "alpha", "agent " + token(12)});
+  CHECK(remembered.status.code == 0);
+  auto recalled = as_key("agent", {"recall", "--realm", "alpha", token(12)});
+  CHECK(recalled.status.code == 0);
+  CHECK(contains(recalled.out, token(12)));
+  auto other_realm = as_key("agent", {"recall", "--realm", "beta", token(11)});
+  CHECK(other_realm.status.code == 1);
+  CHECK(contains(other_realm.err, "client 'agent' may not read realm 'beta'"));
+  CHECK_FALSE(contains(other_realm.out, token(11)));
+
+  // Acting as another client with the agent's key: refused, nothing written.
+  auto spoof = as_key("agent", {"remember", "--as", "other", "--realm", "beta", "spoof " + token(13)});
+  CHECK(spoof.status.code == 1);
+  CHECK(contains(spoof.err, "client 'agent' (by its client key) may not act as 'other'"));
+  auto spoof_read = as_key("agent", {"recall", "--as", "other", "--realm", "beta", token(11)});
+  CHECK(spoof_read.status.code == 1);
+  CHECK_FALSE(contains(spoof_read.out, token(11)));
+  // Naming itself is allowed.
+  CHECK(as_key("agent", {"recall", "--as", "agent", "--realm", "alpha", token(12)}).status.code == 0);
+
+  // A key the node does not list never gets an answer: exit 1 within the client's time-out.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto stranger = as_key("stranger", {"remember", "--realm", "alpha", "stranger " + token(14)});
+  CHECK(stranger.status.code == 1);
+  CHECK_FALSE(stranger.timed_out);
+  CHECK(std::chrono::steady_clock::now() - t0 < 15s);
+  // Nor does a client without CURVE.
+  auto plain = run_vasana({"recall", "--connect", tcp, "--timeout-ms", "2000", "--realm", "alpha", token(12)}, n.tmp.path());
+  CHECK(plain.status.code == 1);
+  CHECK_FALSE(contains(plain.out, token(12)));
+  CHECK(n.memories_written() == 2);  // the owner's and the agent's
+
+  // The owner on the IPC socket is unaffected.
+  auto owner = n.run({"recall", "--realm", "beta", token(11)});
+  CHECK(owner.status.code == 0);
+  CHECK(contains(owner.out, token(11)));
+}
+
+TEST_CASE("client key options are checked before connecting") {
+  TempDir tmp;
+  auto no_server = run_vasana({"recall", "--connect", "tcp://127.0.0.1:1", "--client-key", tmp.sub("x"), "--realm", "a", "q"},
+                              tmp.path());
+  CHECK(no_server.status.code == 2);
+  CHECK(contains(no_server.err, "--client-key needs the node's public key"));
+  auto ipc = run_vasana({"recall", "--connect", "ipc://" + tmp.sub("s"), "--client-key", tmp.sub("x"), "--server-key",
+                         "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7", "--realm", "a", "q"},
+                        tmp.path());
+  CHECK(ipc.status.code == 2);
+  CHECK(contains(ipc.err, "is for a TCP client endpoint"));
+}
+
+}  // namespace vasana::test
