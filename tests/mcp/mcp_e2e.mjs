@@ -158,6 +158,11 @@ try {
     'a read-only client may not remember: permission_denied naming it', refused);
   const other = await call(reader, 'recall', { query: 'anything', realms: ['elsewhere'] });
   check(other.isError && other.structuredContent.error === 'permission_denied', 'nor recall a realm it has no grant for', other);
+  const anaSeen = await call(reader, 'recall_analogy', { a: 'paris', b: 'france', c: 'madrid', realms: ['team'] });
+  check(!anaSeen.isError, 'a read-only client may ask an analogy in its realm', anaSeen);
+  const anaRefused = await call(reader, 'recall_analogy', { a: 'paris', b: 'france', c: 'madrid', realms: ['elsewhere'] });
+  check(anaRefused.isError && anaRefused.structuredContent.error === 'permission_denied',
+    'but not in a realm it has no grant for', anaRefused);
   await reader.close();
   const writer = await connect(node.data, ['--as', 'writer']);
   const written = await call(writer, 'remember', { realm: 'team', text: 'the writer may write this' });
