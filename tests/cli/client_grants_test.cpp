@@ -137,7 +137,8 @@ TEST_CASE("a client acting over the IPC socket reads and writes only its realms,
   auto pin_beta = n.run({"pin", "--as", "writer", in_beta});
   CHECK(pin_beta.status.code == 1);
   auto supersede = n.run({"remember", "--as", "writer", "--realm", "alpha", "--supersedes", in_beta, "new " + token(5)});
-  CHECK(supersede.status.code != 0);
+  CHECK(supersede.status.code == 1);
+  CHECK(contains(supersede.err, "client 'writer' may not write realm 'beta'"));
   CHECK(n.memories_written() == 2);
 
   // The writer writes its realm.
