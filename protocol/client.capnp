@@ -1,4 +1,4 @@
-# Client protocol: what the CLI (and later the MCP server) sends to its local node over the
+# Client protocol: what the CLI and the MCP server (`vasana mcp`) send to their local node over the
 # ZeroMQ client endpoint. A client message is two frames: the tag "vasana.client.1" and one
 # ClientRequest (unpacked Cap'n Proto); the reply is the same tag and one ClientResponse.
 # The tag matters: Cap'n Proto checks structure, not type, so bytes of another schema would
