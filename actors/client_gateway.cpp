@@ -116,6 +116,7 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: handle_checked_write(std::move(call), batch); return;
     case ClientRequest::Kind::get: handle_read(std::move(call)); return;
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::analogy: handle_read(std::move(call)); return;
     case ClientRequest::Kind::history:
     case ClientRequest::Kind::contradictions: {
       // Answered by a query actor: history reads segment files, which must not hold up the

@@ -122,6 +122,10 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
       for (const auto& realm : q.contradiction_realms)
         if (auto r = need_read(who, realm)) return r;
       return std::nullopt;
+    case K::analogy:
+      for (const auto& realm : q.analogy.realms)
+        if (auto r = need_read(who, realm)) return r;
+      return std::nullopt;
     case K::get: return on_held(q.get, realm_of, read);
     case K::history: return on_held(q.history_of, realm_of, read);
   }

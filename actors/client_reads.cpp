@@ -4,7 +4,9 @@
 
 #include "actors/client_gateway.hpp"
 #include "protocol/client_reads.hpp"
+#include "replica/analogy.hpp"
 #include "replica/memory_as_of.hpp"
+#include "store/hybrid_clock.hpp"
 
 namespace vasana {
 
@@ -112,11 +114,39 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
   return r;
 }
 
+ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
+                              int64_t now_ms) {
+  ClientResponse r;
+  r.request_id = request_id;
+  r.kind = ClientResponse::Kind::analogy;
+  AnalogyResult res = recall_analogy(req.a, req.b, req.c, req.realms, req.as_of_ms.value_or(now_ms), state);
+  if (const auto* abstained = std::get_if<AnalogyAbstention>(&res)) {
+    r.analogy.abstained = true;
+    r.analogy.reason = abstained->reason;
+    return r;
+  }
+  for (const AnalogyCandidate& c : std::get<AnalogyAnswer>(res).candidates) {
+    AnalogyCandidateView v;
+    v.d = c.d;
+    v.predicates = c.predicates;
+    for (const TripletRecord& t : c.support)
+      v.support.push_back(AnalogyTripletView{t.id, t.realm, t.subject, t.predicate, t.object, t.valid_from_ms,
+                                             t.valid_to_ms, t.source_memory});
+    r.analogy.candidates.push_back(std::move(v));
+  }
+  return r;
+}
+
 ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
   ClientResponse r;
+  const ClientRequest& q = call.request;
   engine.read([&](const ReplicaState& state) {
-    r = call.request.kind == ClientRequest::Kind::get ? answer_get(state, call.request.request_id, call.request.get)
-                                                       : answer_list(state, call.request.request_id, call.request.list);
+    if (q.kind == ClientRequest::Kind::get)
+      r = answer_get(state, q.request_id, q.get);
+    else if (q.kind == ClientRequest::Kind::analogy)
+      r = answer_analogy(state, q.request_id, q.analogy, static_cast<int64_t>(system_wall_ms()));
+    else
+      r = answer_list(state, q.request_id, q.list);
   });
   return r;
 }
@@ -127,8 +157,9 @@ void ClientGateway::handle_read(ClientCall&& call) {
     endpoint_->reply(call, error_response(rid, ClientError::bad_input, "get needs a memory id (seqno 0 names none)"));
     return;
   }
-  if (call.request.kind == ClientRequest::Kind::list) {
-    Status v = validate_list(call.request.list);
+  if (call.request.kind == ClientRequest::Kind::list || call.request.kind == ClientRequest::Kind::analogy) {
+    Status v = call.request.kind == ClientRequest::Kind::list ? validate_list(call.request.list)
+                                                              : validate_analogy(call.request.analogy);
     if (!v.ok()) {
       endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
       return;

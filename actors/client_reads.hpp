@@ -1,6 +1,7 @@
-// The node's answers to the read requests other than recall: get (one memory with every field)
-// and list (a realm's memories in id order, paged and filtered). The gateway validates them
-// (ClientGateway::handle_read, in actors/client_reads.cpp) and hands them to a query actor,
+// The node's answers to the read requests other than recall: get (one memory with every field),
+// list (a realm's memories in id order, paged and filtered) and analogy (a : b :: c : ?). The
+// gateway validates them (ClientGateway::handle_read, in actors/client_reads.cpp) and hands them
+// to a query actor,
 // which waits for the node's acknowledged writes like a recall does and answers with these.
 // Pure functions of the state: no CAF here.
 #pragma once
@@ -28,7 +29,11 @@ ClientResponse answer_get(const ReplicaState& state, uint64_t request_id, const 
 // list: the page after r.after (r validated by validate_list).
 ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r);
 
-// Answers a get or a list call under the engine's read lock.
+// analogy: recall_analogy (replica/analogy.hpp) as of req.as_of_ms, or now_ms when not given.
+ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
+                              int64_t now_ms);
+
+// Answers a get, list or analogy call under the engine's read lock.
 ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call);
 
 }  // namespace vasana

@@ -199,7 +199,7 @@ int cmd_recall(const Words& words) {
     return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed, "recall: " + res->message);
   if (res->kind != ClientResponse::Kind::recalled) return fail(kExitFailed, "recall: unexpected answer from the node");
   if (args->has("json"))
-    print_json(res->answer, args->has("explain"));
+    std::printf("%s\n", recall_answer_json(res->answer, args->has("explain")).c_str());
   else
     print_text(res->answer, args->has("explain"));
   return kExitOk;

@@ -35,6 +35,8 @@ int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
 int cmd_history(const Words& words);
 int cmd_contradictions(const Words& words);
+int cmd_analogy(const Words& words);
+int cmd_mcp(const Words& words);
 int cmd_bench(const Words& words);
 int cmd_version(const Words& words);  // also `vasana --version`
 int cmd_bench_recall(const Words& words);

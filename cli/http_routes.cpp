@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/analogy_json.hpp"
 #include "cli/memory_view_text.hpp"
 #include "cli/request_json.hpp"
 #include "cli/response_json.hpp"
@@ -192,6 +193,14 @@ class Routes {
     }));
     s.Get("/v1/memories", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
       list(req, res, who);
+    }));
+    s.Post("/v1/analogy", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+      auto body = body_json(req, res);
+      if (!body) return;
+      auto r = analogy_from_json(*body);
+      if (!r.ok()) return bad_request(res, r.status().message());
+      call(res, who, std::move(r.value()), ClientResponse::Kind::analogy,
+           [](const ClientResponse& a) { return analogy_json(a.analogy); });
     }));
     s.Get(R"(/v1/memories/([^/]+))", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
       auto id = path_id(req, res);

@@ -48,6 +48,10 @@ const char* kUsage =
     "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
     "  history ID [--json]                    every op that touched a memory, with writer, times and chain check\n"
     "  contradictions --realm R [--json]      open contradictions of functional claims, for review\n"
+    "  analogy A B C --realm R [--realm R2] [--as-of T] [--json]\n"
+    "                                         A is to B as C is to what, from triplets only (or why no answer)\n"
+    "  mcp [--data DIR | --config FILE] [--as NAME]\n"
+    "                                         an MCP server on stdin/stdout (JSON-RPC) for AI agents\n"
     "  keygen --out DIR                       a CurveZMQ key pair for peer links: DIR/node.secret (0600), DIR/node.public\n"
     "  bench write [--dir DIR] [--seconds S] [--mix puts|all]  durable write throughput and latency, with the disk's limits\n"
     "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
@@ -99,6 +103,8 @@ int main(int argc, char** argv) {
   if (cmd == "status") return vasana::cmd_status(words);
   if (cmd == "history") return vasana::cmd_history(words);
   if (cmd == "contradictions") return vasana::cmd_contradictions(words);
+  if (cmd == "analogy") return vasana::cmd_analogy(words);
+  if (cmd == "mcp") return vasana::cmd_mcp(words);
   if (cmd == "bench") return vasana::cmd_bench(words);
   std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;

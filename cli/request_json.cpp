@@ -276,4 +276,22 @@ Result<ClientRequest> correction_from_json(const json& obj) {
   return r;
 }
 
+Result<ClientRequest> analogy_from_json(const json& obj) {
+  Fields f(obj);
+  ClientRequest r;
+  r.kind = ClientRequest::Kind::analogy;
+  f.str("a", r.analogy.a, true);
+  f.str("b", r.analogy.b, true);
+  f.str("c", r.analogy.c, true);
+  f.strings("realms", r.analogy.realms);
+  if (f.has("as_of")) {
+    int64_t t = 0;
+    f.time("as_of", t);
+    r.analogy.as_of_ms = t;
+  }
+  if (Status s = f.finish(); !s.ok()) return s;
+  if (Status s = validate_analogy(r.analogy); !s.ok()) return s;
+  return r;
+}
+
 }  // namespace vasana

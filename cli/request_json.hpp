@@ -40,4 +40,7 @@ Result<ClientRequest> review_from_json(const nlohmann::json& obj, const MemoryId
 Result<ClientRequest> fact_from_json(const nlohmann::json& obj);
 Result<ClientRequest> correction_from_json(const nlohmann::json& obj);
 
+// An analogy {"a", "b", "c", "realms" required; "as_of"}: a is to b as c is to what.
+Result<ClientRequest> analogy_from_json(const nlohmann::json& obj);
+
 }  // namespace vasana

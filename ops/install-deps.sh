@@ -26,13 +26,21 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+# The MCP end-to-end test drives `vasana mcp` with the official MCP SDK, which runs on Node.js.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# tests/mcp: the SDK at the version package-lock.json pins (from the npm registry).
+mcp_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
+(cd "$mcp_tests" && npm ci --no-audit --no-fund --loglevel=error)
 echo "install-deps: done"

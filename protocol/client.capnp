@@ -1,4 +1,4 @@
-# Client protocol: what the CLI (and later the MCP server) sends to its local node over the
+# Client protocol: what the CLI and the MCP server (`vasana mcp`) send to their local node over the
 # ZeroMQ client endpoint. A client message is two frames: the tag "vasana.client.1" and one
 # ClientRequest (unpacked Cap'n Proto); the reply is the same tag and one ClientResponse.
 # The tag matters: Cap'n Proto checks structure, not type, so bytes of another schema would
@@ -32,6 +32,7 @@ struct ClientRequest {
     review @16 :ReviewRequest;  # a reviewer's approval or rejection of a proposed memory
     history @17 :Ops.MemoryId;  # every op that touched a memory
     contradictions @18 :ContradictionsRequest;  # open contradictions of functional predicates
+    analogy @20 :AnalogyRequest;  # a : b :: c : ? from triplets only (replica/analogy.hpp)
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
@@ -122,6 +123,39 @@ struct ReviewRequest {
 
 struct ContradictionsRequest {
   realms @0 :List(Text);
+}
+
+# a is to b as c is to what? Answered from the live triplets of the named realms valid at as_of.
+struct AnalogyRequest {
+  a @0 :Text;
+  b @1 :Text;
+  c @2 :Text;
+  realms @3 :List(Text);       # required: at least one
+  hasAsOf @4 :Bool;            # false: as of the node's now
+  asOfMs @5 :Int64;
+}
+
+struct AnalogyTriplet {
+  id @0 :Ops.MemoryId;         # the id of the op that added it
+  realm @1 :Text;
+  subject @2 :Text;
+  predicate @3 :Text;
+  object @4 :Text;
+  validFromMs @5 :Int64;
+  validToMs @6 :Int64;
+  sourceMemory @7 :Ops.MemoryId;   # seqno 0 = none
+}
+
+struct AnalogyCandidate {
+  d @0 :Text;                  # the answer, normalised
+  predicates @1 :List(Text);   # the predicates that lead from c to d as from a to b
+  support @2 :List(AnalogyTriplet);
+}
+
+struct AnalogyAnswer {
+  candidates @0 :List(AnalogyCandidate);   # best supported first; empty when abstained
+  abstained @1 :Bool;
+  reason @2 :Text;             # why no answer: which step found nothing
 }
 
 struct RecallQuery {
@@ -295,5 +329,6 @@ struct ClientResponse {
     listed @8 :MemoryPage;
     history @9 :List(HistoryEntry);
     contradictions @10 :List(Contradiction);
+    analogy @11 :AnalogyAnswer;
   }
 }

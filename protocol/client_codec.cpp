@@ -5,6 +5,7 @@
 #include "protocol/client_writes_codec.hpp"
 #include "protocol/client_reads_codec.hpp"
 #include "protocol/client_history_codec.hpp"
+#include "protocol/client_analogy_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -45,6 +46,7 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::contradictions:
       set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
       break;
+    case ClientRequest::Kind::analogy: fill_analogy_request(req.initAnalogy(), r.analogy); break;
   }
   return message_bytes(mb);
 }
@@ -97,6 +99,10 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.kind = ClientRequest::Kind::contradictions;
         out.contradiction_realms = texts_of(req.getContradictions().getRealms());
         break;
+      case schema::ClientRequest::ANALOGY:
+        out.kind = ClientRequest::Kind::analogy;
+        out.analogy = read_analogy_request(req.getAnalogy());
+        break;
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
@@ -133,6 +139,7 @@ std::string encode_response(const ClientResponse& r) {
     case ClientResponse::Kind::contradictions:
       fill_contradictions(res.initContradictions(unsigned(r.contradictions.size())), r.contradictions);
       break;
+    case ClientResponse::Kind::analogy: fill_analogy_answer(res.initAnalogy(), r.analogy); break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       set_memory_id(m.initId(), r.id);
@@ -263,6 +270,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::CONTRADICTIONS:
         out.kind = ClientResponse::Kind::contradictions;
         out.contradictions = read_contradictions(res.getContradictions());
+        break;
+      case schema::ClientResponse::ANALOGY:
+        out.kind = ClientResponse::Kind::analogy;
+        out.analogy = read_analogy_answer(res.getAnalogy());
         break;
       default: return Status::InvalidArgument("unknown response type");
     }

@@ -11,6 +11,7 @@
 #include "protocol/client_writes.hpp"
 #include "protocol/client_reads.hpp"
 #include "protocol/client_history.hpp"
+#include "protocol/client_analogy.hpp"
 #include "protocol/ids.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
@@ -64,6 +65,7 @@ struct ClientRequest {
     update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
     get, list,                                                          // protocol/client_reads.hpp
     history, contradictions,                                            // protocol/client_history.hpp
+    analogy,                                                            // protocol/client_analogy.hpp
   };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
@@ -83,6 +85,7 @@ struct ClientRequest {
   ListRequest list;    // for list
   MemoryId history_of;  // for history
   std::vector<std::string> contradiction_realms;  // for contradictions
+  AnalogyRequest analogy;  // for analogy
   // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
   // (the owner on a trusted transport, the CurveZMQ key's client on TCP).
   std::string acting_as;
@@ -110,7 +113,7 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed, history, contradictions };
+  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -128,6 +131,7 @@ struct ClientResponse {
   MemoryPage page;                            // for listed
   std::vector<HistoryEntry> history;          // for history, oldest op first
   std::vector<ContradictionView> contradictions;  // for contradictions
+  AnalogyView analogy;                        // for analogy
 };
 
 std::string encode_request(const ClientRequest& r);

@@ -1,0 +1,56 @@
+// `vasana mcp [--data DIR | --connect ENDPOINT | --config FILE] [--as NAME] [--timeout-ms MS]
+// [--client-key FILE --server-key Z85|--server-key-file FILE]`: an MCP server
+// (cli/mcp_server.hpp) on stdin/stdout for one MCP host, in front of the local node. Every
+// request it sends carries acting_as = NAME, so the node applies that client's grants (a refusal
+// comes back to the host as a tool error); with a client key over TCP the key's client applies. It connects to the node's client
+// endpoint when the first tool call comes and keeps the connection; a node that is not running
+// yet makes that call a tool error, and the next call tries again. Logs go to stderr only.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/cli_common.hpp"
+#include "cli/client_identity.hpp"
+#include "cli/client_session.hpp"
+#include "cli/commands.hpp"
+#include "cli/mcp_server.hpp"
+#include "cli/mcp_tools.hpp"
+#include "cli/write_command.hpp"
+
+namespace vasana {
+
+int cmd_mcp(const Words& words) {
+  auto args = parse_args(words, with_client_options({}), {});
+  if (!args.ok()) return fail(kExitUsage, "mcp: " + args.status().message());
+  if (!args->positional.empty()) return fail(kExitUsage, "mcp: unexpected argument '" + args->positional[0] + "'");
+  auto cfg = load_node_config(args->get("config").value_or(""));
+  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
+  auto timeout = timeout_for("mcp", *args);
+  if (!timeout) return kExitUsage;
+  if (auto as = args->get("as"); as && as->empty()) return fail(kExitUsage, "mcp: --as needs a client name");
+  auto endpoint = find_endpoint(*args, *cfg);
+  if (!endpoint.ok()) return fail(exit_code_of(endpoint.status()), "mcp: " + endpoint.status().message());
+  // Checked once here, so a bad --as or key stops the server before the host talks to it.
+  auto identity = identity_of(*args, *endpoint);
+  if (!identity.ok()) return fail(kExitUsage, "mcp: " + identity.status().message());
+  const std::string who = !identity->acting_as.empty() ? " as client '" + identity->acting_as + "'"
+                          : identity->curve()          ? " as the client its key belongs to"
+                                                       : " as its owner";
+
+  std::unique_ptr<NodeClient> client;
+  NodeCall call = [&](ClientRequest req) -> Result<ClientResponse> {
+    if (!client) {
+      auto c = NodeClient::connect(*endpoint, nullptr, *identity);  // sets acting_as on every request
+      if (!c.ok()) return c.status();
+      client = std::move(c.value());
+    }
+    return client->call(std::move(req), *timeout);
+  };
+  McpTools tools(std::move(call));
+  McpServer server(tools);
+  std::fprintf(stderr, "vasana mcp: serving MCP on stdio for the node at %s%s\n", endpoint->c_str(), who.c_str());
+  std::ios::sync_with_stdio(false);
+  server.run(std::cin, std::cout);
+  return kExitOk;
+}
+
+}  // namespace vasana
