@@ -272,7 +272,7 @@ int cmd_bench(const Words& words) {
                 "                                       [--mix puts|all] [--keep]\n"
                 "              vasana bench memory [--mib N] [--strings N]\n"
                 "              vasana bench http [--memories 100000] [--queries 1000] [--dir DIR]\n"
-                "              vasana bench start [--memories 100000,1000000] [--dir DIR]");
+                "              vasana bench start [--memories 100000,1000000] [--dir DIR] [--settle]");
   auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers", "mix"}, {"keep"});
   if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
   auto mix = bench::parse_mix(*args);
