@@ -97,8 +97,8 @@ struct ClientEndpoint::Impl {
 
   // Books one answer in the probe; kind is the request's (or "unreadable").
   void count(const ClientCall& call, const char* kind, const ClientResponse& r) const {
-    if (probe && call.socket < transports.size())
-      probe->request_answered(std::string(transport_name(transports[call.socket])), kind, response_result_label(r));
+    if (!probe || call.socket >= transports.size()) return;
+    probe->request_answered(transport_label(transports[call.socket], call.request.via), kind, response_result_label(r));
   }
   std::thread thread;
 

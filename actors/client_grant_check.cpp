@@ -133,21 +133,26 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
          " has no grant rule on this node";
 }
 
-void ClientRefusals::count(ClientTransport t, ClientRequest::Kind k) {
+std::string transport_label(ClientTransport t, const std::string& via) {
+  if (t == ClientTransport::ipc && (via == "http" || via == "mcp")) return via;
+  return std::string(transport_name(t));
+}
+
+void ClientRefusals::count(const ClientCall& call) {
   std::lock_guard<std::mutex> g(mutex_);
-  ++counts_[{t, k}];
+  ++counts_[{transport_label(call.transport, call.request.via), call.request.kind}];
 }
 
 std::map<std::pair<std::string, std::string>, uint64_t> ClientRefusals::snapshot() const {
   std::map<std::pair<std::string, std::string>, uint64_t> out;
   std::lock_guard<std::mutex> g(mutex_);
   for (const auto& [key, n] : counts_)
-    out[{std::string(transport_name(key.first)), std::string(request_kind_label(key.second))}] += n;
+    out[{key.first, std::string(request_kind_label(key.second))}] += n;
   return out;
 }
 
 ClientResponse refusal_response(ClientRefusals* refusals, const ClientCall& call, std::string message) {
-  if (refusals) refusals->count(call.transport, call.request.kind);
+  if (refusals) refusals->count(call);
   return error_response(call.request.request_id, ClientError::permission_denied, std::move(message));
 }
 

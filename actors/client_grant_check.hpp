@@ -29,6 +29,9 @@ namespace vasana {
 class ReplicaState;
 
 std::string_view transport_name(ClientTransport t);
+// The transport a call is counted under in the metrics: its socket's, or on the owner's IPC socket
+// the front end it names (ClientRequest::via: "http" or "mcp").
+std::string transport_label(ClientTransport t, const std::string& via);
 
 // Sets call.who from the transport and call.request.acting_as:
 //  - a call with a client key (TCP with CurveZMQ): that key's client; acting_as may be empty or
@@ -56,13 +59,13 @@ bool grant_needs_state(const ClientCall& call);
 // Refused calls by transport and request kind, since the node started. Thread-safe.
 class ClientRefusals {
  public:
-  void count(ClientTransport t, ClientRequest::Kind k);
+  void count(const ClientCall& call);
   // (transport name, request kind name) -> refusals
   std::map<std::pair<std::string, std::string>, uint64_t> snapshot() const;
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::pair<ClientTransport, ClientRequest::Kind>, uint64_t> counts_;  // guarded by mutex_
+  std::map<std::pair<std::string, ClientRequest::Kind>, uint64_t> counts_;  // guarded by mutex_
 };
 
 // The permission_denied answer to call, counted in refusals (when given).

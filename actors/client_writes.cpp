@@ -413,7 +413,7 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
     });
   }
   if (refusal) {
-    if (refusal->code == ClientError::permission_denied && refusals_) refusals_->count(call.transport, call.request.kind);
+    if (refusal->code == ClientError::permission_denied && refusals_) refusals_->count(call);
     endpoint_->reply(call, error_response(rid, refusal->code, refusal->message + "; nothing was written"));
     return;
   }
@@ -629,7 +629,7 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
   });
   if (refusal || !op) {
     const Refusal r = refusal ? *refusal : Refusal{ClientError::internal, "no op for this request"};
-    if (r.code == ClientError::permission_denied && refusals_) refusals_->count(call.transport, call.request.kind);
+    if (r.code == ClientError::permission_denied && refusals_) refusals_->count(call);
     endpoint_->reply(call, error_response(rid, r.code, r.message + "; nothing was written"));
     return;
   }

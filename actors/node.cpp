@@ -238,6 +238,9 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     std::vector<std::string> transports;
     for (const auto& e : impl->options.client_endpoints) transports.push_back(endpoint_transport(e));
     if (transports.empty()) transports.push_back("ipc");
+    // Requests of the HTTP server and of `vasana mcp` come over the IPC socket, named (ClientRequest::via).
+    transports.push_back("http");
+    transports.push_back("mcp");
     impl->probe = std::make_shared<NodeProbe>(impl->engine->lane_names(), transports, all_request_kind_labels());
   }
   impl->probe->integrity_found("own-segment", rec->corruptions);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/node.hpp"
+#include "cli/bench_data.hpp"
 #include "cli/bench_figures.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -37,26 +38,11 @@ using Clock = std::chrono::steady_clock;
 
 double micros_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
-// n synthetic memories written straight into the own stream of a fresh data directory.
+// n synthetic memories in the own stream of a fresh data directory.
 Status fill_data_dir(const DataDir& dir, size_t n) {
   auto id = init_data_dir(dir, VectorSpace{});
   if (!id.ok()) return id.status();
-  auto rec = recover_own_stream(dir, *id, nullptr);
-  if (!rec.ok()) return rec.status();
-  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space, rec->tail,
-                           LogWriterOptions{}, system_wall_ms());
-  if (!w.ok()) return w.status();
-  SyntheticCorpus corpus;
-  const uint64_t ms = system_wall_ms() - n;
-  for (size_t i = 0; i < n; ++i) {
-    MemoryInput m = corpus.memory();
-    w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
-    if (i % 4096 == 4095 || i + 1 == n) {
-      Status s = w.value()->commit();
-      if (!s.ok()) return s;
-    }
-  }
-  return Status::Ok();
+  return write_synthetic_memories(dir, *id, n);
 }
 
 std::string random_token() {

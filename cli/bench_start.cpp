@@ -14,6 +14,7 @@
 
 #include "actors/checkpoint_task.hpp"
 #include "actors/node.hpp"
+#include "cli/bench_data.hpp"
 #include "cli/bench_figures.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -34,25 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double s_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-Status write_memories(const DataDir& dir, const Identity& id, size_t n) {
-  auto rec = recover_own_stream(dir, id, nullptr);
-  if (!rec.ok()) return rec.status();
-  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
-                           LogWriterOptions{}, system_wall_ms());
-  if (!w.ok()) return w.status();
-  SyntheticCorpus corpus;
-  const uint64_t ms = system_wall_ms() - n;
-  for (size_t i = 0; i < n; ++i) {
-    MemoryInput m = corpus.memory();
-    w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
-    if (i % 4096 == 4095 || i + 1 == n) {
-      Status s = w.value()->commit();
-      if (!s.ok()) return s;
-    }
-  }
-  return Status::Ok();
-}
 
 // Start to ready (Node::start returning), the node's log lines that name the checkpoint kept.
 // settle: before stopping, wait (at most 10 minutes) until the node has no background index work
@@ -104,7 +86,7 @@ int cmd_bench_start(const Words& words) {
     DataDir dir{root + "/node"};
     auto id = init_data_dir(dir, VectorSpace{});
     if (!id.ok()) return fail(kExitFailed, "bench start: " + id.status().message());
-    if (Status s = write_memories(dir, *id, n); !s.ok()) return fail(kExitFailed, "bench start: " + s.to_string());
+    if (Status s = write_synthetic_memories(dir, *id, n); !s.ok()) return fail(kExitFailed, "bench start: " + s.to_string());
     std::printf("\n%zu memories:\n", n);
 
     // Where a full replay's time goes, phase by phase, on this thread.

@@ -39,7 +39,9 @@ int cmd_mcp(const Words& words) {
   std::unique_ptr<NodeClient> client;
   NodeCall call = [&](ClientRequest req) -> Result<ClientResponse> {
     if (!client) {
-      auto c = NodeClient::connect(*endpoint, nullptr, *identity);  // sets acting_as on every request
+      NodeClientIdentity as_mcp = *identity;
+      as_mcp.via = "mcp";  // counted under transport "mcp" in the node's metrics
+      auto c = NodeClient::connect(*endpoint, nullptr, as_mcp);  // sets acting_as and via on every request
       if (!c.ok()) return c.status();
       client = std::move(c.value());
     }

@@ -16,20 +16,6 @@ namespace {
 
 constexpr const char* kJson = "application/json";
 
-const char* error_name(ClientError e) {
-  switch (e) {
-    case ClientError::bad_input: return "bad_input";
-    case ClientError::unavailable: return "unavailable";
-    case ClientError::io_failure: return "io_failure";
-    case ClientError::protocol_mismatch: return "protocol_mismatch";
-    case ClientError::internal: return "internal";
-    case ClientError::conflict: return "conflict";
-    case ClientError::not_found: return "not_found";
-    case ClientError::permission_denied: return "permission_denied";
-  }
-  return "internal";
-}
-
 int http_status_of(ClientError e) {
   switch (e) {
     case ClientError::bad_input: return 400;
@@ -128,12 +114,13 @@ class Routes {
   void call(httplib::Response& res, const ClientGrant& who, ClientRequest request, ClientResponse::Kind expected,
             const std::function<std::string(const ClientResponse&)>& body) const {
     request.acting_as = who.name;
+    request.via = "http";
     auto answer = env_.call(std::move(request));
     if (!answer.ok())
       return set_json_error(res, 503, "unavailable",
                             answer.status().message() + "; the outcome of a write is unknown");
     if (answer->kind == ClientResponse::Kind::error)
-      return set_json_error(res, http_status_of(answer->error), error_name(answer->error), answer->message);
+      return set_json_error(res, http_status_of(answer->error), client_error_name(answer->error), answer->message);
     if (answer->kind != expected) return set_json_error(res, 500, "internal", "unexpected answer from the node");
     res.status = 200;
     res.set_content(body(*answer), kJson);

@@ -22,20 +22,6 @@ struct ToolFailure {
   std::string message;
 };
 
-const char* error_code_name(ClientError e) {
-  switch (e) {
-    case ClientError::bad_input: return "bad_input";
-    case ClientError::unavailable: return "unavailable";
-    case ClientError::io_failure: return "io_failure";
-    case ClientError::protocol_mismatch: return "protocol_mismatch";
-    case ClientError::internal: return "internal";
-    case ClientError::conflict: return "conflict";
-    case ClientError::not_found: return "not_found";
-    case ClientError::permission_denied: return "permission_denied";
-  }
-  return "internal";
-}
-
 [[noreturn]] void bad(const std::string& message) { throw ToolFailure{"bad_input", message}; }
 
 // --- schema pieces ---
@@ -88,7 +74,7 @@ std::optional<int64_t> time_of(const json& a, const char* k) {
 ClientResponse ask(NodeCall& call, ClientRequest req, ClientResponse::Kind expected) {
   auto res = call(std::move(req));
   if (!res.ok()) throw ToolFailure{"unavailable", "the node did not answer: " + res.status().message()};
-  if (res->kind == ClientResponse::Kind::error) throw ToolFailure{error_code_name(res->error), res->message};
+  if (res->kind == ClientResponse::Kind::error) throw ToolFailure{client_error_name(res->error), res->message};
   if (res->kind != expected) throw ToolFailure{"internal", "unexpected answer from the node"};
   return std::move(res.value());
 }

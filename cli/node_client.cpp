@@ -100,6 +100,7 @@ Result<std::unique_ptr<NodeClient>> NodeClient::connect(const std::string& endpo
   }
   std::unique_ptr<NodeClient> client(new NodeClient(std::move(impl), endpoint));
   client->acting_as_ = std::move(identity.acting_as);
+  client->via_ = std::move(identity.via);
   client->curve_ = identity.curve();
   return client;
 }
@@ -111,6 +112,7 @@ int NodeClient::notify_fd() { return impl_->socket.get(zmq::sockopt::fd); }
 Result<uint64_t> NodeClient::send(ClientRequest request) {
   request.request_id = next_id_++;
   if (request.acting_as.empty()) request.acting_as = acting_as_;
+  if (request.via.empty()) request.via = via_;
   std::string body = encode_request(request);
   try {
     std::array<zmq::const_buffer, 2> frames = {zmq::buffer(kClientTag.data(), kClientTag.size()), zmq::buffer(body)};

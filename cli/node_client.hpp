@@ -17,6 +17,7 @@ namespace vasana {
 // admits it only when it lists client_public as a client's public_key.
 struct NodeClientIdentity {
   std::string acting_as;
+  std::string via;  // the front end this client serves ("http", "mcp"): ClientRequest::via
   std::string client_public, client_secret;  // the client's key pair (`vasana keygen`)
   std::string server_public;                 // the node's public key
   bool curve() const { return !client_secret.empty(); }
@@ -58,6 +59,7 @@ class NodeClient {
   std::unique_ptr<Impl> impl_;
   std::string endpoint_;
   std::string acting_as_;
+  std::string via_;
   bool curve_ = false;
   uint64_t next_id_ = 1;
 };

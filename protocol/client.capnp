@@ -40,6 +40,10 @@ struct ClientRequest {
   # an empty name means the owner, who may do everything. On the TCP client endpoint the
   # identity is the CurveZMQ client key's, and a request naming another one is refused.
   actingAs @19 :Text;
+  # The front end a request came through on the owner's IPC socket: "http" (the node's HTTP
+  # server) or "mcp" (`vasana mcp`); counted under that transport in the metrics. Ignored on
+  # other transports and for any other value.
+  via @21 :Text;
 }
 
 # What remember does beyond storing the memory.

@@ -10,12 +10,27 @@
 
 namespace vasana {
 
+const char* client_error_name(ClientError e) {
+  switch (e) {
+    case ClientError::bad_input: return "bad_input";
+    case ClientError::unavailable: return "unavailable";
+    case ClientError::io_failure: return "io_failure";
+    case ClientError::protocol_mismatch: return "protocol_mismatch";
+    case ClientError::internal: return "internal";
+    case ClientError::conflict: return "conflict";
+    case ClientError::not_found: return "not_found";
+    case ClientError::permission_denied: return "permission_denied";
+  }
+  return "internal";
+}
+
 std::string encode_request(const ClientRequest& r) {
   capnp::MallocMessageBuilder mb;
   auto req = mb.initRoot<schema::ClientRequest>();
   req.setRequestId(r.request_id);
   req.setProtocolVersion(r.protocol_version);
   if (!r.acting_as.empty()) req.setActingAs(r.acting_as);
+  if (!r.via.empty()) req.setVia(r.via);
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::status: req.setStatus(); break;
@@ -57,6 +72,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
     out.request_id = req.getRequestId();
     out.protocol_version = req.getProtocolVersion();
     out.acting_as = req.getActingAs();
+    out.via = req.getVia();
     switch (req.which()) {
       case schema::ClientRequest::PING: out.kind = ClientRequest::Kind::ping; break;
       case schema::ClientRequest::STATUS: out.kind = ClientRequest::Kind::status; break;

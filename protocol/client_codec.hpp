@@ -89,6 +89,9 @@ struct ClientRequest {
   // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
   // (the owner on a trusted transport, the CurveZMQ key's client on TCP).
   std::string acting_as;
+  // The front end on the IPC socket ("http", "mcp"), for the metrics' transport label; see
+  // protocol/client.capnp.
+  std::string via;
 };
 
 enum class ClientError : uint16_t {
@@ -101,6 +104,9 @@ enum class ClientError : uint16_t {
   not_found = 6,  // no memory (or triplet) with that id
   permission_denied = 7,  // outside the client's grants; nothing was written
 };
+
+// The error's name as the HTTP API and the MCP server give it: "bad_input", "not_found", ...
+const char* client_error_name(ClientError e);
 
 struct NodeInfo {
   InstanceId instance;

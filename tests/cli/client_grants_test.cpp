@@ -68,12 +68,6 @@ double refused_sample(const std::string& metrics, const std::string& transport, 
   return 0;
 }
 
-int metrics_port(const std::string& log) {
-  std::smatch m;
-  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
-  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
-}
-
 const char* kReaderToml = R"([clients."reader"]
 read = ["alpha"]
 [clients."writer"]

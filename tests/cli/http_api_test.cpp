@@ -16,6 +16,7 @@
 
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/http_get.hpp"
 #include "tests/cli/serve_process.hpp"
 
 namespace vasana::test {
@@ -282,7 +283,7 @@ TEST_CASE("HTTPS with a self-signed certificate: curl --cacert is served, plain 
 TEST_CASE("an HTTP client gets exactly its grants: reads in its realm, 403 elsewhere, nothing written") {
   TempDir tmp;
   REQUIRE(init_data_dir_with_cli(tmp.sub("d"), tmp.path()) == "");
-  ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"), http_config(tmp));
+  ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"), http_config(tmp, "\n[metrics]\nlisten = \"127.0.0.1:0\"\n"));
   REQUIRE(node.wait_ready() == "");
   const std::string url = http_url(node);
   const std::vector<std::string> writer = {"-H", "Authorization: Bearer " + kToken};
@@ -306,6 +307,16 @@ TEST_CASE("an HTTP client gets exactly its grants: reads in its realm, 403 elsew
   // Nothing of the refused writes is stored.
   Reply list = curl(tmp, url + "/v1/memories?realm=notes", writer);
   CHECK_FALSE(contains(list.body, "reader tries to write"));
+  // The metrics count these requests under transport "http", not under the IPC socket they
+  // reached the node by.
+  const int port = metrics_port(node.stderr_text());
+  REQUIRE(port != 0);
+  const std::string metrics = http_get(port, "/metrics");
+  INFO(metrics);
+  CHECK(contains(metrics, R"(vasana_client_requests_refused_total{transport="http",kind="remember"} 2)"));
+  CHECK(contains(metrics, R"(vasana_client_requests_total{transport="http",kind="remember",result="ok"} 1)"));
+  CHECK(contains(metrics, R"(vasana_client_requests_total{transport="http",kind="remember",result="permission-denied"} 2)"));
+  CHECK(contains(metrics, R"(vasana_client_requests_total{transport="ipc",kind="remember",result="permission-denied"} 0)"));
 }
 
 }  // namespace vasana::test

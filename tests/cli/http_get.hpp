@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <regex>
 #include <string>
 
 namespace vasana::test {
@@ -33,6 +34,13 @@ inline std::string http_get(int port, const std::string& path) {
   }
   ::close(fd);
   return out;
+}
+
+// The metrics port a node's log names ("metrics on http://127.0.0.1:PORT/metrics"); 0 when absent.
+inline int metrics_port(const std::string& log) {
+  std::smatch m;
+  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
+  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
 }
 
 }  // namespace vasana::test

@@ -31,12 +31,6 @@ const char* kMetricsToml = "\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
 
 int port_of(const std::string& endpoint) { return std::stoi(endpoint.substr(endpoint.rfind(':') + 1)); }
 
-int metrics_port(const std::string& log) {
-  std::smatch m;
-  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
-  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
-}
-
 // GET /metrics from 127.0.0.1:port; "" on any error.
 std::string scrape(int port) { return http_get(port, "/metrics"); }
 

@@ -104,12 +104,6 @@ std::string await_series(int port, const std::string& expr, std::chrono::seconds
   return expr + ": " + last;
 }
 
-int metrics_port(const std::string& log) {
-  std::smatch m;
-  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
-  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
-}
-
 }  // namespace
 
 TEST_CASE("every panel of the Grafana dashboard has data when Prometheus scrapes a three-node cluster") {

@@ -16,12 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int metrics_port(const std::string& log) {
-  std::smatch m;
-  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
-  return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
-}
-
 // The value of the sample written exactly as `series` (name and labels); -1 when absent.
 double sample(const std::string& metrics, const std::string& series) {
   const size_t at = metrics.find("\n" + series + " ");

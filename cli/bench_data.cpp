@@ -1,0 +1,30 @@
+#include "cli/bench_data.hpp"
+
+#include "cli/synthetic_corpus.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/op_type.hpp"
+#include "store/hybrid_clock.hpp"
+#include "store/stream_repair.hpp"
+
+namespace vasana {
+
+Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n) {
+  auto rec = recover_own_stream(dir, id, nullptr);
+  if (!rec.ok()) return rec.status();
+  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
+                           LogWriterOptions{}, system_wall_ms());
+  if (!w.ok()) return w.status();
+  SyntheticCorpus corpus;
+  const uint64_t ms = system_wall_ms() - n;
+  for (size_t i = 0; i < n; ++i) {
+    MemoryInput m = corpus.memory();
+    w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
+    if (i % 4096 == 4095 || i + 1 == n) {
+      Status s = w.value()->commit();
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace vasana

@@ -1,0 +1,16 @@
+// Data directories for the benchmarks: synthetic memories (cli/synthetic_corpus.hpp) written
+// straight into a writer's own stream, as `vasana serve` would find them after n remembers.
+#pragma once
+
+#include <cstddef>
+
+#include "protocol/status.hpp"
+#include "store/data_dir.hpp"
+
+namespace vasana {
+
+// Appends n synthetic put_memory records to id's own stream in dir (committed 4096 at a time),
+// stamped one millisecond apart and ending now.
+Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n);
+
+}  // namespace vasana
