@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -90,6 +91,32 @@ inline OwnStream read_own_stream(const std::string& data_dir) {
   REQUIRE(scan.ok());
   out.scan = std::move(scan.value());
   return out;
+}
+
+// Flips one byte in the middle of the own writer's first segment of data.
+inline void corrupt_own_stream(const std::string& data) {
+  const OwnStream own = read_own_stream(data);
+  const std::string path = data + "/writers/" + to_hex(own.identity.instance) + "/00000000.seg";
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(0, std::ios::end);
+  const auto size = static_cast<long>(f.tellg());
+  REQUIRE(size > 400);
+  char b = 0;
+  f.seekg(size / 2);
+  f.read(&b, 1);
+  b = static_cast<char>(b ^ 0x5a);
+  f.seekp(size / 2);
+  f.write(&b, 1);
+}
+
+// The TCP endpoint a running node wrote into DIR/client.endpoint, or "".
+inline std::string tcp_endpoint_of(const std::string& data) {
+  std::istringstream in(read_text(data + "/client.endpoint"));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("tcp://", 0) == 0) return line;
+  return "";
 }
 
 }  // namespace vasana::test

@@ -48,15 +48,6 @@ struct GrantedNode {
   size_t memories_written() { return read_own_stream(data).texts.size(); }
 };
 
-// The TCP endpoint a running node wrote into DIR/client.endpoint, or "".
-std::string tcp_endpoint_of(const std::string& data) {
-  std::istringstream in(read_text(data + "/client.endpoint"));
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("tcp://", 0) == 0) return line;
-  return "";
-}
-
 // The value of vasana_client_requests_refused_total for (transport, kind); 0 when absent.
 double refused_sample(const std::string& metrics, const std::string& transport, const std::string& kind) {
   std::smatch m;

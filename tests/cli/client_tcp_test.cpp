@@ -17,15 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The TCP endpoint a running node wrote into DIR/client.endpoint, or "".
-std::string tcp_endpoint_of(const std::string& data) {
-  std::istringstream in(read_text(data + "/client.endpoint"));
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("tcp://", 0) == 0) return line;
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("serve listens on every loopback TCP endpoint its config accepts") {

@@ -15,23 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Flips one byte in the middle of the own writer's first segment of data.
-void corrupt_own_stream(const std::string& data) {
-  const OwnStream own = read_own_stream(data);
-  const std::string path = data + "/writers/" + to_hex(own.identity.instance) + "/00000000.seg";
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  REQUIRE(f.good());
-  f.seekg(0, std::ios::end);
-  const auto size = static_cast<long>(f.tellg());
-  REQUIRE(size > 400);
-  char b = 0;
-  f.seekg(size / 2);
-  f.read(&b, 1);
-  b = static_cast<char>(b ^ 0x5a);
-  f.seekp(size / 2);
-  f.write(&b, 1);
-}
-
 void write_n(TestCluster& c, size_t i, size_t n, const std::string& prefix) {
   for (size_t k = 0; k < n; ++k) REQUIRE(c.remember(i, "shared", prefix + " harbor lantern " + std::to_string(k)).ok());
 }

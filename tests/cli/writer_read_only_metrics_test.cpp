@@ -23,23 +23,6 @@ double sample(const std::string& metrics, const std::string& series) {
   return std::stod(metrics.substr(at + series.size() + 2));
 }
 
-// Flips one byte in the middle of the own writer's first segment.
-void corrupt_own_stream(const std::string& data) {
-  const OwnStream own = read_own_stream(data);
-  const std::string path = data + "/writers/" + to_hex(own.identity.instance) + "/00000000.seg";
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  REQUIRE(f.good());
-  f.seekg(0, std::ios::end);
-  const auto size = static_cast<long>(f.tellg());
-  REQUIRE(size > 400);
-  char b = 0;
-  f.seekg(size / 2);
-  f.read(&b, 1);
-  b = static_cast<char>(b ^ 0x5a);
-  f.seekp(size / 2);
-  f.write(&b, 1);
-}
-
 }  // namespace
 
 TEST_CASE("a read-only writer shows in vasana status and on /metrics, with the integrity failure that made it so") {
