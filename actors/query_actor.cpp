@@ -51,7 +51,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.ref = m->ref;
       h.recorded_at_ms = static_cast<int64_t>(m->created_key.ts.physical_ms());
       for (const auto& l : f.lanes) h.lanes.push_back(RecallHit::Lane{l.lane, uint32_t(l.rank), l.lane_score});
-      h.rrf = f.rrf;
+      h.relevance = f.relevance;
       h.kind_prior = f.kind_prior;
       h.status_weight = f.status;
       h.epistemic_weight = f.epistemic;

@@ -53,8 +53,9 @@ void print_text(const RecallAnswer& a, bool explain) {
     std::printf("      ");
     for (size_t j = 0; j < h.lanes.size(); ++j)
       std::printf("%s%s #%u (%.3f)", j ? ", " : "", h.lanes[j].lane.c_str(), h.lanes[j].rank, h.lanes[j].score);
-    std::printf("\n      rrf %.4f x kind %.2f x status %.2f x epistemic %.2f x strength %.2f x phrase %.2f\n", h.rrf,
-                h.kind_prior, h.status_weight, h.epistemic_weight, h.strength, h.phrase_boost);
+    std::printf("\n      relevance %.4f x phrase %.2f x prior (kind %.2f x status %.2f x epistemic %.2f x strength %.2f,"
+                " bounded)\n",
+                h.relevance, h.phrase_boost, h.kind_prior, h.status_weight, h.epistemic_weight, h.strength);
   }
 }
 

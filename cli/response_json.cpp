@@ -15,7 +15,7 @@ std::string explain_json(const RecallHit& h) {
   lanes += "]";
   return JsonObject()
       .raw("lanes", lanes)
-      .real("rrf", h.rrf)
+      .real("relevance", h.relevance)
       .real("kind_prior", h.kind_prior)
       .real("status", h.status_weight)
       .real("epistemic", h.epistemic_weight)

@@ -16,7 +16,8 @@ using Setter = std::function<void(ScoringWeights&, double)>;
 
 std::map<std::string, Setter> make_fields() {
   std::map<std::string, Setter> f = {
-      {"rrf_k", [](ScoringWeights& w, double v) { w.rrf_k = v; }},
+      {"fusion_window", [](ScoringWeights& w, double v) { w.fusion_window = v < 1 ? 0 : size_t(v); }},
+      {"prior_bound", [](ScoringWeights& w, double v) { w.prior_bound = v; }},
       {"pool_factor", [](ScoringWeights& w, double v) { w.pool_factor = v < 1 ? 0 : size_t(v); }},
       {"known_threshold", [](ScoringWeights& w, double v) { w.known_threshold = v; }},
       {"exact_phrase_boost", [](ScoringWeights& w, double v) { w.exact_phrase_boost = v; }},
@@ -47,9 +48,12 @@ const std::map<std::string, Setter>& fields() {
 
 Status set_field(const std::string& name, const toml::node& n, ScoringWeights& w) {
   auto it = fields().find(name);
+  if (name == "rrf_k")
+    return Status::InvalidArgument("rrf_k is not a field: fusion is score-aware (see fusion_window and lane_weight)");
   if (it == fields().end()) return Status::InvalidArgument("unknown field '" + name + "'");
   if (!n.is_number()) return Status::InvalidArgument(name + " must be a number");
-  if (name == "pool_factor" && !n.is_integer()) return Status::InvalidArgument("pool_factor must be an integer");
+  if ((name == "pool_factor" || name == "fusion_window") && !n.is_integer())
+    return Status::InvalidArgument(name + " must be an integer");
   it->second(w, *n.value<double>());
   return Status::Ok();
 }

@@ -195,7 +195,7 @@ struct RecallHit {
   ref @6 :Text;
   recordedAtMs @7 :Int64;
   lanes @8 :List(LaneRank);
-  rrf @9 :Float64;             # the multipliers of the explanation
+  relevance @9 :Float64;       # the lanes' weighted evidence; then the multipliers of the explanation
   kindPrior @10 :Float64;
   statusWeight @11 :Float64;
   epistemicWeight @12 :Float64;

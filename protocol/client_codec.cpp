@@ -187,7 +187,7 @@ std::string encode_response(const ClientResponse& r) {
           lanes[j].setRank(h.lanes[j].rank);
           lanes[j].setScore(h.lanes[j].score);
         }
-        o.setRrf(h.rrf);
+        o.setRelevance(h.relevance);
         o.setKindPrior(h.kind_prior);
         o.setStatusWeight(h.status_weight);
         o.setEpistemicWeight(h.epistemic_weight);
@@ -261,7 +261,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
           h.ref = o.getRef();
           h.recorded_at_ms = o.getRecordedAtMs();
           for (auto l : o.getLanes()) h.lanes.push_back(RecallHit::Lane{l.getLane(), l.getRank(), l.getScore()});
-          h.rrf = o.getRrf();
+          h.relevance = o.getRelevance();
           h.kind_prior = o.getKindPrior();
           h.status_weight = o.getStatusWeight();
           h.epistemic_weight = o.getEpistemicWeight();

@@ -45,7 +45,7 @@ struct RecallHit {
   std::string realm, kind, status, text, ref;
   int64_t recorded_at_ms = 0;
   std::vector<Lane> lanes;
-  double rrf = 0, kind_prior = 1, status_weight = 1, epistemic_weight = 1, strength = 1, phrase_boost = 1;
+  double relevance = 0, kind_prior = 1, status_weight = 1, epistemic_weight = 1, strength = 1, phrase_boost = 1;
   std::vector<std::string> tags;
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;

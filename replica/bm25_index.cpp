@@ -443,55 +443,83 @@ size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {
       list.begin());
 }
 
+Bm25Index::RealmSet Bm25Index::realm_set(const std::vector<std::string>& realms) const {
+  RealmSet set;
+  set.allowed.assign(realms_.size(), 0);
+  double total_length = 0;
+  for (const std::string& name : realms) {
+    auto it = realm_ids_.find(name);
+    if (it == realm_ids_.end() || set.allowed[it->second]) continue;
+    set.allowed[it->second] = 1;
+    set.rids.push_back(it->second);
+    set.n_docs += static_cast<double>(realms_[it->second].docs);
+    total_length += static_cast<double>(realms_[it->second].length);
+  }
+  set.avgdl = total_length > 0 && set.n_docs > 0 ? total_length / set.n_docs : 1;
+  return set;
+}
+
+double Bm25Index::realm_df(uint32_t term, const RealmSet& set) const {
+  double df = 0;
+  for (uint32_t r : set.rids) {
+    const uint64_t key = df_key(term, r);
+    const auto& shard = df_shard(key);
+    auto it = shard.find(key);
+    if (it != shard.end()) df += it->second;
+  }
+  return df;
+}
+
 Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std::vector<std::string>& realms,
                                                size_t limit) const {
   if (realms.empty()) return Status::InvalidArgument("keyword search: no realm named (nothing reads every realm)");
   std::vector<Bm25Hit> hits;
   if (limit == 0) return hits;
-
-  // The requested realms: membership by realm id, and their collection statistics.
-  std::vector<uint32_t> rids;
-  std::vector<char> allowed(realms_.size(), 0);
-  double n_docs = 0, total_length = 0;
-  for (const std::string& name : realms) {
-    auto it = realm_ids_.find(name);
-    if (it == realm_ids_.end() || allowed[it->second]) continue;
-    allowed[it->second] = 1;
-    rids.push_back(it->second);
-    n_docs += static_cast<double>(realms_[it->second].docs);
-    total_length += static_cast<double>(realms_[it->second].length);
-  }
-  if (n_docs == 0) return hits;
-  const double avgdl = total_length > 0 ? total_length / n_docs : 1;
-  const double k1 = params_.k1, b = params_.b;
-  const double k_base = k1 * (1 - b), k_per_term = k1 * b / avgdl;
-
-  // Distinct query terms with their counts, weights and score bounds.
+  const RealmSet set = realm_set(realms);
+  if (set.n_docs == 0) return hits;
+  // Distinct query terms held by the realms, with their counts, in term text order.
   std::map<std::string, uint32_t> qtf;
   for (std::string& t : analyzer_.terms(query)) ++qtf[std::move(t)];
-  std::vector<QueryTerm> terms;
+  // The query's whole weight: every term at its idf, a term no document of the realms holds at
+  // the idf of df = 0 (the highest), so that a document matching only part of the query cannot
+  // reach a share of 1.
+  std::vector<std::pair<uint32_t, double>> weighted;
+  double whole = 0;
   for (const auto& [text, count] : qtf) {
     auto term = term_ids_.find(text);
-    if (term == term_ids_.end()) continue;
-    double df = 0;
-    for (uint32_t r : rids) {
-      const uint64_t key = df_key(term->second, r);
-      const auto& shard = df_shard(key);
-      auto it = shard.find(key);
-      if (it != shard.end()) df += it->second;
-    }
+    const double df = term == term_ids_.end() ? 0 : realm_df(term->second, set);
+    whole += count * idf(set.n_docs, df);
+    if (df > 0) weighted.emplace_back(term->second, count);
+  }
+  hits = score_terms(set, weighted, limit);
+  // Scores as a share of the whole weight: 1 for a document of average length holding every
+  // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.
+  for (Bm25Hit& h : hits) h.score = whole > 0 ? h.score / whole : 0;
+  return hits;
+}
+
+std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
+                                            size_t limit) const {
+  std::vector<Bm25Hit> hits;
+  const std::vector<char>& allowed = set.allowed;
+  const double n_docs = set.n_docs, avgdl = set.avgdl;
+  const double k1 = params_.k1, b = params_.b;
+  const double k_base = k1 * (1 - b), k_per_term = k1 * b / avgdl;
+  std::vector<QueryTerm> terms;
+  for (const auto& [term, count] : query) {
+    const double df = realm_df(term, set);
     if (df == 0) continue;
     const double weight = count * idf(n_docs, df) * (k1 + 1);
     // tf / (tf + k_base + k_per_term * length) grows with tf and a document holds at least tf
     // terms, so no document gets more from this term than at the largest tf with length = tf.
-    const double max_tf = max_tf_[term->second];
-    terms.push_back(QueryTerm{&postings_[term->second], weight,
-                              weight * max_tf / (max_tf * (1 + k_per_term) + k_base)});
+    const double max_tf = max_tf_[term];
+    terms.push_back(QueryTerm{&postings_[term], weight, weight * max_tf / (max_tf * (1 + k_per_term) + k_base)});
   }
   // Heaviest first (the rarest terms): they decide the top, the frequent ones refine it. The
   // order depends only on the documents held and the query (not on max_tf_, which remembers
-  // removed documents), ties in term text order: every replica holding the same documents
-  // sums a document's contributions in the same order and gets bit-identical scores.
+  // removed documents), ties in term text order (the order of query): every replica holding the
+  // same documents sums a document's contributions in the same order and gets bit-identical
+  // scores.
   std::stable_sort(terms.begin(), terms.end(), [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
   std::vector<double> rest(terms.size() + 1, 0.0);  // rest[i]: most that terms i.. can add
   for (size_t i = terms.size(); i-- > 0;) rest[i] = rest[i + 1] + terms[i].bound;

@@ -104,7 +104,7 @@ struct Bm25Params {
 
 struct Bm25Hit {
   MemoryId id;
-  double score;
+  double score;  // the share of the query's weight (search())
 };
 
 class Bm25Index {
@@ -120,8 +120,11 @@ class Bm25Index {
   size_t size() const { return live_docs_; }
 
   // At most limit documents of the given realms that contain a term of query, best first;
-  // equal scores in ascending id order. An empty realm list is an invalid argument: nothing
-  // reads "every realm". Unknown realms hold no documents.
+  // equal scores in ascending id order. Each score is the document's BM25 score as a share of
+  // the query's whole weight (the sum of qtf * idf over the query's terms, a term absent from
+  // the realms at the idf of df = 0): 1 for a document of average length holding every query
+  // term once, less when it misses terms, a little more when it repeats them. An empty realm
+  // list is an invalid argument: nothing reads "every realm". Unknown realms hold no documents.
   Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms,
                                       size_t limit) const;
 
@@ -184,6 +187,20 @@ class Bm25Index {
     double weight;  // qtf * idf * (k1 + 1)
     double bound;   // no document gets more than this from the term
   };
+  // The requested realms of a search: membership by realm id and their statistics.
+  struct RealmSet {
+    std::vector<char> allowed;  // by realm id
+    std::vector<uint32_t> rids;
+    double n_docs = 0;
+    double avgdl = 1;
+  };
+  RealmSet realm_set(const std::vector<std::string>& realms) const;
+  // Documents of the set's realms holding term.
+  double realm_df(uint32_t term, const RealmSet& set) const;
+  // The best limit documents for query terms (term id, qtf) in term text order, best first,
+  // with their BM25 scores.
+  std::vector<Bm25Hit> score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
+                                   size_t limit) const;
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }

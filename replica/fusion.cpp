@@ -36,13 +36,22 @@ std::vector<FusedHit> fuse(const std::vector<AdmittedLane>& lanes,
                            const ScoringWeights& w, size_t limit) {
   std::map<MemoryId, FusedHit> by_id;
   for (const auto& lane : lanes) {
+    if (lane.hits.empty()) continue;
     auto lw = w.lane_weight.find(lane.lane);
     const double weight = lw == w.lane_weight.end() ? 1.0 : lw->second;
+    const size_t window = std::min(lane.hits.size(), w.fusion_window);
+    const double best = lane.hits.front().score, floor = lane.hits[window - 1].score;
     for (size_t i = 0; i < lane.hits.size(); ++i) {
       const LaneHit& h = lane.hits[i];
+      double evidence;
+      if (i < window) {
+        evidence = best > floor ? (h.score - floor) / (best - floor) : 1.0;
+      } else {
+        evidence = floor > 0 ? 0.001 * std::clamp(h.score / floor, 0.0, 1.0) : 0.0;
+      }
       FusedHit& f = by_id[h.id];
       f.id = h.id;
-      f.rrf += weight / (w.rrf_k + double(i + 1));
+      f.relevance += weight * evidence;
       f.lanes.push_back(LaneRank{lane.lane, i + 1, h.score});
     }
   }
@@ -59,7 +68,8 @@ std::vector<FusedHit> fuse(const std::vector<AdmittedLane>& lanes,
     f.strength = strength_of(m, w);
     if (phrase_applies && normalized_phrase(m.content.value.text).find(phrase) != std::string::npos)
       f.phrase = w.exact_phrase_boost;
-    f.score = f.rrf * f.kind_prior * f.status * f.epistemic * f.strength * f.phrase;
+    f.prior = std::clamp(f.kind_prior * f.status * f.epistemic * f.strength, 1.0 / w.prior_bound, w.prior_bound);
+    f.score = f.relevance * f.phrase * f.prior;
     out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end(), [](const FusedHit& a, const FusedHit& b) {

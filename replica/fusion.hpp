@@ -1,9 +1,20 @@
-// Reciprocal-rank fusion of the admitted candidates of every lane, then the bounded multipliers
-// of the scoring file, with an explanation of every hit (DESIGN.md "Recall").
+// Score-aware fusion of the admitted candidates of every lane, then the bounded multipliers of
+// the scoring file, with an explanation of every hit (DESIGN.md "Recall").
 //
-//   rrf(d)   = sum over lanes that found d of lane_weight / (rrf_k + rank of d in that lane)
-//   score(d) = rrf(d) * kind_prior * status_weight * epistemic_weight * strength * phrase_boost
+// Each lane's candidates are scored by how close they come to the lane's best, on a fixed
+// window of the lane's first fusion_window candidates (so the fused order does not depend on
+// the query's limit):
 //
+//   evidence(d) = (s(d) - s_w) / (s_1 - s_w)     s_1 the lane's best score, s_w the score at
+//                                                the window's last rank (1 when they are equal)
+//   beyond the window: 0.001 * s(d) / s_w, which keeps the lane's order below the window
+//   relevance(d) = sum over lanes that found d of lane_weight * evidence(d)
+//   score(d)     = relevance(d) * phrase_boost * prior(d)
+//   prior(d)     = kind_prior * status_weight * epistemic_weight * strength, clamped to
+//                  [1 / prior_bound, prior_bound]
+//
+// Lane weights are measured (ops/eval.sh, docs/eval.md); the clamp keeps the priors to breaking
+// near-ties, so that a clearly more relevant memory ranks first whatever its kind.
 // Fusion only ever sees admitted candidates: the caller passes each lane's hits after admit().
 #pragma once
 
@@ -34,8 +45,9 @@ struct LaneRank {
 struct FusedHit {
   MemoryId id;
   double score = 0;
-  double rrf = 0;
+  double relevance = 0;  // the lanes' weighted evidence, before phrase and prior
   double kind_prior = 1, status = 1, epistemic = 1, strength = 1, phrase = 1;
+  double prior = 1;  // the product of the four priors, clamped to the scoring file's prior_bound
   std::vector<LaneRank> lanes;
 };
 

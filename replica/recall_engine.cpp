@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "replica/correction_lane.hpp"
+#include "replica/verdict.hpp"
 
 namespace vasana {
 
@@ -365,16 +366,6 @@ void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) cons
   fn(state_);
 }
 
-double hit_relevance(const FusedHit& hit) {
-  double r = 0;
-  for (const auto& l : hit.lanes) {
-    if (l.lane == "semantic") r = std::max(r, std::clamp(l.lane_score, 0.0, 1.0));
-    if (l.lane == "keyword" && l.lane_score > 0) r = std::max(r, l.lane_score / (l.lane_score + 5.0));
-  }
-  if (hit.phrase > 1.0) r = 1.0;
-  return r;
-}
-
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const { return recall(req, nullptr); }
 
 std::vector<CorrectionRecord> RecallEngine::matching_corrections(const RecallRequest& req) const {
@@ -417,7 +408,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   q.now_ms = req.now_ms;
   q.window_from_ms = req.window_from_ms;
   q.window_to_ms = req.window_to_ms;
-  q.pool = req.limit * weights_.pool_factor;
+  q.pool = std::max(req.limit * weights_.pool_factor, weights_.fusion_window);
   if (chosen.empty())
     for (const auto& l : lanes_)
       if (l->applies(q)) chosen.push_back(l.get());
@@ -460,7 +451,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
-  if (!result.hits.empty()) result.top_relevance = hit_relevance(result.hits.front());
+  if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
   if (then) then(result, state_);
   return result;

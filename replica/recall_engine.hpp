@@ -89,7 +89,7 @@ struct RecallRequest {
 
 struct RecallResult {
   std::vector<FusedHit> hits;
-  double top_relevance = 0;  // of the best hit, in [0, 1]
+  double top_relevance = 0;  // the query's calibrated relevance (replica/verdict.hpp), in [0, 1]
   bool known = false;        // top_relevance reached the scoring file's known_threshold
   std::vector<std::string> lanes;  // the lanes that ran
   std::vector<double> lane_seconds;  // each one's search time, in the order of lanes
@@ -228,8 +228,5 @@ class RecallEngine {
   std::unique_ptr<TaskSpread> spread_;
 };
 
-// The calibrated relevance of one fused hit in [0, 1], from the lanes' raw scores: the semantic
-// lane's cosine, the keyword lane's BM25 score squashed as s / (s + 5), 1 for an exact phrase.
-double hit_relevance(const FusedHit& hit);
 
 }  // namespace vasana

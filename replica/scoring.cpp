@@ -19,7 +19,7 @@ Status check(const char* field, double v, double lo, double hi) {
 Status validate(const ScoringWeights& w) {
   static const char* kind_fields[] = {"kind_prior.correction", "kind_prior.preference", "kind_prior.wisdom",
                                       "kind_prior.insight",    "kind_prior.operational", "kind_prior.episode"};
-  Status s = check("rrf_k", w.rrf_k, 1, 1000);
+  Status s = check("fusion_window", double(w.fusion_window), 1, 1000);
   if (s.ok()) s = check("pool_factor", double(w.pool_factor), 1, 64);
   for (size_t i = 0; s.ok() && i < w.kind_prior.size(); ++i) s = check(kind_fields[i], w.kind_prior[i], 0.25, 4);
   if (s.ok()) s = check("status.verified", w.status.verified, 0.25, 4);
@@ -28,6 +28,7 @@ Status validate(const ScoringWeights& w) {
   if (s.ok()) s = check("status.staged", w.status.staged, 0.05, 1);
   if (s.ok()) s = check("reinforce_gain", w.reinforce_gain, 0, 1);
   if (s.ok()) s = check("strength_max", w.strength_max, 1, 4);
+  if (s.ok()) s = check("prior_bound", w.prior_bound, 1, 2);
   if (s.ok()) s = check("exact_phrase_boost", w.exact_phrase_boost, 1, 4);
   if (s.ok()) s = check("known_threshold", w.known_threshold, 0, 1);
   for (const auto& [lane, weight] : w.lane_weight) {

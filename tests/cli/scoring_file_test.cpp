@@ -32,7 +32,8 @@ TEST_CASE("the example scoring file, uncommented, loads and equals the built-in 
   auto w = parse_scoring(example_uncommented(), "scoring.example.toml");
   REQUIRE(w.ok());
   ScoringWeights d;
-  CHECK(w->rrf_k == d.rrf_k);
+  CHECK(w->fusion_window == d.fusion_window);
+  CHECK(w->prior_bound == d.prior_bound);
   CHECK(w->pool_factor == d.pool_factor);
   CHECK(w->known_threshold == d.known_threshold);
   CHECK(w->exact_phrase_boost == d.exact_phrase_boost);
@@ -54,7 +55,9 @@ TEST_CASE("a scoring value out of range is refused naming the field and its rang
   CHECK_THAT(w.status().message(), Catch::Contains("known_threshold must be from 0 to 1"));
   w = parse_scoring("[lane_weight]\nhdc = 5\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("lane_weight.hdc must be from 0 to 4 (got 5)"));
-  w = parse_scoring("rrf_k = 60\n[status]\nstaged = 0.2\n", "s.toml");
+  w = parse_scoring("prior_bound = 2.5\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("prior_bound must be from 1 to 2 (got 2.5)"));
+  w = parse_scoring("fusion_window = 40\n[status]\nstaged = 0.2\n", "s.toml");
   CHECK(w.ok());  // in range: accepted
   CHECK(w->status.staged == 0.2);
 }
@@ -63,8 +66,10 @@ TEST_CASE("an unknown scoring field or a wrong type is refused naming it") {
   auto w = parse_scoring("[kind_prior]\ncorection = 1\n", "s.toml");
   REQUIRE(!w.ok());
   CHECK_THAT(w.status().message(), Catch::Contains("unknown field 'kind_prior.corection'"));
-  w = parse_scoring("rrf_k = \"sixty\"\n", "s.toml");
-  CHECK_THAT(w.status().message(), Catch::Contains("rrf_k must be a number"));
+  w = parse_scoring("fusion_window = \"forty\"\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("fusion_window must be a number"));
+  w = parse_scoring("rrf_k = 60\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("rrf_k is not a field"));
   w = parse_scoring("pool_factor = 2.5\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("pool_factor must be an integer"));
 }

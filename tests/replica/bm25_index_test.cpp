@@ -251,10 +251,15 @@ TEST_CASE("the bm25 score of a tiny example equals the formula computed by hand"
   const double d2 = idf_wing * tf_part(1, 1, 1.75);
   REQUIRE(d1 > d2);
 
+  // Scores are shares of the query's whole weight, the sum of its terms' idf.
+  const double whole = idf_flow + idf_wing;
   const auto hits = search(index, "flow wing");
   REQUIRE(ids(hits) == std::vector<uint64_t>{1, 2});
-  CHECK(hits[0].score == Approx(d1).epsilon(1e-12));
-  CHECK(hits[1].score == Approx(d2).epsilon(1e-12));
+  CHECK(hits[0].score == Approx(d1 / whole).epsilon(1e-12));
+  CHECK(hits[1].score == Approx(d2 / whole).epsilon(1e-12));
+  // A query term no document holds counts in the whole weight at the idf of df = 0.
+  const double idf_absent = std::log(4.5 / 0.5);
+  CHECK(score_of(search(index, "flow wing zeppelin"), 1) == Approx(d1 / (whole + idf_absent)).epsilon(1e-12));
   // Negative: documents without a query term are not hits (not even with score 0).
   CHECK(!contains(hits, 3));
   CHECK(!contains(hits, 4));
@@ -267,13 +272,21 @@ TEST_CASE("the bm25 score of a tiny example equals the formula computed by hand"
 TEST_CASE("a repeated query word counts once per occurrence", "[bm25]") {
   Bm25Index index;
   index.add(id(1), "a", "flow wing");
-  index.add(id(2), "a", "shock");
-  index.add(id(3), "a", "drag");
-  const double once = score_of(search(index, "flow"), 1);
-  CHECK(score_of(search(index, "flow flow"), 1) == Approx(2 * once).epsilon(1e-12));
-  CHECK(score_of(search(index, "Flows, flow!"), 1) == Approx(2 * once).epsilon(1e-12));
-  // Negative: a word the document does not hold adds nothing to it.
-  CHECK(score_of(search(index, "flow shock"), 1) == Approx(once).epsilon(1e-12));
+  index.add(id(2), "a", "flow");
+  index.add(id(3), "a", "shock");
+  index.add(id(4), "a", "drag");
+  index.add(id(5), "a", "wing");
+  // The whole weight counts the repeat too, so a one-term query's share is unchanged ...
+  const double once = score_of(search(index, "flow"), 2);
+  CHECK(score_of(search(index, "flow flow"), 2) == Approx(once).epsilon(1e-12));
+  CHECK(score_of(search(index, "Flows, flow!"), 2) == Approx(once).epsilon(1e-12));
+  // ... and in a two-term query the repeated term weighs more, so a document holding only it
+  // gets a larger share.
+  const double flow_wing = score_of(search(index, "flow wing"), 2);
+  const double flow_flow_wing = score_of(search(index, "flow flow wing"), 2);
+  CHECK(flow_flow_wing > flow_wing);
+  // Negative: a word the document does not hold adds nothing to it, and lowers its share.
+  CHECK(score_of(search(index, "flow shock"), 2) < once);
 }
 
 TEST_CASE("a term in more than half the documents still raises the score of documents holding it", "[bm25]") {

@@ -1,3 +1,4 @@
+#include <algorithm>
 // The chokepoint test of DESIGN.md: for every registered lane (so a lane added later is covered
 // without touching this file) and for fused recall, a superseded, contradicted, archived,
 // deleted, rejected, unreviewed-staged, expired or other-realm memory never comes back, while
@@ -148,7 +149,9 @@ TEST_CASE("fusion explains every hit with its lanes, ranks and multipliers") {
   REQUIRE(!top.lanes.empty());
   for (const auto& l : top.lanes) CHECK(l.rank >= 1);
   CHECK(top.phrase > 1.0);  // the whole query phrase is in the memory
-  CHECK(top.score == Approx(top.rrf * top.kind_prior * top.status * top.epistemic * top.strength * top.phrase));
+  CHECK(top.prior == Approx(std::clamp(top.kind_prior * top.status * top.epistemic * top.strength,
+                                       1 / ScoringWeights{}.prior_bound, ScoringWeights{}.prior_bound)));
+  CHECK(top.score == Approx(top.relevance * top.phrase * top.prior));
   CHECK(res->known);
   auto none = w.engine.recall([&] {
     auto r = w.request({});

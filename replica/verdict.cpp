@@ -1,0 +1,34 @@
+#include "replica/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vasana {
+
+namespace {
+
+// Logistic regression coefficients (docs/eval.md, "The verdict").
+constexpr double kKeywordCoef = 1.786;
+constexpr double kSemanticCoef = 2.931;
+constexpr double kIntercept = -2.127;
+
+}  // namespace
+
+VerdictEvidence verdict_evidence(const std::vector<AdmittedLane>& lanes, const std::vector<FusedHit>& hits) {
+  VerdictEvidence e;
+  for (const AdmittedLane& lane : lanes) {
+    if (lane.hits.empty()) continue;
+    if (lane.lane == "keyword") e.keyword = std::clamp(lane.hits.front().score, 0.0, kKeywordShareCap);
+    if (lane.lane == "semantic") e.semantic = std::clamp(lane.hits.front().score, 0.0, 1.0);
+  }
+  e.phrase = !hits.empty() && hits.front().phrase > 1.0;
+  return e;
+}
+
+double calibrated_relevance(const VerdictEvidence& e) {
+  if (e.phrase) return 1.0;
+  if (e.keyword == 0 && e.semantic == 0) return 0.0;
+  return 1.0 / (1.0 + std::exp(-(kKeywordCoef * e.keyword + kSemanticCoef * e.semantic + kIntercept)));
+}
+
+}  // namespace vasana

@@ -1,0 +1,34 @@
+// The query's verdict: KNOWN when the realms hold an answer, UNKNOWN when they do not, from a
+// relevance calibrated on labelled data.
+//
+// The evidence is what the lanes' best admitted candidates say, taken before fusion so that
+// it does not depend on the query's limit: the keyword lane's best share of the query's weight
+// (replica/bm25_index.hpp: 1 for a memory holding every query term once, a query term no
+// memory holds counting against it) and the semantic lane's best cosine. Relevance is
+// sigmoid(a * keyword + b * semantic + c): the probability that the realms hold an answer,
+// fitted by logistic regression on the eval collections' answerable queries (each query
+// against its realm) and unanswerable ones (the same query against its realm without the
+// query's relevant memories); the fit and its accuracy per collection are in docs/eval.md.
+// A memory holding the whole query phrase (two or more words) makes it 1.
+#pragma once
+
+#include <vector>
+
+#include "replica/fusion.hpp"
+
+namespace vasana {
+
+struct VerdictEvidence {
+  double keyword = 0;   // the keyword lane's best share, at most kKeywordShareCap
+  double semantic = 0;  // the semantic lane's best cosine, 0 when it did not run or found nothing
+  bool phrase = false;  // the best fused hit holds the whole query phrase
+};
+
+inline constexpr double kKeywordShareCap = 1.5;
+
+VerdictEvidence verdict_evidence(const std::vector<AdmittedLane>& lanes, const std::vector<FusedHit>& hits);
+
+// In [0, 1]; 0 when nothing was found.
+double calibrated_relevance(const VerdictEvidence& e);
+
+}  // namespace vasana

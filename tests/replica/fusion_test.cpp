@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
+#include "replica/verdict.hpp"
+
+namespace vasana {
+
+namespace {
+
+struct Store {
+  RecallEngine engine{make_all_lanes(), ScoringWeights{}};
+  uint64_t seq = 0;
+  MemoryId put(const std::string& text, MemoryKind kind = MemoryKind::insight, const std::string& realm = "proj") {
+    PutMemoryOp p;
+    p.realm = realm;
+    p.kind = kind;
+    p.text = text;
+    ++seq;
+    REQUIRE(engine.apply(OrderKey{Hlc::make(1000 + seq, 0), InstanceId(1), Seqno(seq)}, p).ok());
+    return MemoryId{InstanceId(1), Seqno(seq)};
+  }
+  Result<RecallResult> recall(const std::string& text, size_t limit = 10, const std::string& realm = "proj") {
+    RecallRequest r;
+    r.text = text;
+    r.scope = QueryScope{{realm}, 1'000'000, false};
+    r.now_ms = 1'000'000;
+    r.limit = limit;
+    return engine.recall(r);
+  }
+};
+
+void fill(Store& s) {
+  s.put("the ci pipeline runs unit tests on every push");
+  s.put("code review needs one approval from the owning team");
+  s.put("the on-call rotation changes every monday at noon");
+  s.put("logs are kept for thirty days in the central store");
+  s.put("the api gateway terminates tls for every public service");
+}
+
+}  // namespace
+
+TEST_CASE("a clearly more relevant memory of a low-prior kind ranks above a weakly matching preference") {
+  Store s;
+  fill(s);
+  const MemoryId episode =
+      s.put("the postgres failover drill moved the primary database to the standby replica", MemoryKind::episode);
+  const MemoryId preference = s.put("prefer short database names", MemoryKind::preference);
+  auto res = s.recall("postgres failover drill standby replica database");
+  REQUIRE(res.ok());
+  REQUIRE(res->hits.size() >= 2);
+  CHECK(res->hits[0].id == episode);  // relevance decides ...
+  CHECK(res->hits[0].kind_prior < res->hits[1].kind_prior);
+  CHECK(res->hits[1].id == preference);
+  // ... and the prior still breaks a near-tie: two memories matching the query alike.
+  Store t;
+  fill(t);
+  const MemoryId plain = t.put("deploys go out through the helm chart", MemoryKind::episode);
+  const MemoryId preferred = t.put("deploys go out through the helm chart", MemoryKind::preference);
+  auto tie = t.recall("helm chart deploys");
+  REQUIRE(tie.ok());
+  REQUIRE(tie->hits.size() >= 2);
+  CHECK(tie->hits[0].id == preferred);
+  CHECK(tie->hits[1].id == plain);
+  CHECK(tie->hits[0].prior <= ScoringWeights{}.prior_bound);
+}
+
+TEST_CASE("the verdict does not depend on the limit, and a query the realm cannot answer is UNKNOWN") {
+  Store s;
+  fill(s);
+  s.put("the staging cluster is in eu-west-1");
+  s.put("deploys to production need two approvals", MemoryKind::preference);
+  for (int i = 0; i < 60; ++i) s.put("filler memory number " + std::to_string(i) + " about the ci pipeline and its logs");
+  const std::string answerable = "which region is the staging cluster in";
+  auto one = s.recall(answerable, 1);
+  REQUIRE(one.ok());
+  CHECK(one->known);
+  for (size_t limit : {2, 5, 10, 50, 200}) {
+    auto other = s.recall(answerable, limit);
+    REQUIRE(other.ok());
+    CHECK(other->known == one->known);
+    CHECK(other->top_relevance == one->top_relevance);
+    CHECK(other->hits.front().id == one->hits.front().id);
+  }
+  auto unanswerable = s.recall("what is the wifi password of the berlin office");
+  REQUIRE(unanswerable.ok());
+  CHECK(!unanswerable->known);
+  CHECK(unanswerable->top_relevance < one->top_relevance);
+}
+
+TEST_CASE("the calibrated relevance grows with the evidence and is 1 for the whole phrase") {
+  VerdictEvidence none;
+  CHECK(calibrated_relevance(none) == 0);
+  VerdictEvidence weak{0.1, 0.1, false}, strong{1.0, 0.8, false}, phrase{0.1, 0.1, true};
+  CHECK(calibrated_relevance(weak) < calibrated_relevance(strong));
+  CHECK(calibrated_relevance(strong) >= ScoringWeights{}.known_threshold);
+  CHECK(calibrated_relevance(weak) < ScoringWeights{}.known_threshold);
+  CHECK(calibrated_relevance(phrase) == 1.0);
+}
+
+}  // namespace vasana
