@@ -55,7 +55,7 @@ class Node:
 
     def _run(self, args, timeout, stdin=None):
         return subprocess.run([self.binary] + args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=timeout, text=True)
+                              timeout=timeout, text=True, preexec_fn=_die_with_parent)
 
     def start(self):
         # /tmp keeps the IPC socket path (DIR/client.sock) short.
@@ -115,38 +115,40 @@ class Node:
         return r.stdout.strip()
 
     def import_many(self, jobs, parallel=2, progress=None):
-        """Imports [(realm, path)], at most `parallel` imports at once; progress(done, total)."""
+        """Imports [(realm, path)], at most `parallel` imports at once; progress(done, total).
+        On any error or interruption the imports still running are killed."""
         running = []
         done = 0
         pending = list(jobs)
-        while pending or running:
-            while pending and len(running) < parallel:
-                realm, path = pending.pop(0)
-                p = subprocess.Popen([self.binary, "import", "--data", self.data, "--realm", realm, path],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                running.append((realm, p, time.monotonic()))
-            still = []
-            for realm, p, started in running:
+        try:
+            while pending or running:
+                while pending and len(running) < parallel:
+                    realm, path = pending.pop(0)
+                    p = subprocess.Popen([self.binary, "import", "--data", self.data, "--realm", realm, path],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                         preexec_fn=_die_with_parent)
+                    running.append((realm, p, time.monotonic()))
+                still = []
+                for realm, p, started in running:
+                    if p.poll() is None:
+                        if time.monotonic() - started > IMPORT_TIMEOUT:
+                            raise NodeError(f"vasana import --realm {realm} took more than {IMPORT_TIMEOUT:.0f} s")
+                        still.append((realm, p, started))
+                        continue
+                    _, err = p.communicate()
+                    if p.returncode != 0:
+                        raise NodeError(f"vasana import --realm {realm} ended with {p.returncode}: {err.strip()[-2000:]}")
+                    done += 1
+                    if progress:
+                        progress(done, len(jobs))
+                running = still
+                if running:
+                    time.sleep(0.02)
+        finally:
+            for _, p, _ in running:
                 if p.poll() is None:
-                    if time.monotonic() - started > IMPORT_TIMEOUT:
-                        p.kill()
-                        p.wait()
-                        raise NodeError(f"vasana import --realm {realm} took more than {IMPORT_TIMEOUT:.0f} s")
-                    still.append((realm, p, started))
-                    continue
-                out, err = p.communicate()
-                if p.returncode != 0:
-                    for _, q, _ in running:
-                        if q.poll() is None:
-                            q.kill()
-                            q.wait()
-                    raise NodeError(f"vasana import --realm {realm} ended with {p.returncode}: {err.strip()[-2000:]}")
-                done += 1
-                if progress:
-                    progress(done, len(jobs))
-            running = still
-            if running:
-                time.sleep(0.02)
+                    p.kill()
+                p.wait()
 
     def recall_batch(self, lines, path, limit):
         """Runs `vasana recall --batch path --limit limit` over the query objects `lines` (written
