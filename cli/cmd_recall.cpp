@@ -1,6 +1,8 @@
 // `vasana recall`: ranked memories for a query, from the local node's replicated state.
 #include <cstdio>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
@@ -59,17 +61,42 @@ void print_text(const RecallAnswer& a, bool explain) {
   }
 }
 
+// --limit N: 1 to 1000.
+Result<uint32_t> limit_option(const std::string& l) {
+  long n = std::atol(l.c_str());
+  if (n < 1 || n > 1000 || l.find_first_not_of("0123456789") != std::string::npos)
+    return Status::InvalidArgument("--limit must be a number from 1 to 1000 (got '" + l + "')");
+  return uint32_t(n);
+}
+
 // One query line of a batch (cli/request_json.hpp recall_query_from_json); realms default to
-// the command line's --realm.
+// the command line's --realm, the limit to its --limit.
 Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
-                                         const InputLimits& limits) {
+                                         std::optional<uint32_t> default_limit, const InputLimits& limits) {
   nlohmann::json obj = nlohmann::json::parse(line, nullptr, false);
   if (obj.is_discarded() || !obj.is_object()) return Status::InvalidArgument("not a JSON object");
   if (default_realms.empty() && !obj.contains("realms")) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
+  if (default_limit && !obj.contains("limit")) obj["limit"] = *default_limit;
   return recall_query_from_json(obj, default_realms, limits);
 }
 
 int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) {
+  // The batch applies --realm and --limit to its lines; every other query option is a field of
+  // the line, so one given on the command line is refused rather than left unused.
+  const std::pair<const char*, const char*> line_fields[] = {{"lanes", "lanes"}, {"as-of", "as_of"}, {"known-at", "known_at"},
+                                                             {"since", "since"}, {"until", "until"}, {"tag", "tags"},
+                                                             {"staged", "staged"}};
+  for (const auto& [option, field] : line_fields)
+    if (args.has(option) || args.get(option))
+      return fail(kExitUsage, std::string("recall: --") + option + " does not apply to --batch; give \"" + field +
+                                  "\" in each query line");
+  if (args.has("explain")) return fail(kExitUsage, "recall: --explain does not apply to --batch (its lines list ids, refs and scores)");
+  std::optional<uint32_t> default_limit;
+  if (auto l = args.get("limit")) {
+    auto n = limit_option(*l);
+    if (!n.ok()) return fail(kExitUsage, "recall: " + n.status().message());
+    default_limit = *n;
+  }
   std::ifstream file;
   if (path != "-") {
     file.open(path);
@@ -83,7 +110,7 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto q = query_from_json_line(line, args.all("realm"), cfg.limits);
+    auto q = query_from_json_line(line, args.all("realm"), default_limit, cfg.limits);
     if (!q.ok()) {
       any_bad = true;
       out.push_back(JsonObject().unum("line", n).str("error", q.status().message()).done());
@@ -156,10 +183,9 @@ int cmd_recall(const Words& words) {
   q.realms = args->all("realm");
   if (q.realms.empty()) return fail(kExitUsage, "recall: --realm R is required (repeat it to read several realms)");
   if (auto l = args->get("limit")) {
-    long n = std::atol(l->c_str());
-    if (n < 1 || n > 1000 || l->find_first_not_of("0123456789") != std::string::npos)
-      return fail(kExitUsage, "recall: --limit must be a number from 1 to 1000 (got '" + *l + "')");
-    q.limit = uint32_t(n);
+    auto n = limit_option(*l);
+    if (!n.ok()) return fail(kExitUsage, "recall: " + n.status().message());
+    q.limit = *n;
   }
   if (auto t = args->get("as-of")) {
     auto ms = parse_time_ms(*t);

@@ -33,7 +33,7 @@ const char* kUsage =
     "                                         decide on a memory held for review\n"
     "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--known-at T] [--tag T]... [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
-    "  recall --batch FILE.jsonl [--realm R]  one JSON query per line in, one JSON result per line out\n"
+    "  recall --batch FILE.jsonl [--realm R] [--limit N]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
     "  export --realm R [--out FILE] [--deleted] [--no-ids]  every memory as JSON lines that import reads\n"
     "  get ID [--json]                        one memory with every field\n"

@@ -19,6 +19,7 @@ packages=(
   redis-server                                  # bench replication: Redis side by side (optional there)
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
+  python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana
 )
 
 missing=()

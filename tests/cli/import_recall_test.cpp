@@ -51,4 +51,50 @@ TEST_CASE("an import refuses a file with a bad line, skips it on request, and ne
   CHECK(contains(batch.out, "{\"line\":3,\"error\":"));
 }
 
+TEST_CASE("recall --batch takes --limit as the limit of lines without one and refuses per-query options") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  ServeProcess node(data, tmp.sub("serve.err"));
+  REQUIRE(node.wait_ready() == "");
+  std::string lines;
+  for (int i = 1; i <= 20; ++i)
+    lines += "{\"text\":\"deploy note " + std::to_string(i) + " about the deploy window\",\"ref\":\"d" + std::to_string(i) + "\"}\n";
+  const std::string file = tmp.sub("in.jsonl");
+  write_text(file, lines);
+  REQUIRE(run_vasana({"import", "--data", data, "--realm", "work", file}, tmp.path()).status.code == 0);
+  const std::string queries = tmp.sub("q.jsonl");
+  write_text(queries, "{\"query\":\"deploy window\"}\n{\"query\":\"deploy window\",\"limit\":2}\n");
+  auto hits_of = [](const std::string& line) {
+    size_t n = 0;
+    for (size_t at = line.find("\"ref\":"); at != std::string::npos; at = line.find("\"ref\":", at + 1)) ++n;
+    return n;
+  };
+  auto first_line = [](const std::string& out) { return out.substr(0, out.find('\n')); };
+  auto second_line = [](const std::string& out) {
+    const size_t a = out.find('\n') + 1;
+    return out.substr(a, out.find('\n', a) - a);
+  };
+
+  // Positive control: without --limit a line gets the default limit (10) and one with its own
+  // limit keeps it.
+  auto plain = run_vasana({"recall", "--data", data, "--realm", "work", "--batch", queries}, tmp.path());
+  REQUIRE(plain.status.code == 0);
+  CHECK(hits_of(first_line(plain.out)) == 10);
+  CHECK(hits_of(second_line(plain.out)) == 2);
+
+  auto wide = run_vasana({"recall", "--data", data, "--realm", "work", "--batch", queries, "--limit", "15"}, tmp.path());
+  REQUIRE(wide.status.code == 0);
+  CHECK(hits_of(first_line(wide.out)) == 15);
+  CHECK(hits_of(second_line(wide.out)) == 2);  // the line's own limit wins
+
+  auto bad_limit = run_vasana({"recall", "--data", data, "--realm", "work", "--batch", queries, "--limit", "0"}, tmp.path());
+  CHECK(bad_limit.status.code == 2);
+  CHECK(contains(bad_limit.err, "--limit must be a number from 1 to 1000"));
+  auto lanes = run_vasana({"recall", "--data", data, "--realm", "work", "--batch", queries, "--lanes", "keyword"}, tmp.path());
+  CHECK(lanes.status.code == 2);
+  CHECK(contains(lanes.err, "--lanes does not apply to --batch; give \"lanes\" in each query line"));
+  CHECK(lanes.out.empty());
+}
+
 }  // namespace vasana::test

@@ -13,35 +13,14 @@ usage: cranfield_xapian.py CRANFIELD_DIR OUT_DIR
 writes OUT_DIR/xapian-bm25-default.run and OUT_DIR/xapian-bm25-k1.2-b0.75.run
 """
 import os
-import re
 import sys
 
 import xapian
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from smart_records import read_smart  # noqa: E402
+
 DEPTH = 1000  # documents per query in a run, as trec_eval's usual depth
-
-
-def read_smart(path):
-    """Records of a SMART tagged file: a list of (number, {field letter: text}).
-
-    A field marker that repeats inside a record continues that field (docs 576 and 578 have two
-    .W fields, doc 240 a stray .A and .B inside its abstract): the same reading as
-    cranfield_eval.cpp, and the one that reproduces the README's peer figures exactly."""
-    with open(path, encoding="latin-1") as f:
-        text = f.read().replace("\r", "")
-    records = []
-    for chunk in re.split(r"^\.I[ \t]+", text, flags=re.M)[1:]:
-        lines = chunk.split("\n")
-        fields, current = {}, None
-        for line in lines[1:]:
-            m = re.match(r"^\.([A-Z])\s*$", line)
-            if m:
-                current = m.group(1)
-                fields.setdefault(current, [])
-            elif current is not None:
-                fields[current].append(line)
-        records.append((int(lines[0].strip()), {k: "\n".join(v) for k, v in fields.items()}))
-    return records
 
 
 def build_index(docs):
