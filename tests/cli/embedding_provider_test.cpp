@@ -157,7 +157,7 @@ TEST_CASE("a provider's vectors arrive behind the writes, and a query vector clo
   CHECK(contains(b.out, "{\"line\":2,\"error\":\"query vector has 2 dimensions"));
 }
 
-TEST_CASE("remember --vector stores the client's vector; one of another dimension writes nothing") {
+TEST_CASE("remember --vector stores the client's vector, and one of another dimension writes nothing") {
   TempDir tmp;
   FakeEmbeddingServer provider(kDim);
   EmbedNode node(tmp, embedding_config(tmp, provider.url()));
@@ -182,7 +182,7 @@ TEST_CASE("remember --vector stores the client's vector; one of another dimensio
   CHECK(read_own_stream(node.data).texts.size() == 1);
 }
 
-TEST_CASE("with the provider down a remember is acknowledged and found by keyword; its vector comes once it is back") {
+TEST_CASE("with the provider down a remember is acknowledged and found by keyword, and its vector comes once it is back") {
   TempDir tmp;
   FakeEmbeddingServer provider(kDim);
   EmbedNode node(tmp, embedding_config(tmp, provider.url()));
@@ -263,7 +263,7 @@ TEST_CASE("the same text is sent to the provider once, and an import's vectors c
   CHECK(provider.texts() >= n);
 }
 
-TEST_CASE("a data directory of another vector space refuses to start with [embedding]; its own starts") {
+TEST_CASE("a data directory of another vector space refuses to start with [embedding], and its own starts") {
   TempDir tmp;
   FakeEmbeddingServer provider(kDim);
   const std::string config = embedding_config(tmp, provider.url());
@@ -293,7 +293,7 @@ TEST_CASE("an import refuses a line whose vector has another dimension than the 
   CHECK(read_own_stream(node.data).texts.size() == 1);
 }
 
-TEST_CASE("POST /v1/recall takes a query vector; one of another dimension is a 400 naming both") {
+TEST_CASE("POST /v1/recall takes a query vector, and one of another dimension is a 400 naming both") {
   TempDir tmp;
   FakeEmbeddingServer provider(kDim);
   const std::string token = "tok-embed-0123456789abcdefghijklmnopqrstuvwxyz";

@@ -420,7 +420,7 @@ TEST_CASE("the example config's [clients.\"NAME\"] block, uncommented, loads as 
 
 namespace vasana::test {
 
-TEST_CASE("[embedding] configures a provider; without it the built-in embedder stays") {
+TEST_CASE("[embedding] configures a provider, and without it the built-in embedder stays") {
   NodeConfig none = parse_ok("");
   CHECK_FALSE(none.embedding.enabled());
 
