@@ -70,6 +70,9 @@ struct ClientCall {
   // (actors/client_grant_check.hpp); null: the owner. Points into the node's ClientGrants,
   // which outlive every call.
   const ClientGrant* who = nullptr;
+  // What the node adds to a recall's answer (RecallAnswer::notes): set before the query actor
+  // answers it, e.g. why the semantic lane had no query vector.
+  std::vector<std::string> recall_notes;
 };
 
 // CurveZMQ on the TCP client endpoints: with client_keys non-empty, every TCP endpoint is a CURVE

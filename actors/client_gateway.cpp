@@ -1,5 +1,7 @@
 #include "actors/client_gateway.hpp"
 
+#include <algorithm>
+
 #include "protocol/recall_input.hpp"
 #include "sync/status_json.hpp"
 
@@ -28,6 +30,11 @@ ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queri
 void ClientGateway::set_grants(const ClientGrants* grants, std::shared_ptr<ClientRefusals> refusals) {
   grants_ = grants ? grants : &kNoClients;
   refusals_ = std::move(refusals);
+}
+
+void ClientGateway::set_query_vector(QueryVector query_vector, std::function<void()> skipped) {
+  query_vector_ = std::move(query_vector);
+  query_skipped_ = std::move(skipped);
 }
 
 void ClientGateway::refuse(const ClientCall& call, std::string message) {
@@ -105,6 +112,26 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       Status v = validate_recall(call.request.recall, limits_, lane_names_);
       if (!v.ok()) {
         endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
+        return;
+      }
+      const auto& lanes = call.request.recall.lanes;
+      const bool semantic = lanes.empty() || std::find(lanes.begin(), lanes.end(), "semantic") != lanes.end();
+      if (query_vector_ && semantic && call.request.recall.vector.empty() && !queries_.empty()) {
+        // The query actor is picked here (next_query_ is the endpoint thread's); the call goes
+        // to it from whichever thread the vector comes on.
+        auto target = queries_[next_query_++ % queries_.size()];
+        auto held = std::make_shared<ClientCall>(std::move(call));
+        const std::string text = held->request.recall.text;
+        query_vector_(text, [held, target, skipped = query_skipped_](Result<std::vector<float>> vec) {
+          if (vec.ok()) {
+            held->request.recall.vector = std::move(vec.value());
+          } else {
+            held->recall_notes.push_back("semantic lane skipped: no query vector from the embedding provider: " +
+                                         vec.status().message());
+            if (skipped) skipped();
+          }
+          caf::anon_send(target, std::move(*held));
+        });
         return;
       }
       to_query_actor(std::move(call));

@@ -53,6 +53,14 @@ class ClientGateway {
   // the state is read.
   void set_grants(const ClientGrants* grants, std::shared_ptr<ClientRefusals> refusals);
 
+  // Call before the endpoint runs, when an embedding provider gives the store's vectors. A recall
+  // without a vector whose lanes include the semantic one gets the query text's vector from
+  // query_vector (which calls done once, on any thread) before a query actor answers it; when
+  // none comes, it is answered by the other lanes with a note saying why (RecallAnswer::notes),
+  // and skipped() is called.
+  using QueryVector = std::function<void(const std::string& text, std::function<void(Result<std::vector<float>>)> done)>;
+  void set_query_vector(QueryVector query_vector, std::function<void()> skipped);
+
   // Runs on the endpoint thread, which it never blocks. The writes among calls go to the writer
   // as one batch. A write request whose checks must see this node's acknowledged writes, while
   // the replica has not applied them yet, waits instead on the gateway's own thread (at most
@@ -88,6 +96,8 @@ class ClientGateway {
 
   const ClientGrants* grants_;  // never null (an empty set until set_grants)
   std::shared_ptr<ClientRefusals> refusals_;
+  QueryVector query_vector_;
+  std::function<void()> query_skipped_;
   // Answers call permission_denied with message, counted.
   void refuse(const ClientCall& call, std::string message);
 

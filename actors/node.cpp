@@ -17,6 +17,7 @@
 
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
+#include "actors/embedding_worker.hpp"
 #include "actors/history_answer.hpp"
 #include "actors/own_stream_repair.hpp"
 #include "actors/request_labels.hpp"
@@ -85,6 +86,7 @@ struct Node::Impl {
   mutable DigestCache digest_cache{std::chrono::seconds(10)};  // the digest every scrape shows
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
+  std::shared_ptr<EmbeddingWorker> embedder;   // null without an [embedding] provider
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
   bool endpoint_file_written = false;  // DIR/client.endpoint is this node's: stop() removes it
@@ -133,6 +135,11 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     st.copy_failures = mirrors->copy_failures();
   }
   if (!fresh_digest) st.digest = digest_cache.get(*engine);
+  if (embedder) {
+    const EmbeddingCounts c = embedder->counts();
+    st.embedding = EmbeddingStatus{options.embedding.client.url, c.pending, c.failed, c.dropped, c.vectors,
+                                   c.requests, c.cache_hits, c.queries_skipped, c.last_error};
+  }
   st.integrity_failures = {{"own-segment", 0}, {"copy-segment", 0}, {"peer-chunk", 0}};
   if (probe)
     for (const auto& [kind, n] : probe->integrity_at_start()) st.integrity_failures[kind] += n;
@@ -193,6 +200,19 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   auto id = load_identity(dir);
   if (!id.ok()) return id.status();
   impl->identity = *id;
+  // The semantic lane works in the store's vector space, and embeds text itself only in the
+  // built-in embedder's: a provider's vectors come as SetVector ops, a client's with its writes.
+  const VectorSpace& space = impl->identity.vector_space;
+  if (impl->options.embedding.enabled() && space != impl->options.embedding.space())
+    return Status::Incompatible("data directory " + dir.root + " holds vector space " + space.id() +
+                                "; [embedding] gives " + impl->options.embedding.space().id() +
+                                ": their vectors cannot be compared (serve it with the [embedding] it was initialised "
+                                "with, or `vasana init` a new data directory with this configuration)");
+  impl->options.semantic.dim = space.dim;
+  impl->options.semantic.embed_text = space == VectorSpace{};
+  if (!impl->options.embedding.enabled() && !impl->options.semantic.embed_text)
+    impl->log("vector space " + space.id() + " is not the built-in embedder's and no [embedding] provider is "
+              "configured: only memories and queries that carry their own vector are found by the semantic lane");
   auto lock = DirLock::acquire(dir);
   if (!lock.ok()) return lock.status();
   impl->lock.emplace(std::move(lock.value()));
@@ -378,6 +398,23 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     caf::anon_send(replica, apply_atom::value, batch);
     acked->store(batch->back().seqno.value, std::memory_order_release);
   });
+  if (impl->options.embedding.enabled()) {
+    // Vectors go through the node's own writer as SetVector ops; the worker learns of the
+    // memories that need one from the committed batches.
+    Node::Impl* raw = impl.get();
+    impl->embedder = std::make_shared<EmbeddingWorker>(
+        impl->options.embedding, impl->engine, impl->identity.instance, impl->identity.vector_space.id(),
+        [raw](SetVectorOp op, std::function<void(const Status&)> done) {
+          AppendRequest r;
+          const OpValue value{std::move(op)};
+          r.op_type = op_type_of(value);
+          r.payload = encode_op(value);
+          r.done = [done = std::move(done)](const AppendResult& a) { done(a.status); };
+          caf::anon_send(raw->writer, append_atom::value, std::move(r));
+        },
+        impl->log);
+    state->subscribe([embedder = impl->embedder](const WriterState::CommittedBatch& b) { embedder->committed(b); });
+  }
   impl->writer = spawn_writer(*impl->system, state);
 
   // Peers are served and fetched from before clients are: a remote op may be applied while the
@@ -443,6 +480,12 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
                                                   [raw = impl.get()] { return raw->status(/*fresh_digest=*/true); });
   impl->gateway->set_write_context(impl->options.write_policy, impl->acknowledged);
   impl->gateway->set_grants(&impl->options.clients, impl->refusals);
+  if (impl->embedder)
+    impl->gateway->set_query_vector(
+        [embedder = impl->embedder](const std::string& text, std::function<void(Result<std::vector<float>>)> done) {
+          embedder->embed_query(text, std::move(done));
+        },
+        [embedder = impl->embedder] { embedder->query_skipped(); });
   impl->endpoint->run([gateway = impl->gateway](std::vector<ClientCall>&& calls) { gateway->handle(std::move(calls)); });
   impl->endpoints = impl->endpoint->bound();
 
@@ -487,6 +530,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
       });
     }
   });
+  if (impl->embedder) impl->embedder->start();
   if (impl->options.checkpoint.enabled) {
     // A checkpoint database that cannot be opened costs fast starts, not this start.
     auto task = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine, impl->log);
@@ -519,6 +563,9 @@ void Node::stop() {
   if (i.stopped) return;
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
+  // No more requests to the provider or vectors to the writer (the object stays until the
+  // actors are gone: a vector's completion may still call it).
+  if (i.embedder) i.embedder->stop();
   i.metrics.reset();
   i.repair.reset();
   // Peers stop before the actors, and the mirrors' applier empties its queue: nothing is applied

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/embedding_options.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/client_grants.hpp"
@@ -39,6 +40,10 @@ struct NodeOptions {
   std::string metrics_listen;                 // Prometheus exporter, "HOST:PORT"; "" = none
   CheckpointOptions checkpoint;               // state checkpoints for fast starts (actors/checkpoint_task.hpp)
   WritePolicy write_policy;                   // what the node does with each realm's writes
+  // An embedding provider for the store's vectors (off unless its url is set): the data
+  // directory must hold its vector space (Incompatible otherwise); memories get their vectors
+  // behind the writes and recalls their query vectors (actors/embedding_worker.hpp).
+  EmbeddingOptions embedding;
   // Client identities and grants (protocol/client_grants.hpp), tokens loaded. When a client has a
   // public_key, TCP client endpoints are CurveZMQ servers with client_secret_key (the node's
   // secret key, Z85) that admit only those keys.

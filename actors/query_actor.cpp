@@ -35,6 +35,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
     r.answer.top_relevance = result.top_relevance;
     r.answer.known = result.known;
     r.answer.lanes = result.lanes;
+    r.answer.notes = call.recall_notes;
     for (const CorrectionRecord& c : result.corrections)
       r.answer.corrections.push_back(CorrectionHit{c.id, c.realm, c.wrong, c.right, c.note});
     for (const FusedHit& f : result.hits) {

@@ -5,6 +5,7 @@
 // lists the conflicting ones by number and exits 1. Progress is shown on a terminal.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,7 +17,7 @@
 #include "cli/import_report.hpp"
 #include "cli/jsonl_memory.hpp"
 #include "cli/pipelined_calls.hpp"
-#include "store/vector_space.hpp"
+#include "cli/vector_file.hpp"
 
 namespace vasana {
 
@@ -47,13 +48,14 @@ int cmd_import(const Words& words) {
   }
   std::istream& in = path == "-" ? std::cin : file;
 
-  // Vectors are checked against the vector space every store is created with (VectorSpace{}),
-  // so a wrong dimension is a bad line found before anything is sent; the node checks again.
+  // Lines are checked whole here, but for their vectors' dimension: that is the store's, which
+  // the node says (below) before anything is sent.
   InputLimits limits = cfg->limits;
-  limits.vector_dim = VectorSpace{}.dim;
+  limits.vector_dim = 0;
   std::vector<MemoryInput> memories;
   std::vector<size_t> line_of;
-  std::vector<std::string> bad;
+  using BadLine = std::pair<size_t, std::string>;  // line number, why
+  std::vector<BadLine> bad;
   std::map<std::string, size_t> ref_line;
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
@@ -64,23 +66,60 @@ int cmd_import(const Words& words) {
       if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));
     }
     if (!m.ok()) {
-      bad.push_back("line " + std::to_string(n) + ": " + m.status().message());
+      bad.emplace_back(n, m.status().message());
       continue;
     }
     memories.push_back(std::move(m.value()));
     line_of.push_back(n);
   }
-  for (size_t i = 0; i < bad.size() && i < 20; ++i) std::fprintf(stderr, "vasana: import: %s\n", bad[i].c_str());
-  if (bad.size() > 20) std::fprintf(stderr, "vasana: import: ... and %zu more bad lines\n", bad.size() - 20);
-  if (!bad.empty() && !args->has("skip-bad"))
-    return fail(kExitUsage, "import: " + std::to_string(bad.size()) +
-                                " bad line(s); nothing was imported (fix them, or pass --skip-bad to import the rest)");
+  auto report_bad = [&]() -> int {
+    std::sort(bad.begin(), bad.end(), [](const BadLine& a, const BadLine& b) { return a.first < b.first; });
+    for (size_t i = 0; i < bad.size() && i < 20; ++i)
+      std::fprintf(stderr, "vasana: import: line %zu: %s\n", bad[i].first, bad[i].second.c_str());
+    if (bad.size() > 20) std::fprintf(stderr, "vasana: import: ... and %zu more bad lines\n", bad.size() - 20);
+    if (!bad.empty() && !args->has("skip-bad"))
+      return fail(kExitUsage, "import: " + std::to_string(bad.size()) +
+                                  " bad line(s); nothing was imported (fix them, or pass --skip-bad to import the rest)");
+    return kExitOk;
+  };
+  const bool any_vector = std::any_of(memories.begin(), memories.end(), [](const MemoryInput& m) { return !m.vector.empty(); });
+  // Lines bad already refuse the import before the node is asked anything.
+  if (!any_vector || (!bad.empty() && !args->has("skip-bad"))) {
+    if (int rc = report_bad(); rc != kExitOk) return rc;
+  }
 
   auto ep = find_endpoint(*args, *cfg);
   if (!ep.ok())
     return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed, "import: " + ep.status().message());
   auto client = connect_node(*ep, *args);
   if (!client.ok()) return fail(exit_code_of(client.status()), "import: " + client.status().message());
+  if (any_vector) {
+    // The store's dimension, from the node's vector space: a line whose vector has another is bad.
+    ClientRequest ping;
+    ping.kind = ClientRequest::Kind::ping;
+    auto pong = client.value()->call(std::move(ping), std::chrono::seconds(10));
+    if (!pong.ok() || pong->kind != ClientResponse::Kind::pong)
+      return fail(kExitFailed, "import: the node did not say its vector space: " +
+                                   (pong.ok() ? pong->message : pong.status().message()) + "; nothing was imported");
+    const size_t dim = vector_space_dim(pong->info.vector_space);
+    size_t kept = 0;
+    for (size_t i = 0; i < memories.size(); ++i) {
+      if (dim != 0 && !memories[i].vector.empty() && memories[i].vector.size() != dim) {
+        bad.emplace_back(line_of[i], "vector has " + std::to_string(memories[i].vector.size()) +
+                                         " dimensions; this store's vector space " + pong->info.vector_space + " has " +
+                                         std::to_string(dim));
+        continue;
+      }
+      if (kept != i) {
+        memories[kept] = std::move(memories[i]);
+        line_of[kept] = line_of[i];
+      }
+      ++kept;
+    }
+    memories.resize(kept);
+    line_of.resize(kept);
+    if (int rc = report_bad(); rc != kExitOk) return rc;
+  }
 
   std::vector<ClientRequest> requests(memories.size());
   for (size_t i = 0; i < memories.size(); ++i) {

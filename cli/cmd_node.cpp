@@ -20,6 +20,7 @@
 #include "cli/scoring_file.hpp"
 #include "cli/service_notify.hpp"
 #include "store/file_access.hpp"
+#include "store/file_io.hpp"
 #include "sync/curve_keys.hpp"
 
 namespace vasana {
@@ -85,7 +86,8 @@ int cmd_init(const Words& words) {
   auto dir = resolve_data_dir(*args, *cfg);
   if (!dir) return fail(kExitUsage, "init: --data DIR is required (or set VASANA_DATA)");
   set_file_access(cfg->group_access ? FileAccess::group : FileAccess::owner_only);
-  auto id = init_data_dir(DataDir{*dir}, VectorSpace{});
+  // With an [embedding] provider the store's vectors are the provider model's; else the built-in embedder's.
+  auto id = init_data_dir(DataDir{*dir}, cfg->embedding.enabled() ? cfg->embedding.space() : VectorSpace{});
   if (!id.ok()) return fail(kExitFailed, "init: " + id.status().message());
   std::printf("initialised %s: writer %s, vector space %s\n", dir->c_str(), to_hex(id->instance).c_str(),
               id->vector_space.id().c_str());
@@ -128,6 +130,19 @@ int cmd_serve(const Words& words) {
   opts.metrics_listen = cfg->metrics_listen;
   opts.checkpoint = cfg->checkpoint;
   opts.write_policy = cfg->write_policy;
+  opts.embedding = cfg->embedding;
+  if (!cfg->embedding.api_key_file.empty()) {
+    const std::string& f = cfg->embedding.api_key_file;
+    const std::string who = "embedding.api_key_file " + f;
+    if (Status k = check_owner_only_file(f, who); !k.ok()) return fail(kExitUsage, "serve: " + k.message());
+    auto key = read_whole_file(f);
+    if (!key.ok()) return fail(kExitUsage, "serve: " + who + ": " + key.status().message());
+    std::string k = *key;
+    while (!k.empty() && (k.back() == '\n' || k.back() == '\r' || k.back() == ' ')) k.pop_back();
+    if (k.empty() || k.find_first_of(" \t\r\n") != std::string::npos)
+      return fail(kExitUsage, "serve: " + who + ": the file must hold the key alone, on one line");
+    opts.embedding.client.api_key = k;
+  }
   if (opts.sync.network()) {
     auto keys = load_secret_key_file(cfg->secret_key_file);
     if (!keys.ok()) return fail(kExitUsage, "serve: sync.secret_key_file: " + keys.status().message());

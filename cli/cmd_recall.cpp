@@ -11,6 +11,7 @@
 #include "cli/pipelined_calls.hpp"
 #include "cli/request_json.hpp"
 #include "cli/response_json.hpp"
+#include "cli/vector_file.hpp"
 #include "protocol/recall_input.hpp"
 
 #include <fstream>
@@ -43,6 +44,8 @@ void print_text(const RecallAnswer& a, bool explain) {
   std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
   for (const auto& l : a.lanes) std::printf(" %s", l.c_str());
   std::printf(")\n");
+  // What the node could not do for this query (a semantic lane without a query vector, and why).
+  for (const std::string& n : a.notes) std::printf("NOTE %s\n", n.c_str());
   // Stored corrections the query's words match come first: they say what not to believe.
   for (const CorrectionHit& c : a.corrections)
     std::printf("CORRECTION %s  [%s]  not \"%s\" but \"%s\"%s%s\n", c.id.to_string().c_str(), c.realm.c_str(),
@@ -147,13 +150,12 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
                                                                  .done();
                                   }
                                   hits += "]";
-                                  o = "{" + line_field + "," +
-                                      JsonObject()
-                                          .str("verdict", r.answer.known ? "KNOWN" : "UNKNOWN")
-                                          .real("top_relevance", r.answer.top_relevance)
-                                          .raw("hits", hits)
-                                          .done()
-                                          .substr(1);
+                                  JsonObject a;
+                                  a.str("verdict", r.answer.known ? "KNOWN" : "UNKNOWN")
+                                      .real("top_relevance", r.answer.top_relevance)
+                                      .raw("hits", hits);
+                                  if (!r.answer.notes.empty()) a.raw("notes", json_string_array(r.answer.notes));
+                                  o = "{" + line_field + "," + a.done().substr(1);
                                   return true;
                                 });
   if (!answered.ok()) return fail(kExitFailed, "recall: " + answered.status().message());
@@ -165,13 +167,14 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
 
 int cmd_recall(const Words& words) {
   auto args = parse_args(words, with_identity_options({"data", "connect", "config", "realm", "limit", "as-of", "lanes", "timeout-ms", "batch", "since", "until",
-                                 "tag", "known-at"}),
+                                 "tag", "known-at", "vector"}),
                          {"json", "explain", "staged"});
   if (!args.ok()) return fail(kExitUsage, "recall: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
   if (auto batch = args->get("batch")) {
     if (!args->positional.empty()) return fail(kExitUsage, "recall: --batch takes its queries from the file, not the command line");
+    if (args->get("vector")) return fail(kExitUsage, "recall: with --batch, give each query's vector in its line (\"vector\": [...])");
     return run_batch(*args, *cfg, *batch);
   }
   ClientRequest req;
@@ -209,6 +212,11 @@ int cmd_recall(const Words& words) {
     }
   }
   q.include_staged = args->has("staged");
+  if (auto path = args->get("vector")) {
+    auto v = read_vector_file(*path);
+    if (!v.ok()) return fail(kExitUsage, "recall: " + v.status().message());
+    q.vector = std::move(v.value());
+  }
   // Checked here for a quick, clear answer; the node checks again (lane names too).
   if (Status v = validate_recall(q, cfg->limits, {}); !v.ok()) return fail(kExitUsage, "recall: " + v.message());
   long timeout_ms = 10000;

@@ -12,13 +12,14 @@
 #include "cli/node_client.hpp"
 #include "cli/write_command.hpp"
 #include "cli/response_json.hpp"
+#include "cli/vector_file.hpp"
 
 namespace vasana {
 
 int cmd_remember(const Words& words) {
   auto args = parse_args(words,
                          with_identity_options({"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",
-                          "session", "timeout-ms", "supersedes", "fact", "origin", "confidence"}),
+                          "session", "timeout-ms", "supersedes", "fact", "origin", "confidence", "vector"}),
                          {"json", "update", "staged", "pin"});
   if (!args.ok()) return fail(kExitUsage, "remember: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
@@ -72,7 +73,15 @@ int cmd_remember(const Words& words) {
       return fail(kExitUsage, "remember: --confidence '" + *c + "' must be a number from 0 to 1");
     m.confidence = x;
   }
-  if (args->positional.size() == 1 && args->positional[0] == "-") {
+  const bool text_from_stdin = args->positional.size() == 1 && args->positional[0] == "-";
+  if (auto path = args->get("vector")) {
+    if (*path == "-" && text_from_stdin)
+      return fail(kExitUsage, "remember: the text and --vector cannot both come from standard input");
+    auto v = read_vector_file(*path);
+    if (!v.ok()) return fail(kExitUsage, "remember: " + v.status().message() + "; nothing was written");
+    m.vector = std::move(v.value());
+  }
+  if (text_from_stdin) {
     m.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
     for (const auto& w : args->positional) m.text += (m.text.empty() ? "" : " ") + w;

@@ -28,6 +28,9 @@ struct ToolFailure {
 json text_prop(const std::string& d) { return {{"type", "string"}, {"description", d}}; }
 json strings_prop(const std::string& d) { return {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", d}}; }
 json bool_prop(const std::string& d) { return {{"type", "boolean"}, {"description", d}}; }
+json vector_prop(const std::string& d) {
+  return {{"type", "array"}, {"items", {{"type", "number"}}}, {"description", d}};
+}
 json realms_prop() {
   return {{"type", "array"},
           {"items", {{"type", "string"}}},
@@ -46,6 +49,13 @@ json object_schema(json properties, std::vector<std::string> required) {
 // --- argument readers (arguments already fit the schema) ---
 std::string str_or(const json& a, const char* k, const std::string& d = "") {
   return a.contains(k) ? a[k].get<std::string>() : d;
+}
+
+std::vector<float> floats_of(const json& a, const char* k) {
+  std::vector<float> out;
+  if (a.contains(k))
+    for (const auto& x : a[k]) out.push_back(x.get<float>());
+  return out;
 }
 
 std::vector<std::string> strings_of(const json& a, const char* k) {
@@ -111,6 +121,7 @@ json run_remember(const json& a, NodeCall& call) {
   if (a.value("staged", false)) m.status = "proposed";
   m.pinned = a.value("pin", false);
   if (a.contains("confidence")) m.confidence = a["confidence"].get<float>();
+  m.vector = floats_of(a, "vector");
   if (a.value("update_existing_ref", false)) req.remember_options.on_existing_ref = RefPolicy::update;
   if (a.contains("supersedes")) req.remember_options.supersedes = id_of(a, "supersedes");
   if (a.contains("facts"))
@@ -140,6 +151,7 @@ json run_recall(const json& a, NodeCall& call) {
   q.tags = strings_of(a, "tags");
   q.lanes = strings_of(a, "lanes");
   q.include_staged = a.value("staged", false);
+  q.vector = floats_of(a, "vector");
   ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::recalled);
   return json::parse(recall_answer_json(r.answer, a.value("explain", false)));
 }
@@ -296,7 +308,9 @@ const std::vector<Tool>& tools() {
                       {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
                       {"staged", bool_prop("hold it for review")},
                       {"pin", bool_prop("pin it")},
-                      {"session", text_prop("the session that produced it")}},
+                      {"session", text_prop("the session that produced it")},
+                      {"vector", vector_prop("the memory's embedding in the store's vector space (its dimension); "
+                                             "without it the node embeds the text")}},
                      {"realm", "text"}),
        false, false, run_remember},
       {"recall", "Recall",
@@ -312,7 +326,9 @@ const std::vector<Tool>& tools() {
                       {"until", text_prop("temporal window end" + kTimeHelp)},
                       {"tags", strings_prop("a hit must carry every one of these tags")},
                       {"lanes", strings_prop("only these retrieval lanes (default every lane)")},
-                      {"staged", bool_prop("also memories held for review")}},
+                      {"staged", bool_prop("also memories held for review")},
+                      {"vector", vector_prop("the query's embedding in the store's vector space (its dimension); "
+                                             "without it the node embeds the query text")}},
                      {"query", "realms"}),
        true, false, run_recall},
       {"get", "Get memory", "One memory with every field.",

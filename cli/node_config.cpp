@@ -231,6 +231,33 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
          })},
         {"max_body_bytes", integer_key(int64_t(kMinHttpBodyBytes), int64_t(kMaxHttpBodyBytes),
                                        [](NodeConfig& c, int64_t v) { c.http.max_body_bytes = size_t(v); })}}},
+      {"embedding",
+       {{"url", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           Status u = check_embedding_url(v);
+           if (!u.ok()) return Status::InvalidArgument(name + " " + u.message());
+           c.embedding.client.url = v;
+           return Status::Ok();
+         })},
+        {"model", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           if (v.empty() || v.size() > kMaxModelNameBytes || v.find_first_of("\n\r") != std::string::npos)
+             return Status::InvalidArgument(name + " must be 1 to " + std::to_string(kMaxModelNameBytes) +
+                                            " bytes on one line (the model's name, as the endpoint knows it)");
+           c.embedding.client.model = v;
+           return Status::Ok();
+         })},
+        {"dimensions", integer_key(1, int64_t(kMaxVectorDim),
+                                   [](NodeConfig& c, int64_t v) { c.embedding.client.dimensions = uint32_t(v); })},
+        {"api_key_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
+           if (v.empty()) return Status::InvalidArgument(name + " must not be empty (leave it out for no key)");
+           c.embedding.api_key_file = v;
+           return Status::Ok();
+         })},
+        {"timeout_ms", integer_key(100, 600000, [](NodeConfig& c, int64_t v) { c.embedding.timeout = std::chrono::milliseconds(v); })},
+        {"query_timeout_ms",
+         integer_key(10, 60000, [](NodeConfig& c, int64_t v) { c.embedding.query_timeout = std::chrono::milliseconds(v); })},
+        {"batch_size", integer_key(1, 2048, [](NodeConfig& c, int64_t v) { c.embedding.batch_size = size_t(v); })},
+        {"cache_size", integer_key(0, 10000000, [](NodeConfig& c, int64_t v) { c.embedding.cache_size = size_t(v); })},
+        {"queue_size", integer_key(1, 10000000, [](NodeConfig& c, int64_t v) { c.embedding.queue_size = size_t(v); })}}},
       {"limits",
        {{"max_memory_bytes",
          integer_key(1, 1 << 20, [](NodeConfig& c, int64_t v) { c.limits.max_text_bytes = size_t(v); })}}},
@@ -285,6 +312,16 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
   for (std::string* f : {&cfg.http.tls_cert_file, &cfg.http.tls_key_file}) {
     std::filesystem::path p(*f);
     if (!f->empty() && p.is_relative()) *f = (std::filesystem::path(path).parent_path() / p).string();
+  }
+  // An [embedding] table with no keys (the example config as shipped) is no provider.
+  if (const toml::table* t = root["embedding"].as_table(); t && !t->empty()) {
+    const EmbeddingClientOptions& e = cfg.embedding.client;
+    if (e.url.empty() || e.model.empty() || e.dimensions == 0)
+      return Status::InvalidArgument(path + ": [embedding] needs url, model and dimensions (leave the section out for the "
+                                            "built-in embedder)");
+    std::filesystem::path k(cfg.embedding.api_key_file);
+    if (!cfg.embedding.api_key_file.empty() && k.is_relative())
+      cfg.embedding.api_key_file = (std::filesystem::path(path).parent_path() / k).string();
   }
   if (!cfg.sync.shared_parent.empty()) {
     std::filesystem::path p(cfg.sync.shared_parent);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/embedding_options.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "cli/http_options.hpp"
@@ -45,6 +46,9 @@ struct NodeConfig {
   // files are read by `serve` (load_client_tokens), not here.
   ClientGrants clients;
   HttpOptions http;  // [http]: the HTTP/JSON API (cli/http_server.hpp); off unless listen is set
+  // [embedding]: an embeddings endpoint for the store's vectors; off unless url is set (then model
+  // and dimensions are required). api_key_file is read by `serve` (client.api_key stays empty here).
+  EmbeddingOptions embedding;
 };
 
 // Defaults when path is empty; otherwise the file's values over the defaults.

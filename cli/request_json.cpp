@@ -60,6 +60,17 @@ class Fields {
       return fail(std::string(key) + " must be an id (16 hex digits, '-', a seqno from 1: 9f3c2a1b4d5e6f70-42)");
     out = *parsed;
   }
+  // An array of numbers (a vector); its dimension is checked by the caller's validation.
+  void floats(const char* key, std::vector<float>& out) {
+    const json* v = get(key, false);
+    if (!v) return;
+    if (!v->is_array()) return fail(std::string(key) + " must be an array of numbers");
+    out.clear();
+    for (const auto& x : *v) {
+      if (!x.is_number()) return fail(std::string(key) + " must be an array of numbers");
+      out.push_back(x.get<float>());
+    }
+  }
   const json* raw(const char* key) { return get(key, false); }
   void fail(std::string message) {
     if (status_.ok()) status_ = Status::InvalidArgument(std::move(message));
@@ -114,6 +125,7 @@ Result<RecallQuery> recall_query_from_json(const json& obj, const std::vector<st
   f.strings("lanes", q.lanes);
   f.strings("tags", q.tags);
   f.boolean("staged", q.include_staged);
+  f.floats("vector", q.vector);
   if (Status s = f.finish(); !s.ok()) return s;
   if (q.text.empty()) return Status::InvalidArgument("query is required");
   if (q.realms.empty()) return Status::InvalidArgument("realms is required (an array of realm names)");
@@ -144,16 +156,7 @@ Result<ClientRequest> remember_from_json(const json& obj, const InputLimits& lim
       m.confidence = c->get<float>();
   }
   f.boolean("pinned", m.pinned);
-  if (const json* v = f.raw("vector")) {
-    if (!v->is_array()) f.fail("vector must be an array of numbers");
-    for (const auto& x : *v) {
-      if (!x.is_number()) {
-        f.fail("vector must be an array of numbers");
-        break;
-      }
-      m.vector.push_back(x.get<float>());
-    }
-  }
+  f.floats("vector", m.vector);
   std::string policy = "refuse";
   f.str("on_existing_ref", policy);
   if (policy == "update")

@@ -14,7 +14,8 @@
 
 namespace vasana {
 
-// {"query", "realms", "limit", "as_of", "known_at", "lanes", "tags", "since", "until", "staged"}:
+// {"query", "realms", "limit", "as_of", "known_at", "lanes", "tags", "since", "until", "staged",
+// "vector" (the query's embedding, an array of numbers of the store's dimension)}:
 // query is required; realms default to default_realms and must not end up empty. Validated by
 // validate_recall against limits.
 Result<RecallQuery> recall_query_from_json(const nlohmann::json& obj, const std::vector<std::string>& default_realms,

@@ -51,13 +51,15 @@ std::string recall_answer_json(const RecallAnswer& a, bool explain) {
                                         .done();
   }
   corrections += "]";
-  return JsonObject()
-      .str("verdict", a.known ? "KNOWN" : "UNKNOWN")
+  JsonObject out;
+  out.str("verdict", a.known ? "KNOWN" : "UNKNOWN")
       .real("top_relevance", a.top_relevance)
       .raw("lanes", json_string_array(a.lanes))
       .raw("corrections", corrections)
-      .raw("hits", hits)
-      .done();
+      .raw("hits", hits);
+  // Only when the node could not do all it would for the query (a skipped semantic lane).
+  if (!a.notes.empty()) out.raw("notes", json_string_array(a.notes));
+  return out.done();
 }
 
 std::string remembered_json(const ClientResponse& r) {

@@ -221,6 +221,7 @@ struct RecallAnswer {
   known @2 :Bool;
   lanes @3 :List(Text);        # the lanes that ran
   corrections @4 :List(CorrectionHit);
+  notes @5 :List(Text);        # what the node could not do for this query (e.g. the semantic lane skipped, and why)
 }
 
 enum ErrorCode {

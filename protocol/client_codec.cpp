@@ -196,6 +196,10 @@ std::string encode_response(const ClientResponse& r) {
         fill_recall_hit_reads(o, h);
       }
       fill_corrections(a, r.answer.corrections);
+      if (!r.answer.notes.empty()) {
+        auto notes = a.initNotes(static_cast<unsigned>(r.answer.notes.size()));
+        for (unsigned i = 0; i < notes.size(); ++i) notes.set(i, r.answer.notes[i]);
+      }
       break;
     }
     case ClientResponse::Kind::memory: fill_memory_view(res.initMemory(), r.memory); break;
@@ -271,6 +275,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
           out.answer.hits.push_back(std::move(h));
         }
         read_corrections(a, out.answer.corrections);
+        for (auto n : a.getNotes()) out.answer.notes.emplace_back(n.cStr());
         break;
       }
       case schema::ClientResponse::MEMORY:

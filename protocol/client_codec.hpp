@@ -57,6 +57,7 @@ struct RecallAnswer {
   bool known = false;
   std::vector<std::string> lanes;
   std::vector<CorrectionHit> corrections;  // stored corrections matching the query, shown first
+  std::vector<std::string> notes;          // what the node could not do for this query, and why
 };
 
 struct ClientRequest {

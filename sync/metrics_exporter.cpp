@@ -66,6 +66,35 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 "full), since the process started.",
                                 MetricType::Counter);
   add(dropped, {}, static_cast<double>(s.client_replies_dropped));
+  MetricFamily embed_pending = family("vasana_embedding_pending",
+                                      "Memories whose vector the embedding provider has still to give (queued or "
+                                      "in flight; 0 without a provider).",
+                                      MetricType::Gauge);
+  add(embed_pending, {}, static_cast<double>(s.embedding.pending));
+  MetricFamily embed_failed = family("vasana_embedding_failures_total",
+                                     "Embedding provider requests that failed (each retried with backoff) and texts "
+                                     "it refused alone (given up), since the process started.",
+                                     MetricType::Counter);
+  add(embed_failed, {}, static_cast<double>(s.embedding.failed));
+  MetricFamily embed_dropped = family("vasana_embedding_dropped_total",
+                                      "Memories dropped from the full embedding queue since the process started "
+                                      "(the sweep queues them again).",
+                                      MetricType::Counter);
+  add(embed_dropped, {}, static_cast<double>(s.embedding.dropped));
+  MetricFamily embed_vectors = family("vasana_embedding_vectors_total",
+                                      "Vectors from the embedding provider written as SetVector ops since the "
+                                      "process started.",
+                                      MetricType::Counter);
+  add(embed_vectors, {}, static_cast<double>(s.embedding.vectors));
+  MetricFamily embed_requests = family("vasana_embedding_requests_total",
+                                       "Requests sent to the embedding provider since the process started.",
+                                       MetricType::Counter);
+  add(embed_requests, {}, static_cast<double>(s.embedding.requests));
+  MetricFamily embed_skipped = family("vasana_embedding_queries_skipped_total",
+                                      "Recalls answered without the semantic lane because the embedding provider "
+                                      "gave no query vector in time, since the process started.",
+                                      MetricType::Counter);
+  add(embed_skipped, {}, static_cast<double>(s.embedding.queries_skipped));
   MetricFamily denied = family("vasana_client_requests_refused_total",
                                "Client requests refused for their grants (permission denied) since the process "
                                "started, by transport (ipc, tcp) and request kind.",
@@ -174,7 +203,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
 
   std::vector<MetricFamily> out;
   out.reserve(25);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &denied, &own_state, &io_failures, &read_only,
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &embed_pending, &embed_failed, &embed_dropped, &embed_vectors,
+                          &embed_requests, &embed_skipped, &denied, &own_state, &io_failures, &read_only,
                           &problems, &holds, &copy_failures, &integrity, &digest, &up, &heard, &lag_ops, &lag_s,
                           &received, &refused_chunks, &refused, &handshakes, &bad}) {
     out.push_back(std::move(*f));

@@ -9,6 +9,12 @@
 //   vasana_applied_seqno{writer}                    gauge    highest seqno of the writer applied here
 //   vasana_applied_remote_ops_total                 counter  ops of other writers applied since start
 //   vasana_lanes_backlog                            gauge    applied memories the lanes have not indexed
+//   vasana_embedding_pending                        gauge    memories still waiting for the provider's vector
+//   vasana_embedding_failures_total                 counter  failed provider requests, texts given up
+//   vasana_embedding_dropped_total                  counter  memories dropped from the full embedding queue
+//   vasana_embedding_vectors_total                  counter  provider vectors written as SetVector ops
+//   vasana_embedding_requests_total                 counter  requests sent to the provider
+//   vasana_embedding_queries_skipped_total          counter  recalls answered without the semantic lane
 //   vasana_own_writer_state{state}                  gauge    1 for the own writer's state, 0 for the rest
 //   vasana_own_writer_io_failures_total             counter  I/O errors that stopped the own writer
 //   vasana_writer_problem{writer,problem}           gauge    1 per writer this node cannot take further

@@ -79,6 +79,20 @@ struct CheckpointStatus {
   std::vector<WriterApplied> covered;  // per writer, the last seqno it holds
 };
 
+// The embedding provider's work (actors/embedding_worker.hpp); all zero and provider "" when the
+// node embeds with the built-in embedder.
+struct EmbeddingStatus {
+  std::string provider;          // the [embedding] url
+  uint64_t pending = 0;          // memories whose vector is still to come
+  uint64_t failed = 0;           // provider requests that failed (retried) and texts given up, since start
+  uint64_t dropped = 0;          // memories dropped from the full queue since start (found again by the sweep)
+  uint64_t vectors = 0;          // vectors written (SetVector ops durable) since start
+  uint64_t requests = 0;         // requests sent to the provider since start
+  uint64_t cache_hits = 0;       // texts answered from the cache since start
+  uint64_t queries_skipped = 0;  // recalls answered without the semantic lane (no query vector) since start
+  std::string last_error;        // the latest failure ("" when none)
+};
+
 struct NodeStatus {
   std::string instance;         // this node's writer instance, 16 hex digits
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
@@ -117,6 +131,7 @@ struct NodeStatus {
   // present, 0 when none.
   std::map<std::string, uint64_t> integrity_failures;
   CheckpointStatus checkpoint;
+  EmbeddingStatus embedding;
 };
 
 }  // namespace vasana

@@ -159,6 +159,11 @@ std::string status_to_json(const NodeStatus& s) {
                        {"ops", s.checkpoint.ops},
                        {"covered", std::move(covered)}};
   }
+  j["embedding"] = {{"provider", s.embedding.provider},         {"pending", s.embedding.pending},
+                     {"failed", s.embedding.failed},             {"dropped", s.embedding.dropped},
+                     {"vectors", s.embedding.vectors},           {"requests", s.embedding.requests},
+                     {"cache_hits", s.embedding.cache_hits},     {"queries_skipped", s.embedding.queries_skipped},
+                     {"last_error", s.embedding.last_error}};
   json peers = json::array();
   for (const PeerStatus& p : s.peers) {
     json lags = json::array();
@@ -253,6 +258,20 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   }
   top.u64("clock_holds", &s.clock_holds);
   top.u64("copy_failures", &s.copy_failures);
+  // Written by nodes that know an embedding provider; older ones leave it out.
+  if (j.contains("embedding"))
+    if (const json* e = top.object("embedding")) {
+      FieldReader r(*e, top.child("embedding"), &failure);
+      r.str("provider", &s.embedding.provider);
+      r.u64("pending", &s.embedding.pending);
+      r.u64("failed", &s.embedding.failed);
+      r.u64("dropped", &s.embedding.dropped);
+      r.u64("vectors", &s.embedding.vectors);
+      r.u64("requests", &s.embedding.requests);
+      r.u64("cache_hits", &s.embedding.cache_hits);
+      r.u64("queries_skipped", &s.embedding.queries_skipped);
+      r.str("last_error", &s.embedding.last_error);
+    }
   if (const json* c = top.object("checkpoint")) {
     FieldReader r(*c, top.child("checkpoint"), &failure);
     r.u64("generation", &s.checkpoint.generation);
@@ -344,6 +363,14 @@ std::string status_to_text(const NodeStatus& s) {
   if (s.own_writer.io_failures > 0) own += " (" + std::to_string(s.own_writer.io_failures) + " I/O failures since start)";
   line("own writer", own);
   if (s.own_writer.state != "writable") line("writes", "refused (the own writer is " + s.own_writer.state + ")");
+  if (!s.embedding.provider.empty()) {
+    const EmbeddingStatus& e = s.embedding;
+    line("embedding", e.provider + ": " + std::to_string(e.pending) + " pending, " + std::to_string(e.failed) +
+                          " failed, " + std::to_string(e.dropped) + " dropped, " + std::to_string(e.vectors) +
+                          " vectors written, " + std::to_string(e.queries_skipped) +
+                          " recalls without the semantic lane (since start)");
+    if (!e.last_error.empty()) line("", "last error: " + e.last_error);
+  }
   std::string integrity;
   for (const auto& [kind, count] : s.integrity_failures)
     integrity += (integrity.empty() ? "" : ", ") + kind + " " + std::to_string(count);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -413,6 +414,98 @@ TEST_CASE("the example config's [clients.\"NAME\"] block, uncommented, loads as 
   CHECK_FALSE(a->review);
   CHECK(a->token_file == "/etc/vasana/agent-a.token");
   CHECK(a->public_key.size() == 40);
+}
+
+}  // namespace vasana::test
+
+namespace vasana::test {
+
+TEST_CASE("[embedding] configures a provider, and without it the built-in embedder stays") {
+  NodeConfig none = parse_ok("");
+  CHECK_FALSE(none.embedding.enabled());
+
+  NodeConfig c = parse_ok(
+      "[embedding]\nurl = \"http://127.0.0.1:11434\"\nmodel = \"nomic-embed-text\"\ndimensions = 768\n"
+      "api_key_file = \"k.key\"\ntimeout_ms = 5000\nquery_timeout_ms = 250\nbatch_size = 8\ncache_size = 0\nqueue_size = 10\n");
+  CHECK(c.embedding.enabled());
+  CHECK(c.embedding.client.url == "http://127.0.0.1:11434");
+  CHECK(c.embedding.space().id() == "nomic-embed-text/768/1");
+  CHECK(c.embedding.api_key_file == "k.key");  // relative to the config file's folder ("test.toml": none)
+  CHECK(c.embedding.timeout.count() == 5000);
+  CHECK(c.embedding.query_timeout.count() == 250);
+  CHECK(c.embedding.batch_size == 8);
+  CHECK(c.embedding.cache_size == 0);
+  CHECK(c.embedding.queue_size == 10);
+
+  for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"[embedding]\nurl = \"http://h:1\"\nmodel = \"m\"\n", "[embedding] needs url, model and dimensions"},
+           {"[embedding]\nmodel = \"m\"\ndimensions = 3\n", "[embedding] needs url, model and dimensions"},
+           {"[embedding]\nurl = \"ftp://h\"\nmodel = \"m\"\ndimensions = 3\n", "embedding.url must be http://HOST"},
+           {"[embedding]\nurl = \"http://h:99999\"\nmodel = \"m\"\ndimensions = 3\n", "embedding.url must be http://HOST"},
+           {"[embedding]\nurl = \"http://h\"\nmodel = \"\"\ndimensions = 3\n", "embedding.model must be 1 to 255 bytes"},
+           {"[embedding]\nurl = \"http://h\"\nmodel = \"m\"\ndimensions = 4097\n", "embedding.dimensions must be an integer from 1 to 4096"},
+           {"[embedding]\nurl = \"http://h\"\nmodel = \"m\"\ndimensions = 3\nbatch_size = 0\n", "embedding.batch_size must be an integer from 1 to 2048"},
+           {"[embedding]\nurl = \"http://h\"\nmodel = \"m\"\ndimensions = 3\nbogus = 1\n", "unknown key 'embedding.bogus'"}}) {
+    INFO(text);
+    CHECK(contains(parse_error(text), needle));
+  }
+}
+
+TEST_CASE("the example config's [embedding] keys, uncommented, load with the code's defaults and ranges") {
+  auto text = read_whole_file(std::string(VASANA_SOURCE_DIR) + "/ops/vasana.example.toml");
+  REQUIRE(text.ok());
+  // The section writes its keys as "#key = value" (no space), uncommented here, each after a
+  // comment block stating its default and, for integers, its range.
+  std::istringstream in(*text);
+  std::string line, section, comment, out;
+  std::map<std::string, std::pair<std::string, std::string>> keys;  // key -> (value, comment)
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '[') section = line;
+    if (section != "[embedding]") continue;
+    if (line.size() > 1 && line[0] == '#' && line[1] != ' ' && line[1] != '#' && line.find(" = ") != std::string::npos) {
+      const std::string key = line.substr(1, line.find(" = ") - 1);
+      keys[key] = {line.substr(line.find(" = ") + 3), comment};
+      out += line.substr(1) + "\n";
+      comment.clear();
+      continue;
+    }
+    comment = line.rfind("#", 0) == 0 ? comment + line + "\n" : "";
+    out += line + "\n";
+  }
+  std::vector<std::string> names;
+  for (const auto& [k, v] : keys) names.push_back(k);
+  CHECK(names == std::vector<std::string>{"api_key_file", "batch_size", "cache_size", "dimensions", "model",
+                                          "query_timeout_ms", "queue_size", "timeout_ms", "url"});
+  INFO(out);
+  auto cfg = parse_node_config(out, "/etc/vasana/vasana.toml");
+  INFO(cfg.status().message());
+  REQUIRE(cfg.ok());
+  const EmbeddingOptions d;
+  CHECK(cfg->embedding.enabled());
+  CHECK(cfg->embedding.api_key_file == "/etc/vasana/embedding.key");
+  CHECK(cfg->embedding.timeout == d.timeout);
+  CHECK(cfg->embedding.query_timeout == d.query_timeout);
+  CHECK(cfg->embedding.batch_size == d.batch_size);
+  CHECK(cfg->embedding.cache_size == d.cache_size);
+  CHECK(cfg->embedding.queue_size == d.queue_size);
+  // Each integer key's documented default and range are the code's.
+  const std::map<std::string, std::tuple<int64_t, int64_t, int64_t>> ranges = {
+      {"timeout_ms", {30000, 100, 600000}},   {"query_timeout_ms", {2000, 10, 60000}},
+      {"batch_size", {32, 1, 2048}},          {"cache_size", {10000, 0, 10000000}},
+      {"queue_size", {100000, 1, 10000000}}};
+  const std::string base = "[embedding]\nurl = \"http://h\"\nmodel = \"m\"\ndimensions = 3\n";
+  for (const auto& [key, r] : ranges) {
+    INFO(key);
+    const auto& [def, lo, hi] = r;
+    CHECK(keys[key].first == std::to_string(def));
+    CHECK(contains(keys[key].second, "default: " + std::to_string(def) + "; allowed: " + std::to_string(lo) + " to " +
+                                         std::to_string(hi)));
+    CHECK(parse_node_config(base + key + " = " + std::to_string(lo) + "\n", "x").ok());
+    CHECK(parse_node_config(base + key + " = " + std::to_string(hi) + "\n", "x").ok());
+    CHECK_FALSE(parse_node_config(base + key + " = " + std::to_string(lo - 1) + "\n", "x").ok());
+    CHECK_FALSE(parse_node_config(base + key + " = " + std::to_string(hi + 1) + "\n", "x").ok());
+  }
+  CHECK(contains(keys["dimensions"].second, "allowed: 1 to 4096"));
 }
 
 }  // namespace vasana::test
