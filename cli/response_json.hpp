@@ -11,7 +11,8 @@ namespace vasana {
 
 // {"verdict": "KNOWN"|"UNKNOWN", "top_relevance", "lanes": [...], "corrections": [{"id", "realm",
 //  "wrong", "right", "note"}], "hits": [{"id", "ref", "score", "realm", "kind", "status", "text",
-//  "recorded_at", "tags", "valid_from", "valid_to"[, "explain": {...}]}]}
+//  "recorded_at", "tags", "valid_from", "valid_to", "future"[, "explain": {...}]}]}; "future" is
+//  true for a memory valid only from valid_from, after the query's now.
 std::string recall_answer_json(const RecallAnswer& a, bool explain);
 
 // A remembered answer: {"id", "seqno", "effective_ts", "existed", "updated", "status", "flagged_by"}.

@@ -12,6 +12,11 @@
 // match), latest first. So a memory that holds through the end of the window ranks with one
 // recorded at its very end, and one that stopped holding long before the end ranks low.
 //
+// Score: 1 / (1 + age / 1 h), where age = max(0, ref - t), t is the memory's time as above
+// and ref is the query's now_ms (or the window's end when that is earlier; a query with no
+// now, 0, measures from its newest hit). It lies in (0, 1],
+// and falls with age like a one-hour hyperbolic decay; fusion reads only the order.
+//
 // With a time order (LaneQuery::time_order, from a cue such as "latest" or "first" in the query,
 // replica/query_intent.hpp) it ranks by time instead, newest or oldest first: the memories of
 // LaneQuery::time_candidates (the keyword lane's best matches), or without them every memory of
@@ -21,16 +26,11 @@
 // time. Candidates cost a lookup each; without them the walk touches every memory of the realms
 // (only a query with a cue and no word of its own, such as "what is the latest?").
 //
-// Score: 1 / (1 + age / 1 h), where age = max(0, ref - t), t is the memory's time as above
-// and ref is the query's now_ms (or the window's end when that is earlier; a query with no
-// now, 0, measures from its newest hit). It lies in (0, 1],
-// and falls with age like a one-hour hyperbolic decay; fusion reads only the order.
-//
 // Index: per realm, the memories ordered by recorded time, and those with a bounded valid time
 // ordered by valid_to. A query walks these from the newest (or from the window's end)
 // downwards and stops once it has q.pool hits, so it touches what it returns plus what it skips:
-// memories whose valid time admit() would refuse at q.scope.as_of_ms (valid_time_admits) and, in a window, valid-time
-// intervals that start after the window.
+// memories whose valid time admit() would refuse at q.scope.as_of_ms (valid_time_admits) and,
+// in a window, valid-time intervals that start after the window.
 //
 // Every memory admit() may show to some query is indexed, those excluded now too (deleted,
 // superseded, contradicted, archived, rejected by review: a known_at query may show them as they
