@@ -18,6 +18,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   req.vector = q.vector;
   req.scope.realms = q.realms;
   req.scope.as_of_ms = q.as_of_ms.value_or(now_ms);
+  req.scope.admit_future = !q.as_of_ms;  // a query at the node's now also sees what holds later
   req.scope.include_staged = q.include_staged;
   req.scope.known_at_ms = q.known_at_ms;
   req.scope.tags = q.tags;
@@ -61,6 +62,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.tags = m->tags.value;
       h.valid_from_ms = seen.valid.from_ms;
       h.valid_to_ms = seen.valid.to_ms;
+      h.future = seen.valid.from_ms > req.scope.as_of_ms;
       r.answer.hits.push_back(std::move(h));
     }
   });

@@ -12,6 +12,7 @@
 #include "cli/request_json.hpp"
 #include "cli/response_json.hpp"
 #include "cli/vector_file.hpp"
+#include "protocol/memory_input.hpp"
 #include "protocol/recall_input.hpp"
 
 #include <fstream>
@@ -52,8 +53,17 @@ void print_text(const RecallAnswer& a, bool explain) {
                 c.wrong.c_str(), c.right.c_str(), c.note.empty() ? "" : ": ", c.note.c_str());
   for (size_t i = 0; i < a.hits.size(); ++i) {
     const RecallHit& h = a.hits[i];
-    std::printf("%2zu. %.4f  %s  [%s, %s%s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),
-                h.realm.c_str(), h.ref.empty() ? "" : ", ref ", h.ref.c_str(), tags_text(h.tags).c_str(), h.text.c_str());
+    // A memory that holds only from a later time says from when (the date, or the instant when
+    // it does not start at midnight UTC).
+    std::string from;
+    if (h.future) {
+      from = format_time_ms(h.valid_from_ms);
+      if (from.size() == 24 && from.compare(10, 14, "T00:00:00.000Z") == 0) from.resize(10);
+      from = ", valid from " + from;
+    }
+    std::printf("%2zu. %.4f  %s  [%s, %s%s%s%s%s]  %s\n", i + 1, h.score, h.id.to_string().c_str(), h.kind.c_str(),
+                h.realm.c_str(), h.ref.empty() ? "" : ", ref ", h.ref.c_str(), tags_text(h.tags).c_str(), from.c_str(),
+                h.text.c_str());
     if (!explain) continue;
     std::printf("      ");
     for (size_t j = 0; j < h.lanes.size(); ++j)

@@ -35,6 +35,7 @@ std::string recall_answer_json(const RecallAnswer& a, bool explain) {
     o.str("status", h.status).str("text", h.text).str("recorded_at", format_time_ms(h.recorded_at_ms));
     o.raw("tags", json_string_array(h.tags));
     o.str("valid_from", format_time_ms(h.valid_from_ms)).str("valid_to", format_time_ms(h.valid_to_ms));
+    o.boolean("future", h.future);
     if (explain) o.raw("explain", explain_json(h));
     hits += (i ? "," : "") + o.done();
   }

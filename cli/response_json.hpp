@@ -11,8 +11,9 @@ namespace vasana {
 
 // {"verdict": "KNOWN"|"UNKNOWN", "top_relevance", "lanes": [...], "corrections": [{"id", "realm",
 //  "wrong", "right", "note"}], "hits": [{"id", "ref", "score", "realm", "kind", "status", "text",
-//  "recorded_at", "tags", "valid_from", "valid_to"[, "explain": {...}]}][, "notes": [...]]}: notes
-//  only when the node says what it could not do for the query (the semantic lane skipped, and why).
+//  "recorded_at", "tags", "valid_from", "valid_to", "future"[, "explain": {...}]}][, "notes": [...]]}:
+//  "future" is true for a memory valid only from valid_from, after the query's now; notes only
+//  when the node says what it could not do for the query (the semantic lane skipped, and why).
 std::string recall_answer_json(const RecallAnswer& a, bool explain);
 
 // A remembered answer: {"id", "seqno", "effective_ts", "existed", "updated", "status", "flagged_by"}.

@@ -204,6 +204,7 @@ struct RecallHit {
   tags @15 :List(Text);
   validFromMs @16 :Int64;
   validToMs @17 :Int64;
+  future @18 :Bool;            # valid only from validFromMs, after the query's now (a query without as_of shows such memories)
 }
 
 # A stored correction that matches the query: shown ahead of the hits.

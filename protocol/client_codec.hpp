@@ -49,6 +49,7 @@ struct RecallHit {
   std::vector<std::string> tags;
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
+  bool future = false;  // valid only from valid_from_ms, after the query's now
 };
 
 struct RecallAnswer {

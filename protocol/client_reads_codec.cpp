@@ -175,12 +175,14 @@ void fill_recall_hit_reads(schema::RecallHit::Builder out, const RecallHit& h) {
   set_texts(out.initTags(unsigned(h.tags.size())), h.tags);
   out.setValidFromMs(h.valid_from_ms);
   out.setValidToMs(h.valid_to_ms);
+  out.setFuture(h.future);
 }
 
 void read_recall_hit_reads(schema::RecallHit::Reader in, RecallHit& out) {
   out.tags = texts_of(in.getTags());
   out.valid_from_ms = in.getValidFromMs();
   out.valid_to_ms = in.getValidToMs();
+  out.future = in.getFuture();
 }
 
 void fill_corrections(schema::RecallAnswer::Builder out, const std::vector<CorrectionHit>& c) {

@@ -24,8 +24,9 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope, c
   const MemoryAsOf v = memory_as_of(m, scope.known_at_ms);
   if (!v.exists || v.deleted || v.review == ReviewVerdict::reject) return std::nullopt;
   // Valid time: the memory holds from valid_from (inclusive) to valid_to (exclusive).
-  if (scope.as_of_ms < v.valid.from_ms || scope.as_of_ms >= v.valid.to_ms) return std::nullopt;
+  if (!valid_time_admits(scope, v.valid.from_ms, v.valid.to_ms)) return std::nullopt;
   Admission a;
+  a.future = scope.as_of_ms < v.valid.from_ms;
   a.status = v.status;
   switch (a.status) {
     case MemoryStatus::superseded:

@@ -9,6 +9,10 @@
 // a reviewer approves it, unless the query asks to see staged memories (a review queue); it is
 // never promoted by being recalled.
 //
+// Valid time [valid_from, valid_to): a memory that has ended (valid_to <= as_of) is out. One that
+// has not started yet (valid_from > as_of) is out too, unless the scope admits future memories
+// (a query that gave no as_of of its own): then it is admitted and marked future.
+//
 // With known_at_ms = T it answers as the store held it at T (transaction time): a memory created
 // after T is out, and the status, tombstone, review, valid time and claim outcome are those of
 // the newest writes at or before T. Tags are always the current ones.
@@ -32,13 +36,23 @@ struct QueryScope {
   bool include_staged = false;      // admit proposed memories not yet reviewed (review queues)
   std::optional<int64_t> known_at_ms;  // transaction time: admit as the store held it then (none: now)
   std::vector<std::string> tags;       // a memory must carry every one of these tags
+  // Also admit memories whose valid time starts after as_of (Admission::future): set for a query
+  // whose as_of is the node's now, not one the client named.
+  bool admit_future = false;
 };
+
+// Whether admit()'s valid-time rule lets a memory valid over [from_ms, to_ms) in for scope (the
+// lanes prune with it; admit() decides).
+inline bool valid_time_admits(const QueryScope& scope, int64_t from_ms, int64_t to_ms) {
+  return scope.as_of_ms < to_ms && (from_ms <= scope.as_of_ms || scope.admit_future);
+}
 
 // Why a memory was admitted, and with what weight, for explanations.
 struct Admission {
   double status_weight = 1.0;  // from the status (scoring file ranges; defaults below)
   MemoryStatus status = MemoryStatus::active;
   bool staged = false;         // proposed and not yet approved
+  bool future = false;         // valid only from after as_of (QueryScope::admit_future)
 };
 
 // Default status weights of admitted memories; the scoring file may change them within range.

@@ -54,8 +54,6 @@ Hv rotate_one(const Hv& v) {
   return out;
 }
 
-bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
-
 // Pruning only; see the header.
 bool indexable(const MemoryRecord& m) { return ever_shown(m); }
 
@@ -80,19 +78,19 @@ bool better(const Candidate& a, const Candidate& b) {
 }
 
 // Keeps in heap (a max-heap on better: its front is the worst kept) the best `pool` codes of
-// one realm within max_distance of q that are valid at as_of.
+// one realm within max_distance of q whose valid time the query's scope admits.
 VASANA_POPCNT_CLONES
 // past: a known_at query, which neither skips the memories excluded now nor prunes by the
 // current valid time.
 void scan(const uint64_t* bits, const MemoryId* ids, const int64_t* valid_from, const int64_t* valid_to,
-          const uint8_t* excluded_now, size_t n, const uint64_t* q, int64_t as_of, bool past, size_t pool,
+          const uint8_t* excluded_now, size_t n, const uint64_t* q, const QueryScope& scope, bool past, size_t pool,
           uint32_t max_distance, std::vector<Candidate>& heap) {
   uint32_t bound = heap.size() == pool ? heap.front().distance : max_distance;
   for (size_t i = 0; i < n; ++i, bits += kWords) {
     uint32_t d = 0;
     for (size_t w = 0; w < kWords; ++w) d += uint32_t(__builtin_popcountll(bits[w] ^ q[w]));
     if (d > bound) continue;
-    if (!past && (excluded_now[i] || !valid_at(valid_from[i], valid_to[i], as_of))) continue;
+    if (!past && (excluded_now[i] || !valid_time_admits(scope, valid_from[i], valid_to[i]))) continue;
     const Candidate c{d, ids[i]};
     if (heap.size() == pool) {
       if (!better(c, heap.front())) continue;
@@ -235,7 +233,7 @@ std::vector<LaneHit> HdcLane::search(const LaneQuery& q, const ReplicaState&) co
     if (realm == realms_.end()) continue;
     const RealmCodes& r = realm->second;
     scan(r.bits.data(), r.ids.data(), r.valid_from_ms.data(), r.valid_to_ms.data(), r.excluded_now.data(),
-         r.ids.size(), code->data(), q.scope.as_of_ms, q.scope.known_at_ms.has_value(), q.pool, max_distance_, heap);
+         r.ids.size(), code->data(), q.scope, q.scope.known_at_ms.has_value(), q.pool, max_distance_, heap);
   }
   std::sort_heap(heap.begin(), heap.end(), better);
   out.reserve(heap.size());

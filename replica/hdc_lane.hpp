@@ -24,8 +24,8 @@
 // memory leaves by swap-with-last. Every memory that admit() may show to some query is kept,
 // those excluded now too (deleted, superseded, contradicted, archived, rejected: a known_at
 // query may show them as they were); a flag per memory skips them in queries of the present
-// time, so they do not crowd the pool. Memories not valid at the query's as_of are skipped
-// (not in known_at queries: the valid time may have been another then). A change of valid time
+// time, so they do not crowd the pool. Memories whose valid time admit() would refuse at the
+// query's as_of are skipped (valid_time_admits; not in known_at queries: the valid time may have been another then). A change of valid time
 // or of the flag is written in place. This only prunes: admit() decides.
 //
 // Snapshot (Lane::save/load, format 1): for each realm in name order, its name and its arrays as

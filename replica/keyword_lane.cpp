@@ -28,7 +28,9 @@ void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
 
 std::vector<LaneHit> KeywordLane::search(const LaneQuery& q, const ReplicaState&) const {
   std::vector<LaneHit> out;
-  auto hits = index_.search(q.text, q.scope.realms, q.pool);
+  // Stop and question words and time cues do not score (LaneQuery::scoring_text); the documents
+  // keep every word.
+  auto hits = index_.search(q.scoring_text.empty() ? q.text : q.scoring_text, q.scope.realms, q.pool);
   if (!hits.ok()) return out;
   out.reserve(hits->size());
   for (const auto& h : *hits) out.push_back(LaneHit{h.id, h.score});

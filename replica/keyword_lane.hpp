@@ -1,5 +1,7 @@
 // The keyword lane: BM25 (k1 1.2, b 0.75) over memory texts with Snowball stemming
-// (replica/bm25_index.hpp), restricted to the query's realms before ranking.
+// (replica/bm25_index.hpp), restricted to the query's realms before ranking. It searches the
+// query's scoring words (LaneQuery::scoring_text: without stop and question words and time cues,
+// replica/query_intent.hpp); documents are indexed with every word.
 //
 // Snapshot (Lane::save/load), format 1: the index (Bm25Index::save: term dictionary, live
 // documents, posting lists), then the content version each memory was indexed at (array of

@@ -20,6 +20,7 @@
 #include "replica/admission.hpp"
 #include "replica/lane_snapshot.hpp"
 #include "replica/memory_record.hpp"
+#include "replica/query_intent.hpp"
 
 namespace vasana {
 
@@ -30,10 +31,20 @@ struct LaneQuery {
   std::vector<float> vector;  // its embedding in the store's vector space (empty when none)
   QueryScope scope;           // realms, as_of
   int64_t now_ms = 0;         // the query's "now" (recency is measured from it)
-  // Optional time window on recorded or valid time, for the temporal lane.
+  // Optional time window on recorded or valid time, for the temporal lane: the client's, or the
+  // date the text names (replica/query_intent.hpp) when the client gave none.
   std::optional<int64_t> window_from_ms;
   std::optional<int64_t> window_to_ms;
   size_t pool = 40;           // at most this many candidates
+  // What the text asks for besides its topic (replica/query_intent.hpp), filled by the recall
+  // engine. scoring_text: the words that may decide rankings (the keyword lane searches these;
+  // empty: text). time_order: the newest or the oldest wanted first (the temporal lane runs and
+  // orders by time). time_candidates: with a time order, the memories the temporal lane orders
+  // (the keyword lane's best matches); none: every memory of the query's realms (a query with no
+  // topic of its own, or no keyword lane).
+  std::string scoring_text;
+  TimeOrder time_order = TimeOrder::none;
+  std::optional<std::vector<MemoryId>> time_candidates;
 };
 
 struct LaneHit {

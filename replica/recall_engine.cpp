@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "replica/correction_lane.hpp"
+#include "replica/query_intent.hpp"
 #include "replica/verdict.hpp"
 
 namespace vasana {
@@ -366,6 +367,30 @@ void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) cons
   fn(state_);
 }
 
+std::vector<MemoryId> time_order_candidates(const std::vector<LaneHit>& keyword_hits) {
+  std::vector<MemoryId> out;
+  if (keyword_hits.empty()) return out;
+  const double best = keyword_hits.front().score;
+  for (const LaneHit& h : keyword_hits)
+    if (h.score >= kTimeOrderMatchShare * best) out.push_back(h.id);
+  return out;
+}
+
+void order_by_time(std::vector<FusedHit>& hits, const std::vector<LaneHit>& time_order) {
+  std::map<MemoryId, size_t> rank;
+  for (size_t i = 0; i < time_order.size(); ++i) rank.emplace(time_order[i].id, i);
+  std::vector<size_t> places;
+  std::vector<FusedHit> ordered;
+  for (size_t i = 0; i < hits.size(); ++i)
+    if (rank.count(hits[i].id)) {
+      places.push_back(i);
+      ordered.push_back(std::move(hits[i]));
+    }
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const FusedHit& a, const FusedHit& b) { return rank.at(a.id) < rank.at(b.id); });
+  for (size_t k = 0; k < places.size(); ++k) hits[places[k]] = std::move(ordered[k]);
+}
+
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const { return recall(req, nullptr); }
 
 std::vector<CorrectionRecord> RecallEngine::matching_corrections(const RecallRequest& req) const {
@@ -409,6 +434,16 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   q.window_from_ms = req.window_from_ms;
   q.window_to_ms = req.window_to_ms;
   q.pool = std::max(req.limit * weights_.pool_factor, weights_.fusion_window);
+  // What the words ask for besides their topic (replica/query_intent.hpp): only the scoring words
+  // score in the keyword lane, a date the text names is the window when the client gave none, and
+  // an order cue runs the temporal lane over what the keyword lane matched best.
+  const QueryIntent intent = parse_query_intent(req.text, req.now_ms);
+  q.scoring_text = intent.scoring_text();
+  if (!q.window_from_ms && !q.window_to_ms && intent.from_ms) {
+    q.window_from_ms = intent.from_ms;
+    q.window_to_ms = intent.to_ms;
+  }
+  q.time_order = intent.order;
   if (chosen.empty())
     for (const auto& l : lanes_)
       if (l->applies(q)) chosen.push_back(l.get());
@@ -429,10 +464,24 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   };
   // Below kSpreadFromMemories the lanes are so quick that waking a helper costs more than it
   // saves (measured with `vasana bench recall`: at 10k memories side by side was slower).
+  // With a time order the temporal lane orders the keyword lane's matches, so it runs last.
+  size_t ordering = chosen.size(), keyword = chosen.size();
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (q.time_order != TimeOrder::none && std::string_view(chosen[i]->name()) == "temporal") ordering = i;
+    if (std::string_view(chosen[i]->name()) == "keyword") keyword = i;
+  }
+  std::vector<size_t> first;
+  for (size_t i = 0; i < chosen.size(); ++i)
+    if (i != ordering) first.push_back(i);
+  auto search_first = [&](size_t k) { search(first[k]); };
   if (req.lanes_side_by_side && state_.memory_count() >= kSpreadFromMemories) {
-    spread_->run(chosen.size(), search);
+    spread_->run(first.size(), search_first);
   } else {
-    for (size_t i = 0; i < chosen.size(); ++i) search(i);
+    for (size_t k = 0; k < first.size(); ++k) search_first(k);
+  }
+  if (ordering < chosen.size()) {
+    if (intent.topic && keyword < chosen.size()) q.time_candidates = time_order_candidates(found[keyword]);
+    search(ordering);
   }
   for (size_t i = 0; i < chosen.size(); ++i) {
     const Lane* lane = chosen[i];
@@ -451,6 +500,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
+  if (ordering < chosen.size()) order_by_time(result.hits, lanes[ordering].hits);
   if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
   if (then) then(result, state_);

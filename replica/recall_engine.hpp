@@ -73,6 +73,20 @@ inline constexpr size_t kBackgroundStepIds = 32;
 inline constexpr std::chrono::milliseconds kBatchQuietGap{50};
 inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{250};
 
+// A query with an order cue ("the latest", "the first": replica/query_intent.hpp) has the
+// temporal lane order by time the keyword lane's hits that score at least this share of its
+// best: what the query's words match well, not every memory sharing one word with it.
+inline constexpr double kTimeOrderMatchShare = 0.5;
+// Those hits, best first (keyword_hits is the keyword lane's answer, best first).
+std::vector<MemoryId> time_order_candidates(const std::vector<LaneHit>& keyword_hits);
+// The cue's ordering of the fused hits: the hits the temporal lane ordered (time_order, its
+// admitted hits in time order) keep the places fusion gave them as a group, and fill those places
+// in the temporal lane's order; every other hit keeps its place. Fusion alone cannot promise that:
+// a lane moves a hit by 1/(k + rank) - 1/(k + rank + 1), so on three matching incidents the most
+// relevant one stayed first under a "latest" cue even at twice the temporal lane's weight
+// (tests/replica/recall_intent_test.cpp).
+void order_by_time(std::vector<FusedHit>& hits, const std::vector<LaneHit>& time_order);
+
 struct RecallRequest {
   std::string text;
   std::vector<float> vector;          // the query's embedding when the client sends one

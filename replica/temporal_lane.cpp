@@ -1,6 +1,7 @@
 #include "replica/temporal_lane.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "replica/replica_state.hpp"
@@ -14,8 +15,6 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 // Pruning only: admit() still decides.
 bool indexable(const MemoryRecord& m) { return ever_shown(m); }
-
-bool valid_at(int64_t from, int64_t to, int64_t t) { return from <= t && t < to; }
 
 struct Timed {
   int64_t t;  // the memory's time for this query (see the header)
@@ -126,6 +125,56 @@ Status TemporalLane::load(SnapshotReader& in) {
   return Status::Ok();
 }
 
+template <class Pruned>
+std::vector<LaneHit> TemporalLane::search_ordered(const LaneQuery& q, int64_t from, int64_t to,
+                                                  const Pruned& pruned) const {
+  const bool windowed = q.window_from_ms || q.window_to_ms;
+  // In the window: recorded in it, or a bounded valid time that overlaps it (as search() keeps).
+  auto in_window = [&](const Entry& e) {
+    if (!windowed) return true;
+    if (from <= e.recorded_ms && e.recorded_ms < to) return true;
+    const bool bounded = e.valid_from_ms != kOpenPast || e.valid_to_ms != kOpenFuture;
+    return bounded && e.valid_from_ms < to && from < e.valid_to_ms;
+  };
+  // A memory's time: when it started to hold, else when it was recorded.
+  auto time_of = [](const Entry& e) { return e.valid_from_ms != kOpenPast ? e.valid_from_ms : e.recorded_ms; };
+  std::vector<Timed> found;
+  auto consider = [&](const Entry& e) {
+    if (!pruned(e) && in_window(e)) found.push_back(Timed{time_of(e), e.id});
+  };
+  if (q.time_candidates) {
+    for (const MemoryId& id : *q.time_candidates) {
+      auto it = indexed_.find(id);
+      if (it == indexed_.end()) continue;
+      if (std::find(q.scope.realms.begin(), q.scope.realms.end(), it->second.first) == q.scope.realms.end()) continue;
+      consider(it->second.second);
+    }
+  } else {
+    std::set<std::string_view> seen_realms;
+    for (const auto& realm_name : q.scope.realms) {
+      auto realm = realms_.find(realm_name);
+      if (realm == realms_.end() || !seen_realms.insert(realm->first).second) continue;
+      for (const Entry& e : realm->second.by_recorded) consider(e);
+    }
+  }
+  const bool newest = q.time_order == TimeOrder::newest_first;
+  std::sort(found.begin(), found.end(), [&](const Timed& a, const Timed& b) {
+    if (a.t != b.t) return newest ? a.t > b.t : a.t < b.t;
+    return a.id < b.id;
+  });
+  found.erase(std::unique(found.begin(), found.end(), [](const Timed& a, const Timed& b) { return a.id == b.id; }),
+              found.end());
+  if (found.size() > q.pool) found.resize(q.pool);
+  std::vector<LaneHit> out;
+  out.reserve(found.size());
+  constexpr double kHourMs = 3600.0 * 1000.0;
+  for (const Timed& f : found) {
+    const double apart = std::abs(double(f.t) - double(found.front().t));
+    out.push_back(LaneHit{f.id, 1.0 / (1.0 + apart / kHourMs)});
+  }
+  return out;
+}
+
 std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState&) const {
   const bool windowed = q.window_from_ms || q.window_to_ms;
   const int64_t from = q.window_from_ms.value_or(kMin);
@@ -133,9 +182,11 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
   std::vector<LaneHit> out;
   if (from >= to || q.pool == 0) return out;
   const int64_t last = to == kMax ? kMax : to - 1;  // the window's latest instant
-  const int64_t as_of = q.scope.as_of_ms;
   const bool past = q.scope.known_at_ms.has_value();
-  auto pruned = [&](const Entry& e) { return !past && (e.excluded_now || !valid_at(e.valid_from_ms, e.valid_to_ms, as_of)); };
+  auto pruned = [&](const Entry& e) {
+    return !past && (e.excluded_now || !valid_time_admits(q.scope, e.valid_from_ms, e.valid_to_ms));
+  };
+  if (q.time_order != TimeOrder::none) return search_ordered(q, from, to, pruned);
 
   // Each stream yields its best q.pool in order; the best q.pool distinct memories of all of
   // them are among those (a memory is at most once in each stream).

@@ -17,11 +17,20 @@
 // now, 0, measures from its newest hit). It lies in (0, 1],
 // and falls with age like a one-hour hyperbolic decay; fusion reads only the order.
 //
+// With a time order (LaneQuery::time_order, from a cue such as "latest" or "first" in the query,
+// replica/query_intent.hpp) it ranks by time instead, newest or oldest first: the memories of
+// LaneQuery::time_candidates (the keyword lane's best matches), or without them every memory of
+// the query's realms, kept to the window when there is one (recorded in it, or a bounded valid
+// time overlapping it). A memory's time is then its valid_from when bounded (when it started to
+// hold), else its recorded time. Score: 1 / (1 + |t - t_first| / 1 h), t_first the first hit's
+// time. Candidates cost a lookup each; without them the walk touches every memory of the realms
+// (only a query with a cue and no word of its own, such as "what is the latest?").
+//
 // Index: per realm, the memories ordered by recorded time, and those with a bounded valid time
 // ordered by valid_to. A query walks these from the newest (or from the window's end)
 // downwards and stops once it has q.pool hits, so it touches what it returns plus what it skips:
-// memories not valid at q.scope.as_of_ms (admit() would drop them) and, in a window, valid-time
-// intervals that start after the window.
+// memories whose valid time admit() would refuse at q.scope.as_of_ms (valid_time_admits) and,
+// in a window, valid-time intervals that start after the window.
 //
 // Every memory admit() may show to some query is indexed, those excluded now too (deleted,
 // superseded, contradicted, archived, rejected by review: a known_at query may show them as they
@@ -54,8 +63,10 @@ class TemporalLane final : public Lane {
   const char* name() const override { return "temporal"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
-  // Only a query with a time window runs this lane unasked.
-  bool applies(const LaneQuery& q) const override { return q.window_from_ms || q.window_to_ms; }
+  // Only a query with a time window or a time order runs this lane unasked.
+  bool applies(const LaneQuery& q) const override {
+    return q.window_from_ms || q.window_to_ms || q.time_order != TimeOrder::none;
+  }
 
   uint32_t snapshot_format() const override { return 1; }
   void save(SnapshotWriter& out) const override;
@@ -77,6 +88,9 @@ class TemporalLane final : public Lane {
   };
 
   void remove(const MemoryId& id);
+  // search() for a query with a time order (see the header).
+  template <class Pruned>
+  std::vector<LaneHit> search_ordered(const LaneQuery& q, int64_t from, int64_t to, const Pruned& pruned) const;
 
   std::map<std::string, RealmIndex, std::less<>> realms_;
   std::map<MemoryId, std::pair<std::string, Entry>> indexed_;  // id -> realm, recorded entry

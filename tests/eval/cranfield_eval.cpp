@@ -3,10 +3,13 @@
 // TREC run (qid Q0 docid rank score tag) for cranfield_metrics.py, the one scorer shared with
 // the Xapian peer runs (cranfield_xapian.py reads the files the same way).
 //
+// The queries are searched as the keyword lane searches them: their scoring words, without stop
+// and question words (replica/query_intent.hpp); --all-words searches every word instead.
+//
 // With --fused, the documents go into a RecallEngine with every registered lane instead, and
 // the run is fused recall (reciprocal-rank fusion after admission), at most 1000 deep.
 //
-// usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] [--fused] OUT.run
+// usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] [--fused] [--all-words] OUT.run
 // DIR defaults to ../shared/eval/cranfield relative to the repository root.
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,7 @@
 
 #include "replica/bm25_index.hpp"
 #include "replica/lane_registry.hpp"
+#include "replica/query_intent.hpp"
 #include "replica/recall_engine.hpp"
 
 namespace {
@@ -72,7 +76,7 @@ std::vector<Record> parse_smart(const std::string& text) {
 }
 
 int usage() {
-  std::cerr << "usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] OUT.run\n";
+  std::cerr << "usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] [--fused] [--all-words] OUT.run\n";
   return 2;
 }
 
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
   std::string out_path, tag = "vasana-bm25";
   vasana::Bm25Params params;
   size_t depth = 1000;
-  bool fused = false;
+  bool fused = false, all_words = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -142,6 +146,8 @@ int main(int argc, char** argv) {
       depth = static_cast<size_t>(std::atol(argv[++i]));
     } else if (arg == "--fused") {
       fused = true;
+    } else if (arg == "--all-words") {
+      all_words = true;
     } else if (arg == "--tag" && has_value) {
       tag = argv[++i];
     } else if (out_path.empty() && arg[0] != '-') {
@@ -172,7 +178,8 @@ int main(int argc, char** argv) {
   std::ofstream out(out_path);
   for (size_t q = 0; q < queries.size(); ++q) {  // the i-th query in the file is query i of cranqrel
     auto w = queries[q].fields.find('W');
-    auto hits = index.search(w == queries[q].fields.end() ? std::string() : w->second, realms, depth);
+    const std::string text = w == queries[q].fields.end() ? std::string() : w->second;
+    auto hits = index.search(all_words ? text : vasana::parse_query_intent(text, 0).scoring_text(), realms, depth);
     if (!hits.ok()) {
       std::cerr << "cranfield_eval: " << hits.status().to_string() << "\n";
       return 1;

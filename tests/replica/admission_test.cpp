@@ -66,6 +66,31 @@ TEST_CASE("valid time is a window at the query's as_of") {
   CHECK(admit(f.m(future), QueryScope{{"work"}, 9000, false}));
 }
 
+TEST_CASE("a query that admits future memories shows one valid later, marked, and still hides an ended one") {
+  Fixture f;
+  auto always = f.put("work");
+  auto past = f.put("work", 1000, 2000);
+  auto future = f.put("work", 9000, kOpenFuture);
+  auto future_window = f.put("work", 9000, 12000);
+  QueryScope now = kWork;
+  now.admit_future = true;
+  auto a = admit(f.m(future), now);
+  REQUIRE(a);
+  CHECK(a->future);
+  REQUIRE(admit(f.m(future_window), now));
+  CHECK(admit(f.m(future_window), now)->future);
+  // Positive control: a memory valid now is admitted and not marked.
+  REQUIRE(admit(f.m(always), now));
+  CHECK(!admit(f.m(always), now)->future);
+  // Negative: an ended memory stays hidden, and a scope that does not admit future memories
+  // (an explicit as_of) keeps the old rule.
+  CHECK(!admit(f.m(past), now));
+  CHECK(!admit(f.m(future), kWork));
+  CHECK(valid_time_admits(now, 9000, kOpenFuture));
+  CHECK(!valid_time_admits(kWork, 9000, kOpenFuture));
+  CHECK(!valid_time_admits(now, 1000, 2000));
+}
+
 TEST_CASE("a proposed memory stays out until approved, and a rejected one stays out for good") {
   Fixture f;
   auto approved = f.put("work", kOpenPast, kOpenFuture, MemoryStatus::proposed);
