@@ -45,7 +45,7 @@ std::string date_in(int days) { return format_time_ms(now_ms() + days * 86400000
 
 }  // namespace
 
-TEST_CASE("recall at the node's now shows a memory valid from next week, marked future; --as-of hides it") {
+TEST_CASE("recall at the node's now shows a memory valid from next week, marked future, and --as-of hides it") {
   Node node;
   const std::string next_week = date_in(7);
   const std::string future = node.remember({"--realm", "ops", "--valid-from", next_week,
