@@ -480,17 +480,26 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
   // Distinct query terms held by the realms, with their counts, in term text order.
   std::map<std::string, uint32_t> qtf;
   for (std::string& t : analyzer_.terms(query)) ++qtf[std::move(t)];
-  // The query's whole weight: every term at its idf, a term no document of the realms holds at
-  // the idf of df = 0 (the highest), so that a document matching only part of the query cannot
-  // reach a share of 1.
+  // The query's whole weight: every term at its idf, and a term no document of the realms holds
+  // at the highest idf of the terms they hold (its own idf, of df = 0, would outweigh every
+  // other term in a realm of a few memories), so that a document matching only part of the query
+  // cannot reach a share of 1.
   std::vector<std::pair<uint32_t, double>> weighted;
-  double whole = 0;
+  double whole = 0, rarest = 0;
+  uint32_t absent = 0;
   for (const auto& [text, count] : qtf) {
     auto term = term_ids_.find(text);
     const double df = term == term_ids_.end() ? 0 : realm_df(term->second, set);
-    whole += count * idf(set.n_docs, df);
-    if (df > 0) weighted.emplace_back(term->second, count);
+    if (df == 0) {
+      absent += count;
+      continue;
+    }
+    const double term_idf = idf(set.n_docs, df);
+    whole += count * term_idf;
+    rarest = std::max(rarest, term_idf);
+    weighted.emplace_back(term->second, count);
   }
+  whole += absent * rarest;
   hits = score_terms(set, weighted, limit);
   // Scores as a share of the whole weight: 1 for a document of average length holding every
   // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.

@@ -122,9 +122,10 @@ class Bm25Index {
   // At most limit documents of the given realms that contain a term of query, best first;
   // equal scores in ascending id order. Each score is the document's BM25 score as a share of
   // the query's whole weight (the sum of qtf * idf over the query's terms, a term absent from
-  // the realms at the idf of df = 0): 1 for a document of average length holding every query
-  // term once, less when it misses terms, a little more when it repeats them. An empty realm
-  // list is an invalid argument: nothing reads "every realm". Unknown realms hold no documents.
+  // the realms at the highest idf of the others): 1 for a document of average length holding
+  // every query term once, less when it misses terms, a little more when it repeats them. An
+  // empty realm list is an invalid argument: nothing reads "every realm". Unknown realms hold no
+  // documents.
   Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms,
                                       size_t limit) const;
 

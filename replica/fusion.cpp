@@ -39,8 +39,13 @@ std::vector<FusedHit> fuse(const std::vector<AdmittedLane>& lanes,
     if (lane.hits.empty()) continue;
     auto lw = w.lane_weight.find(lane.lane);
     const double weight = lw == w.lane_weight.end() ? 1.0 : lw->second;
+    // The floor is the score at the window's last rank; a lane with fewer candidates than the
+    // window measures from 0 (or its lowest score, when that is below 0), so that two
+    // candidates that score alike get alike evidence however few they are.
     const size_t window = std::min(lane.hits.size(), w.fusion_window);
-    const double best = lane.hits.front().score, floor = lane.hits[window - 1].score;
+    const double best = lane.hits.front().score;
+    const double floor =
+        lane.hits.size() >= w.fusion_window ? lane.hits[window - 1].score : std::min(0.0, lane.hits.back().score);
     for (size_t i = 0; i < lane.hits.size(); ++i) {
       const LaneHit& h = lane.hits[i];
       double evidence;

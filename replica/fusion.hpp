@@ -6,7 +6,9 @@
 // the query's limit):
 //
 //   evidence(d) = (s(d) - s_w) / (s_1 - s_w)     s_1 the lane's best score, s_w the score at
-//                                                the window's last rank (1 when they are equal)
+//                                                the window's last rank, or 0 (the lowest score
+//                                                when below 0) for a lane with fewer candidates
+//                                                than the window; 1 when s_1 = s_w
 //   beyond the window: 0.001 * s(d) / s_w, which keeps the lane's order below the window
 //   relevance(d) = sum over lanes that found d of lane_weight * evidence(d)
 //   score(d)     = relevance(d) * phrase_boost * prior(d)

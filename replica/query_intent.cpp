@@ -15,22 +15,19 @@ namespace {
 // prepositions, conjunctions, question words, a few adverbs, and the pieces contractions leave
 // behind once the apostrophe separates them.
 constexpr std::string_view kStopWords[] = {
-    "a",       "about",  "above",  "after",   "again",  "against", "all",   "am",      "among",   "an",
-    "and",     "any",    "are",    "aren",    "as",     "at",      "be",    "because", "been",    "before",
-    "being",   "below",  "between", "both",   "but",    "by",      "can",   "could",   "couldn",  "d",
-    "did",     "didn",   "do",     "does",    "doesn",  "doing",   "don",   "during",  "each",    "either",
-    "else",    "ever",   "every",  "for",     "from",   "had",     "hadn",  "has",     "hasn",    "have",
-    "haven",   "having", "he",     "her",     "here",   "hers",    "herself", "him",   "himself", "his",
-    "how",     "i",      "if",     "in",      "into",   "is",      "isn",   "it",      "its",     "itself",
-    "just",    "ll",     "m",      "may",     "me",     "might",   "more",  "most",    "must",    "my",
-    "myself",  "no",     "nor",    "not",     "of",     "off",     "on",    "onto",    "or",      "other",
-    "our",     "ours",   "ourselves", "out",  "over",   "own",     "re",    "s",       "same",    "shall",
-    "she",     "should", "shouldn", "so",     "some",   "such",    "t",     "than",    "that",    "the",
-    "their",   "theirs", "them",   "themselves", "then", "there",  "these", "they",    "this",    "those",
-    "through", "to",     "too",    "under",   "until",  "up",      "upon",  "us",      "ve",      "very",
-    "was",     "wasn",   "we",     "were",    "weren",  "what",    "when",  "where",   "whether", "which",
-    "while",   "who",    "whom",   "whose",   "why",    "will",    "with",  "within",  "without", "won",
-    "would",   "wouldn", "you",    "your",    "yours",  "yourself", "yourselves"};
+    "a", "about", "above", "after", "again", "against", "all", "am", "among", "an", "and", "any",
+    "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between",
+    "both", "but", "by", "can", "could", "couldn", "d", "did", "didn", "do", "does", "doesn",
+    "doing", "don", "during", "each", "either", "else", "ever", "every", "for", "from", "had",
+    "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him",
+    "himself", "his", "how", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "ll",
+    "m", "may", "might", "more", "most", "must", "no", "nor", "not", "of", "off", "on", "onto",
+    "or", "other", "out", "over", "own", "re", "s", "same", "shall", "she", "should", "shouldn",
+    "so", "some", "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves",
+    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
+    "up", "upon", "ve", "very", "was", "wasn", "were", "weren", "what", "when", "where", "whether",
+    "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "won",
+    "would", "wouldn"};
 
 // How a token was read.
 enum class Role {

@@ -75,7 +75,11 @@ inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{250};
 
 // A query with an order cue ("the latest", "the first": replica/query_intent.hpp) has the
 // temporal lane order by time the keyword lane's hits that score at least this share of its
-// best: what the query's words match well, not every memory sharing one word with it.
+// best: what the query's words match well, not every memory sharing one word with it. A share,
+// not a coverage of the query's words: on LongMemEval's questions with a cue ("where do I
+// currently keep ...") the newest of several loosely matching chat turns comes first, and
+// turn-level nDCG@10 falls 7% against recall without the reordering (at 0.8 it falls 2%, but
+// "the most recent incident" then misses incidents whose text is longer than the best match's).
 inline constexpr double kTimeOrderMatchShare = 0.5;
 // Those hits, best first (keyword_hits is the keyword lane's answer, best first).
 std::vector<MemoryId> time_order_candidates(const std::vector<LaneHit>& keyword_hits);

@@ -8,9 +8,9 @@ namespace vasana {
 namespace {
 
 // Logistic regression coefficients (docs/eval.md, "The verdict").
-constexpr double kKeywordCoef = 1.786;
-constexpr double kSemanticCoef = 2.931;
-constexpr double kIntercept = -2.127;
+constexpr double kKeywordCoef = 1.472;
+constexpr double kSemanticCoef = 2.974;
+constexpr double kIntercept = -2.010;
 
 }  // namespace
 
