@@ -7,7 +7,7 @@
 // and question words (replica/query_intent.hpp); --all-words searches every word instead.
 //
 // With --fused, the documents go into a RecallEngine with every registered lane instead, and
-// the run is fused recall (reciprocal-rank fusion after admission), at most 1000 deep.
+// the run is fused recall (score-aware fusion after admission, replica/fusion.hpp), at most 1000 deep.
 //
 // usage: cranfield_eval [--cranfield DIR] [--k1 X] [--b Y] [--depth N] [--tag TAG] [--fused] [--all-words] OUT.run
 // DIR defaults to ../shared/eval/cranfield relative to the repository root.
