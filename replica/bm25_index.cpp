@@ -477,6 +477,15 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
   if (limit == 0) return hits;
   const RealmSet set = realm_set(realms);
   if (set.n_docs == 0) return hits;
+  const WeightedQuery weighted = weigh_query(query, set);
+  hits = score_terms(set, weighted.terms, limit);
+  // Scores as a share of the whole weight: 1 for a document of average length holding every
+  // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.
+  for (Bm25Hit& h : hits) h.score = weighted.whole > 0 ? h.score / weighted.whole : 0;
+  return hits;
+}
+
+Bm25Index::WeightedQuery Bm25Index::weigh_query(std::string_view query, const RealmSet& set) const {
   // Distinct query terms held by the realms, with their counts, in term text order.
   std::map<std::string, uint32_t> qtf;
   for (std::string& t : analyzer_.terms(query)) ++qtf[std::move(t)];
@@ -484,8 +493,8 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
   // at the highest idf of the terms they hold (its own idf, of df = 0, would outweigh every
   // other term in a realm of a few memories), so that a document matching only part of the query
   // cannot reach a share of 1.
-  std::vector<std::pair<uint32_t, double>> weighted;
-  double whole = 0, rarest = 0;
+  WeightedQuery out;
+  double rarest = 0;
   uint32_t absent = 0;
   for (const auto& [text, count] : qtf) {
     auto term = term_ids_.find(text);
@@ -495,16 +504,41 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
       continue;
     }
     const double term_idf = idf(set.n_docs, df);
-    whole += count * term_idf;
+    out.whole += count * term_idf;
     rarest = std::max(rarest, term_idf);
-    weighted.emplace_back(term->second, count);
+    out.terms.emplace_back(term->second, count);
   }
-  whole += absent * rarest;
-  hits = score_terms(set, weighted, limit);
-  // Scores as a share of the whole weight: 1 for a document of average length holding every
-  // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.
-  for (Bm25Hit& h : hits) h.score = whole > 0 ? h.score / whole : 0;
-  return hits;
+  out.whole += absent * rarest;
+  return out;
+}
+
+std::vector<double> Bm25Index::coverage(std::string_view query, const std::vector<std::string>& realms,
+                                        const std::vector<MemoryId>& ids) const {
+  std::vector<double> out(ids.size(), 0.0);
+  const RealmSet set = realm_set(realms);
+  if (set.n_docs == 0 || ids.empty()) return out;
+  const WeightedQuery weighted = weigh_query(query, set);
+  if (weighted.whole <= 0) return out;
+  // The documents' slots in ascending order (with their places in ids), so that each term's
+  // postings are probed in one forward pass.
+  std::vector<std::pair<uint32_t, size_t>> slots;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const uint32_t* slot = by_id_[shard_of(id_table_detail::mix(ids[i]))].find(ids[i]);
+    if (slot && slots_[*slot].realm != kRemoved && set.allowed[slots_[*slot].realm]) slots.emplace_back(*slot, i);
+  }
+  std::sort(slots.begin(), slots.end());
+  for (const auto& [term, count] : weighted.terms) {
+    const double weight = count * idf(set.n_docs, realm_df(term, set));
+    const PostingList& list = postings_[term];
+    size_t pos = 0;
+    for (const auto& [slot, place] : slots) {
+      pos = seek(list, pos, slot);
+      if (pos == list.size()) break;
+      if (list[pos].slot == slot) out[place] += weight;
+    }
+  }
+  for (double& c : out) c /= weighted.whole;
+  return out;
 }
 
 std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,

@@ -128,6 +128,11 @@ class Bm25Index {
   // documents.
   Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms,
                                       size_t limit) const;
+  // For each of ids, the share of query's whole weight (as search() counts it) that the query
+  // terms the document holds carry, whatever their frequency in it and its length: 1 when it
+  // holds every query term, 0 for a document not held or not in the realms.
+  std::vector<double> coverage(std::string_view query, const std::vector<std::string>& realms,
+                               const std::vector<MemoryId>& ids) const;
 
   // Writes the live documents and their terms (format in the header comment).
   void save(SnapshotWriter& out) const;
@@ -196,6 +201,14 @@ class Bm25Index {
     double avgdl = 1;
   };
   RealmSet realm_set(const std::vector<std::string>& realms) const;
+  // A query's distinct terms held by the set's realms (term id, qtf), in term text order, and
+  // its whole weight (the sum of qtf * idf; a term the realms do not hold counts at the highest
+  // idf of those they hold).
+  struct WeightedQuery {
+    std::vector<std::pair<uint32_t, double>> terms;
+    double whole = 0;
+  };
+  WeightedQuery weigh_query(std::string_view query, const RealmSet& set) const;
   // Documents of the set's realms holding term.
   double realm_df(uint32_t term, const RealmSet& set) const;
   // The best limit documents for query terms (term id, qtf) in term text order, best first,

@@ -37,6 +37,10 @@ std::vector<LaneHit> KeywordLane::search(const LaneQuery& q, const ReplicaState&
   return out;
 }
 
+std::vector<double> KeywordLane::coverage(const LaneQuery& q, const std::vector<MemoryId>& ids) const {
+  return index_.coverage(q.scoring_text.empty() ? q.text : q.scoring_text, q.scope.realms, ids);
+}
+
 void KeywordLane::save(SnapshotWriter& out) const {
   index_.save(out);
   std::vector<IndexedAt> versions;

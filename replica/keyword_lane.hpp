@@ -23,6 +23,9 @@ class KeywordLane final : public Lane {
   const char* name() const override { return "keyword"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
+  // For each of ids, the share of the query's scoring words' weight that its text holds,
+  // whatever their frequency and the text's length (Bm25Index::coverage).
+  std::vector<double> coverage(const LaneQuery& q, const std::vector<MemoryId>& ids) const;
 
   uint32_t snapshot_format() const override { return 1; }
   void save(SnapshotWriter& out) const override;

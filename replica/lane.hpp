@@ -40,8 +40,8 @@ struct LaneQuery {
   // engine. scoring_text: the words that may decide rankings (the keyword lane searches these;
   // empty: text). time_order: the newest or the oldest wanted first (the temporal lane runs and
   // orders by time). time_candidates: with a time order, the memories the temporal lane orders
-  // (the keyword lane's best matches); none: every memory of the query's realms (a query with no
-  // topic of its own, or no keyword lane).
+  // (the keyword lane's matches holding the most of the query's words); none: every memory of
+  // the query's realms (a query with no topic of its own, or no keyword lane).
   std::string scoring_text;
   TimeOrder time_order = TimeOrder::none;
   std::optional<std::vector<MemoryId>> time_candidates;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "replica/correction_lane.hpp"
+#include "replica/keyword_lane.hpp"
 #include "replica/query_intent.hpp"
 #include "replica/verdict.hpp"
 
@@ -367,28 +368,17 @@ void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) cons
   fn(state_);
 }
 
-std::vector<MemoryId> time_order_candidates(const std::vector<LaneHit>& keyword_hits) {
+std::vector<MemoryId> time_order_candidates(const KeywordLane& keyword, const LaneQuery& q,
+                                            const std::vector<LaneHit>& keyword_hits) {
+  std::vector<MemoryId> ids;
+  ids.reserve(keyword_hits.size());
+  for (const LaneHit& h : keyword_hits) ids.push_back(h.id);
+  const std::vector<double> covered = keyword.coverage(q, ids);
+  const double best = covered.empty() ? 0.0 : *std::max_element(covered.begin(), covered.end());
   std::vector<MemoryId> out;
-  if (keyword_hits.empty()) return out;
-  const double best = keyword_hits.front().score;
-  for (const LaneHit& h : keyword_hits)
-    if (h.score >= kTimeOrderMatchShare * best) out.push_back(h.id);
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (best > 0 && covered[i] >= kTimeOrderCoverage * best * (1 - 1e-9)) out.push_back(ids[i]);
   return out;
-}
-
-void order_by_time(std::vector<FusedHit>& hits, const std::vector<LaneHit>& time_order) {
-  std::map<MemoryId, size_t> rank;
-  for (size_t i = 0; i < time_order.size(); ++i) rank.emplace(time_order[i].id, i);
-  std::vector<size_t> places;
-  std::vector<FusedHit> ordered;
-  for (size_t i = 0; i < hits.size(); ++i)
-    if (rank.count(hits[i].id)) {
-      places.push_back(i);
-      ordered.push_back(std::move(hits[i]));
-    }
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const FusedHit& a, const FusedHit& b) { return rank.at(a.id) < rank.at(b.id); });
-  for (size_t k = 0; k < places.size(); ++k) hits[places[k]] = std::move(ordered[k]);
 }
 
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req) const { return recall(req, nullptr); }
@@ -480,7 +470,8 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
     for (size_t k = 0; k < first.size(); ++k) search_first(k);
   }
   if (ordering < chosen.size()) {
-    if (intent.topic && keyword < chosen.size()) q.time_candidates = time_order_candidates(found[keyword]);
+    const auto* keyword_lane = keyword < chosen.size() ? dynamic_cast<const KeywordLane*>(chosen[keyword]) : nullptr;
+    if (intent.topic && keyword_lane) q.time_candidates = time_order_candidates(*keyword_lane, q, found[keyword]);
     search(ordering);
   }
   for (size_t i = 0; i < chosen.size(); ++i) {
@@ -500,7 +491,6 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
-  if (ordering < chosen.size()) order_by_time(result.hits, lanes[ordering].hits);
   if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
   if (then) then(result, state_);

@@ -45,6 +45,8 @@
 
 namespace vasana {
 
+class KeywordLane;
+
 // One fewer than the machine's cores, at most 3: a recall runs at most six lanes, three of
 // them costly (keyword, semantic, hdc).
 size_t default_lane_helpers();
@@ -74,22 +76,15 @@ inline constexpr std::chrono::milliseconds kBatchQuietGap{50};
 inline constexpr std::chrono::milliseconds kBacklogYieldAtMost{250};
 
 // A query with an order cue ("the latest", "the first": replica/query_intent.hpp) has the
-// temporal lane order by time the keyword lane's hits that score at least this share of its
-// best: what the query's words match well, not every memory sharing one word with it. A share,
-// not a coverage of the query's words: on LongMemEval's questions with a cue ("where do I
-// currently keep ...") the newest of several loosely matching chat turns comes first, and
-// turn-level nDCG@10 falls 7% against recall without the reordering (at 0.8 it falls 2%, but
-// "the most recent incident" then misses incidents whose text is longer than the best match's).
-inline constexpr double kTimeOrderMatchShare = 0.5;
-// Those hits, best first (keyword_hits is the keyword lane's answer, best first).
-std::vector<MemoryId> time_order_candidates(const std::vector<LaneHit>& keyword_hits);
-// The cue's ordering of the fused hits: the hits the temporal lane ordered (time_order, its
-// admitted hits in time order) keep the places fusion gave them as a group, and fill those places
-// in the temporal lane's order; every other hit keeps its place. Fusion alone cannot promise that:
-// a lane moves a hit by 1/(k + rank) - 1/(k + rank + 1), so on three matching incidents the most
-// relevant one stayed first under a "latest" cue even at twice the temporal lane's weight
-// (tests/replica/recall_intent_test.cpp).
-void order_by_time(std::vector<FusedHit>& hits, const std::vector<LaneHit>& time_order);
+// temporal lane order by time the keyword lane's hits whose coverage of the query's scoring words
+// (KeywordLane::coverage: the share of their idf weight a text holds, whatever its length) is at
+// least this share of the best hit's: the memories about what the query names, not every memory
+// sharing one word with it. The temporal lane's order then counts in fusion like any lane's: the
+// newest (or oldest) of them gets its full evidence, the others by how close in time they are.
+inline constexpr double kTimeOrderCoverage = 1.0;
+// Those hits, best first (keyword_hits is the keyword lane's answer to q, best first).
+std::vector<MemoryId> time_order_candidates(const KeywordLane& keyword, const LaneQuery& q,
+                                            const std::vector<LaneHit>& keyword_hits);
 
 struct RecallRequest {
   std::string text;

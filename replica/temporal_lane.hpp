@@ -15,11 +15,13 @@
 // Score: 1 / (1 + age / 1 h), where age = max(0, ref - t), t is the memory's time as above
 // and ref is the query's now_ms (or the window's end when that is earlier; a query with no
 // now, 0, measures from its newest hit). It lies in (0, 1],
-// and falls with age like a one-hour hyperbolic decay; fusion reads only the order.
+// and falls with age like a one-hour hyperbolic decay; fusion measures each hit's score against
+// the lane's best (replica/fusion.hpp).
 //
 // With a time order (LaneQuery::time_order, from a cue such as "latest" or "first" in the query,
 // replica/query_intent.hpp) it ranks by time instead, newest or oldest first: the memories of
-// LaneQuery::time_candidates (the keyword lane's best matches), or without them every memory of
+// LaneQuery::time_candidates (the keyword lane's matches holding the most of the query's words,
+// kTimeOrderCoverage in replica/recall_engine.hpp), or without them every memory of
 // the query's realms, kept to the window when there is one (recorded in it, or a bounded valid
 // time overlapping it). A memory's time is then its valid_from when bounded (when it started to
 // hold), else its recorded time. Score: 1 / (1 + |t - t_first| / 1 h), t_first the first hit's

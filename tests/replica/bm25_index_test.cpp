@@ -635,3 +635,34 @@ TEST_CASE("a loaded index with more postings than one load block holds answers a
   CHECK_FALSE(contains(all, 5199));  // removed, in the last block
   CHECK_FALSE(contains(all, 0));     // removed, in the first
 }
+
+TEST_CASE("coverage is the share of the query's weight a document holds, whatever its length and repeats", "[bm25]") {
+  Bm25Index index;
+  index.add(id(1), "a", "disk incident");
+  index.add(id(2), "a", "incident incident incident");
+  index.add(id(3), "a", "the build runner's disk filled up during a long incident on a quiet night");
+  index.add(id(4), "a", "disk quota raised");
+  index.add(id(5), "b", "disk incident in another realm");
+  index.add(id(6), "a", "a disk was swapped");
+  for (int i = 10; i < 20; ++i) index.add(id(i), "a", "an unrelated note number " + std::to_string(i));
+  index.remove(id(4));
+
+  const std::vector<double> c = index.coverage("disk incident", kRealmA, {id(1), id(2), id(3), id(4), id(5), id(10)});
+  REQUIRE(c.size() == 6);
+  // Every query word held: 1, however long the text (3) or short (1).
+  CHECK(c[0] == Approx(1.0));
+  CHECK(c[2] == Approx(1.0));
+  // One of the two words, repeated: its idf share only (each word is in three live documents of
+  // realm a, so the share is one half).
+  CHECK(c[1] == Approx(0.5));
+  // Removed, in another realm, or holding no query word: 0.
+  CHECK(c[3] == 0.0);
+  CHECK(c[4] == 0.0);
+  CHECK(c[5] == 0.0);
+  // BM25 itself ranks the long text below the repeated word, which coverage does not.
+  const auto hits = search(index, "disk incident");
+  CHECK(score_of(hits, 3) < score_of(hits, 1));
+  // A query word no document holds weighs as the rarest held one, so nothing reaches 1.
+  const std::vector<double> partial = index.coverage("disk incident zeppelin", kRealmA, {id(1)});
+  CHECK(partial[0] == Approx(2.0 / 3.0));
+}
