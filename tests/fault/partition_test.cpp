@@ -5,6 +5,7 @@
 // VASANA_TEST_SEED=<seed> replays the words written and the corrupted bytes' positions.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <random>
 #include <thread>
 
@@ -94,33 +95,34 @@ TEST_CASE("A one-way link replicates one way only while broken, and converges on
   TwoNodes t;
   CAPTURE(t.seed);
   TestCluster& c = t.cluster;
-  // n0 fetches n1's writes over link 0->1; n1 fetches n0's over link 1->0.
-  const LinkDirection hole = GENERATE(LinkDirection::to_server, LinkDirection::to_client);
-  CAPTURE(int(hole));
-  t.links.link(0, 1).blackhole(hole);
-  std::this_thread::sleep_for(2s);  // the session over the broken link notices
-  const auto on0 = write_on(c, 0, 5, t.rng, t.written);
-  const auto on1 = write_on(c, 1, 5, t.rng, t.written);
-  // The intact direction carries n0's writes to n1 ...
-  REQUIRE(c.await_converged(12, 20s, {1}) == "");
-  // ... and the broken one none of n1's to n0.
-  std::this_thread::sleep_for(1s);
-  for (const auto& id : on1) CHECK_FALSE(holds(c, 0, id));
-  CHECK(t.links.link(0, 1).counters().dropped[int(hole)] > 0);
+  // Every byte from node `from` to node `to` is dropped, every byte back delivered: on the link
+  // from->to (from's requests) and on to->from (the data to fetches from `from`).
+  const size_t from = GENERATE(0, 1);
+  const size_t to = 1 - from;
+  CAPTURE(from);
+  t.links.link(from, to).blackhole(LinkDirection::to_server);
+  t.links.link(to, from).blackhole(LinkDirection::to_client);
+  const auto on_from = write_on(c, from, 5, t.rng, t.written);
+  const auto on_to = write_on(c, to, 5, t.rng, t.written);
+  // What `to` writes still reaches `from` (pushed to from's session, which hears to's adverts) ...
+  INFO(t.links.report());
+  CHECK(c.await_converged(12, 20s, {from}) == "");
+  // ... and nothing `from` writes reaches `to`.
+  for (const auto& id : on_from) CHECK_FALSE(holds(c, to, id));
+  CHECK(t.links.link(to, from).counters().dropped[int(LinkDirection::to_client)] > 0);
 
   t.links.heal_all();
   check_healed(c, t.written, t.rng);
 }
 
-TEST_CASE("Bytes corrupted on a peer link are never applied, the receiver notices, and healing converges",
+TEST_CASE("Bytes corrupted on peer links are never applied, the links are renewed, and healing converges",
           "[fault][partition][corrupt]") {
   TwoNodes t;
   CAPTURE(t.seed);
   TestCluster& c = t.cluster;
-  const double p = GENERATE(0.001, 0.0001);
-  CAPTURE(p);
+  const uint64_t connections_before = t.links.total().connections;
   for (auto key : {std::make_pair(size_t(0), size_t(1)), std::make_pair(size_t(1), size_t(0))})
-    t.links.link(key.first, key.second).corrupt(p);
+    t.links.link(key.first, key.second).corrupt(0.001);
   for (int round = 0; round < 10; ++round) {
     write_on(c, round % 2, 3, t.rng, t.written);
     std::this_thread::sleep_for(200ms);
@@ -128,8 +130,11 @@ TEST_CASE("Bytes corrupted on a peer link are never applied, the receiver notice
   std::this_thread::sleep_for(2s);
   const LinkCounters during = t.links.total();
   INFO(t.links.report());
-  CHECK(during.corrupted[0] + during.corrupted[1] > 0);
-  // Whatever reached a node, nothing it holds was altered (ids missing are checked after healing).
+  REQUIRE(during.corrupted[0] + during.corrupted[1] > 0);
+  // The peer layer dropped the connections that carried garbled bytes: new ones were made.
+  CHECK(during.connections > connections_before);
+  // Whatever reached a node, nothing it holds was altered or invented (ids missing are checked
+  // after healing), and no garbled chunk got past CurveZMQ to the segment checks.
   for (size_t i = 0; i < 2; ++i) {
     auto held = memory_texts(c, i, "shared");
     REQUIRE(held.ok());
@@ -138,17 +143,15 @@ TEST_CASE("Bytes corrupted on a peer link are never applied, the receiver notice
       REQUIRE(t.written.count(id) == 1);
       CHECK(t.written.at(id) == text);
     }
-  }
-  for (size_t i = 0; i < 2; ++i) {
     auto st = c.status(i);
     REQUIRE(st.ok());
-    UNSCOPED_INFO(c.node(i).name << " integrity peer-chunk " << st->integrity_failures["peer-chunk"]);
-    for (const auto& [k, v] : st->handshake_failures) UNSCOPED_INFO(c.node(i).name << " handshake " << k << " " << v);
-    for (const auto& [k, v] : st->bad_messages) UNSCOPED_INFO(c.node(i).name << " bad " << k << " " << v);
-    for (const auto& p2 : st->peers) UNSCOPED_INFO(c.node(i).name << " chunks refused " << p2.chunks_refused);
+    CHECK(st->integrity_failures["peer-chunk"] == 0);
+    uint64_t failures = 0;
+    for (const auto& [reason, n] : st->handshake_failures) failures += n;
+    std::printf("corrupt: %s handshake failures on its peer port %llu, bad messages %zu kinds\n",
+                c.node(i).name.c_str(), static_cast<unsigned long long>(failures), st->bad_messages.size());
   }
-  INFO(c.logs());
-  CHECK(false);
+  std::printf("corrupt: links %s\n", describe(during).c_str());
 
   t.links.heal_all();
   check_healed(c, t.written, t.rng);

@@ -2,10 +2,25 @@
 
 namespace vasana::test {
 
+namespace {
+bool is_node_port(TestCluster& c, const std::string& endpoint) {
+  for (size_t k = 0; k < c.size(); ++k)
+    if (c.node(k).listen == endpoint) return true;
+  return false;
+}
+}  // namespace
+
 ProxiedLinks::ProxiedLinks(TestCluster& cluster, uint64_t seed) : cluster_(cluster) {
   for (size_t i = 0; i < cluster.size(); ++i)
     for (size_t j : cluster.node(i).peers) {
+      // A proxy must not take a port a node will listen on (both come from the kernel's
+      // ephemeral range): one that did is kept until another port is found, then dropped.
+      std::vector<std::unique_ptr<LinkProxy>> taken;
       auto p = std::make_unique<LinkProxy>(cluster.node(j).listen, seed * 1000003 + i * 1000 + j);
+      while (is_node_port(cluster, p->endpoint())) {
+        taken.push_back(std::move(p));
+        p = std::make_unique<LinkProxy>(cluster.node(j).listen, seed * 1000003 + i * 1000 + j);
+      }
       cluster.route(i, j, p->endpoint());
       links_[{i, j}] = std::move(p);
     }
