@@ -21,6 +21,12 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kHelloConnectPoll = std::chrono::milliseconds(5);
 constexpr auto kHelloRetry = std::chrono::milliseconds(200);  // also: a hello sent and not answered
 constexpr auto kRefusedRetry = std::chrono::seconds(5);
+// libzmq retries a refused or reset connection by itself, at most this far apart; a connection
+// that failed with a protocol error (a CURVE handshake or message that did not decode: bytes
+// garbled on the way, a key that did not match) it never retries. So a socket that has had no
+// connection for this long (or peer_timeout, when longer) is replaced: with the peer down that
+// costs a new socket now and then, with the connection given up it is the only way back.
+constexpr auto kReconnectIvlMax = std::chrono::milliseconds(5000);
 
 // A refusal's reason as a metric label: the ones nodes send, anything else "other" (a peer
 // cannot add labels).
@@ -70,7 +76,7 @@ Status PeerSession::Impl::open_socket() {
     s->set(zmq::sockopt::curve_publickey, public_key);
     s->set(zmq::sockopt::curve_secretkey, options.secret_key);
     s->set(zmq::sockopt::reconnect_ivl, 100);
-    s->set(zmq::sockopt::reconnect_ivl_max, 5000);
+    s->set(zmq::sockopt::reconnect_ivl_max, int(kReconnectIvlMax.count()));
     s->set(zmq::sockopt::sndhwm, 1000);
     s->set(zmq::sockopt::rcvhwm, 1000);
     // Queue nothing for a peer that is not connected: hello is repeated until it answers.
@@ -158,6 +164,9 @@ void PeerSession::run() {
   // When the first hello not answered yet was queued (nothing heard since): a peer that takes
   // the connection but answers nothing within peer_timeout gets a new one.
   std::optional<Clock::time_point> waiting_since;
+  // Since when hello could not be queued (the socket has no connection): see kReconnectIvlMax.
+  std::optional<Clock::time_point> unconnected_since;
+  const auto unconnected_limit = std::max<std::chrono::milliseconds>(i.options.peer_timeout, kReconnectIvlMax);
   auto connect_poll = kHelloConnectPoll;
   bool established = false;
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
@@ -236,6 +245,7 @@ void PeerSession::run() {
     next_hello = Clock::now();
     connect_poll = kHelloConnectPoll;
     waiting_since.reset();
+    unconnected_since.reset();
   };
 
   while (!stop_.load(std::memory_order_relaxed)) {
@@ -244,12 +254,19 @@ void PeerSession::run() {
       reconnect("unanswered", "hello unanswered for " + std::to_string(i.options.peer_timeout.count()) + " ms");
       continue;
     }
+    if (!established && unconnected_since && now - *unconnected_since > unconnected_limit) {
+      reconnect("unconnected", "no connection for " + std::to_string(unconnected_limit.count()) +
+                                   " ms (down, or its handshake failed)");
+      continue;
+    }
     if (!established && now >= next_hello) {
       if (send_peer(*sock, peer_hello(i.ours))) {
         if (!waiting_since) waiting_since = now;
+        unconnected_since.reset();
         next_hello = now + kHelloRetry;
         connect_poll = kHelloConnectPoll;  // for the next time the link is down
       } else {
+        if (!unconnected_since) unconnected_since = now;
         next_hello = now + connect_poll;
         connect_poll = std::min<std::chrono::milliseconds>(connect_poll * 2, kHelloRetry);
       }

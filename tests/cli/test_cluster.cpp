@@ -62,7 +62,7 @@ std::vector<std::vector<size_t>> TestCluster::mesh(size_t n) {
 }
 
 TestCluster::TestCluster(const TempDir& tmp, std::vector<std::vector<size_t>> peers, const std::string& extra_toml)
-    : tmp_(tmp), nodes_(peers.size()) {
+    : tmp_(tmp), nodes_(peers.size()), extra_toml_(extra_toml) {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     ClusterNode& n = nodes_[i];
     n.name = "n" + std::to_string(i);
@@ -86,9 +86,17 @@ void TestCluster::write_config(size_t i, const std::string& extra_toml) {
   std::ofstream out(n.config);
   out << "[sync]\ncluster = \"test-cluster\"\nlisten = \"" << n.listen << "\"\nsecret_key_file = \"" << n.secret_file
       << "\"\npeer_timeout_ms = 1500\nadvert_interval_ms = 300\npeers = [\n";
-  for (size_t p : n.peers)
-    out << "  { address = \"" << nodes_[p].listen << "\", public_key = \"" << nodes_[p].public_key << "\" },\n";
+  for (size_t p : n.peers) {
+    auto route = routes_.find({i, p});
+    const std::string& address = route != routes_.end() ? route->second : nodes_[p].listen;
+    out << "  { address = \"" << address << "\", public_key = \"" << nodes_[p].public_key << "\" },\n";
+  }
   out << "]\n" << extra_toml;
+}
+
+void TestCluster::route(size_t i, size_t j, const std::string& address) {
+  routes_[{i, j}] = address;
+  write_config(i, extra_toml_);
 }
 
 std::string TestCluster::start(size_t i) {

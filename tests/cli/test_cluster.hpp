@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,10 @@ class TestCluster {
   // what it reported last.
   std::string await_own_state(size_t i, const std::string& state, std::chrono::milliseconds timeout);
 
+  // Node i reaches peer j at address (a proxy: tests/fault/link_proxy.hpp) instead of at j's
+  // own endpoint, j's key unchanged: rewrites i's configuration, read when i next starts.
+  void route(size_t i, size_t j, const std::string& address);
+
   ClusterNode& node(size_t i) { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }
   std::string logs() const;  // every node's stderr, for failure messages
@@ -69,6 +74,8 @@ class TestCluster {
   void write_config(size_t i, const std::string& extra_toml);
   const TempDir& tmp_;
   std::vector<ClusterNode> nodes_;
+  std::string extra_toml_;
+  std::map<std::pair<size_t, size_t>, std::string> routes_;  // (i, j) -> the address i uses for j
 };
 
 // The seed of a randomised test: VASANA_TEST_SEED when set (to replay a failure), else fresh.
