@@ -9,8 +9,9 @@
 // replaces the socket, dropping what was queued for the old connection; hello is said again on
 // the new one. So is a socket that has had no connection for max(peer_timeout, 5 s): libzmq
 // never retries a connection that failed with a protocol error (a CURVE handshake garbled on the
-// way), and a peer that is down only gets a new socket now and then. A refusal at hello is logged and counted, and retried after 5 s (a misconfigured
-// peer may be fixed without restarting this node).
+// way), and a peer that is down only gets a new socket now and then. A refusal at hello is
+// logged and counted, and retried after 5 s (a misconfigured peer may be fixed without
+// restarting this node).
 // Limits (sync/peer_limits.hpp): the socket takes no frame over kMaxSessionMessageBytes (libzmq
 // drops the connection and reconnects); a message that does not decode or exceeds a per-kind
 // limit is counted (bad-message callback), logged (at most once a minute per peer), and the
