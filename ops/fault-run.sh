@@ -58,6 +58,7 @@ while [ "$seed" -lt "$end" ]; do
     echo "seed $seed nodes $n: FAIL (exit $rc) in ${secs}s; replay: $cmd"
     grep 'VIOLATION' "$log" | head -5 | sed 's/^/    /'
   fi
+  seed=$((seed + 1))
 done
 
 echo "fault runs: $runs, passed $passed, failed $failed; seeds:$seeds"

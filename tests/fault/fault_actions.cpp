@@ -76,10 +76,15 @@ std::string FaultActions::apply(const Fault& f) {
       return "";
     case FaultKind::disk_full:
       if (i != disk_node_ || disk_dir_.empty()) return "disk-full scheduled on a node without its own tmpfs";
+    {
       fill_disk(disk_dir_);
       std::this_thread::sleep_for(f.hold);
+      auto st = c_.status(i);
+      log_("  n" + std::to_string(i) + " own writer while full: " +
+           (st.ok() ? st->own_writer.state + " " + st->own_writer.reason : st.status().message()));
       free_disk(disk_dir_);
       return "";
+    }
     case FaultKind::clock_skew: {
       c_.kill(i);
       ::setenv("LD_PRELOAD", kFaketimeLib, 1);
@@ -193,10 +198,13 @@ std::string FaultActions::corrupt(const Fault& f) {
       auto st = c_.status(i);
       if (st.ok())
         for (const auto& [kind, n] : st->integrity_failures) rec.counted |= n > 0;
+      // A flip in the last record of the own open segment reads as a torn write: it is cut
+      // (logged) and the record fetched back from the peers before the writer writes again.
+      rec.counted |= c_.node(i).process->stderr_text().find("truncated a torn tail") != std::string::npos;
       if (!rec.counted) std::this_thread::sleep_for(100ms);
     }
-    log_(std::string("  integrity failure ") + (rec.counted ? "counted" : "NOT counted") + " on n" +
-         std::to_string(i));
+    log_(std::string("  damage ") + (rec.counted ? "detected" : "NOT detected") + " by n" + std::to_string(i) +
+         " (integrity failures, or a torn tail cut)");
   }
   corruptions_.push_back(rec);
   return e;

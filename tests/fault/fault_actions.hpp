@@ -29,13 +29,13 @@ class FaultActions {
   // returns "" or what went wrong.
   std::function<std::string(const Fault&)> network;
 
-  // Nodes restarted on a segment with a flipped byte, and whether their restart counted an
-  // integrity failure (vasana status: integrity_failures), in order.
+  // Nodes restarted on a segment with a flipped byte, and whether their restart detected it (an
+  // integrity failure in vasana status, or a torn tail cut from the own stream), in order.
   struct Corruption {
     size_t node;
     std::string file;
     uint64_t offset;
-    bool counted = false;
+    bool counted = false;  // detected
     std::string skipped;  // why no byte was flipped ("" when one was)
   };
   const std::vector<Corruption>& corruptions() const { return corruptions_; }

@@ -19,8 +19,10 @@ RunOptions g_options;
 
 const char* kUsage =
     "usage: vasana-fault --seed S [--nodes N] [--duration SECONDS] [--clients C] [--data-dir DIR] [--no-disk]\n"
+    "                    [--print-schedule]\n"
     "  --nodes 3..7 (default 3), --duration 5..3600 (default 20), --clients 1..32 (default 4),\n"
-    "  --data-dir: where the run's folder goes (default $TMPDIR or /tmp), --no-disk: no tmpfs node.\n"
+    "  --data-dir: where the run's folder goes (default $TMPDIR or /tmp), --no-disk: no tmpfs node,\n"
+    "  --print-schedule: print the seed's faults and exit.\n"
     "  Exit 0: the run passed; 1: a violation (printed with the command that replays it); 2: bad usage.\n"
     "Without --seed: the Catch2 test cases of the runner.\n";
 
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   bool run_mode = false;
   for (int i = 1; i < argc; ++i) run_mode |= std::strcmp(argv[i], "--seed") == 0;
   if (!run_mode) return Catch::Session().run(argc, argv);
+  bool print_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     uint64_t v = 0;
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
     else if (a == "--duration") value(v), g_options.duration = std::chrono::seconds(v);
     else if (a == "--clients") value(v), g_options.clients = v;
     else if (a == "--no-disk") g_options.disk = false;
+    else if (a == "--print-schedule") print_only = true;
     else if (a == "--data-dir" && i + 1 < argc) g_options.data_dir = argv[++i];
     else {
       std::cerr << "vasana-fault: unknown option " << a << "\n" << kUsage;
@@ -68,6 +72,10 @@ int main(int argc, char** argv) {
   if (std::string e = vasana::test::fault::validate(g_options); !e.empty()) {
     std::cerr << "vasana-fault: " << e << "\n" << kUsage;
     return 2;
+  }
+  if (print_only) {
+    for (const auto& f : vasana::test::fault::schedule_of(g_options)) std::cout << f.describe() << "\n";
+    return 0;
   }
   const char* args[] = {argv[0], "one fault run from the command line", "--reporter", "compact"};
   return Catch::Session().run(4, const_cast<char**>(args)) == 0 ? 0 : 1;

@@ -68,6 +68,25 @@ std::string replay_command(const RunOptions& o) {
          std::to_string(o.duration.count()) + " --clients " + std::to_string(o.clients) + (o.disk ? "" : " --no-disk");
 }
 
+namespace {
+
+size_t disk_node_of(const RunOptions& o) {
+  std::mt19937_64 rng(o.seed);
+  return o.disk ? rng() % o.nodes : SIZE_MAX;
+}
+
+ScheduleOptions schedule_options(const RunOptions& o, bool disk_mounted) {
+  ScheduleOptions so;
+  so.nodes = o.nodes;
+  so.duration = o.duration;
+  so.disk_node = disk_mounted ? disk_node_of(o) : SIZE_MAX;
+  return so;
+}
+
+}  // namespace
+
+std::vector<Fault> schedule_of(const RunOptions& o) { return make_schedule(o.seed, schedule_options(o, o.disk)); }
+
 RunResult run_faults(const RunOptions& o, std::ostream& out) {
   RunResult res;
   std::mutex out_mu;
@@ -82,15 +101,10 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
 
   TmpdirOverride tmpdir(o.data_dir);
   TempDir tmp;
-  std::mt19937_64 rng(o.seed);
-  const size_t disk_node = o.disk ? rng() % o.nodes : SIZE_MAX;
+  const size_t disk_node = disk_node_of(o);
   SmallDisk disk(o.disk ? tmp.sub("n" + std::to_string(disk_node)) : "", 64u << 20);
-  ScheduleOptions so;
-  so.nodes = o.nodes;
-  so.duration = o.duration;
-  so.disk_node = disk.mounted ? disk_node : SIZE_MAX;
   if (o.disk && !disk.mounted) log("no tmpfs (not root?): no disk-full faults");
-  res.schedule = make_schedule(o.seed, so);
+  res.schedule = make_schedule(o.seed, schedule_options(o, disk.mounted));
   for (const auto& f : res.schedule) log("scheduled: " + f.describe());
 
   TestCluster c(tmp, TestCluster::mesh(o.nodes));
@@ -147,7 +161,7 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   for (const auto& k : actions.corruptions())
     if (k.skipped.empty() && !k.counted)
       res.violations.push_back("n" + std::to_string(k.node) + ": flipped byte " + std::to_string(k.offset) + " of " +
-                               k.file + " not counted as an integrity failure");
+                               k.file + " not detected (no integrity failure counted, no torn tail cut)");
 
   if (res.passed()) {
     log("PASS seed " + std::to_string(o.seed));

@@ -40,6 +40,9 @@ struct RunResult {
   bool passed() const { return violations.empty(); }
 };
 
+// The faults a run with these options applies (a tmpfs node assumed when o.disk).
+std::vector<Fault> schedule_of(const RunOptions& o);
+
 // Runs it, printing the schedule as it is applied and the verdict to out.
 RunResult run_faults(const RunOptions& o, std::ostream& out);
 

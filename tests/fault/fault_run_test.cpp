@@ -8,6 +8,8 @@
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_run.hpp"
 #include "tests/fault/fault_schedule.hpp"
+#include "tests/fault/history_checker.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace vasana::test::fault {
 
@@ -58,6 +60,59 @@ TEST_CASE("five nodes under faults from a fresh seed keep every acknowledged wri
   o.nodes = 5;
   o.duration = std::chrono::seconds(15);
   run_and_check(o);
+}
+
+}  // namespace vasana::test::fault
+
+namespace vasana::test::fault {
+
+TEST_CASE("the history checker reports a lost, a phantom and a refused write, and passes a true history") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(3));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  auto held = c.remember(0, "alpha", "harbor lantern qzbb");
+  REQUIRE(held.ok());
+  REQUIRE(await_settled(c, std::chrono::seconds(20)) == "");
+
+  OpRecord put;
+  put.kind = OpKind::remember;
+  put.realm = "alpha";
+  put.text = "harbor lantern qzbb";
+  put.token = "qzbb";
+  put.outcome = Outcome::acked;
+  put.id = held.value();
+  // Positive control: the true history passes.
+  CHECK(check_history(c, {put}).empty());
+
+  // An acknowledged remember no node holds is lost.
+  OpRecord lost = put;
+  lost.index = 1;
+  lost.token = "qzcc";
+  lost.id.seqno = Seqno(held->seqno.value + 100);
+  auto v = check_history(c, {put, lost});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].rfind("lost:", 0) == 0);
+
+  // A held memory whose remember was refused, or that nobody wrote.
+  OpRecord refused = put;
+  refused.outcome = Outcome::failed;
+  v = check_history(c, {refused});
+  REQUIRE_FALSE(v.empty());
+  CHECK(v[0].rfind("refused write visible", 0) == 0);
+  v = check_history(c, {});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].rfind("phantom:", 0) == 0);
+
+  // An acknowledged forget that did not delete it.
+  OpRecord forget;
+  forget.index = 1;
+  forget.kind = OpKind::forget;
+  forget.target = held.value();
+  forget.outcome = Outcome::acked;
+  v = check_history(c, {put, forget});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].rfind("forget lost:", 0) == 0);
 }
 
 }  // namespace vasana::test::fault
