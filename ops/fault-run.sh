@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$first$count$duration$clients" in *[!0-9]*) echo "fault-run.sh: numbers expected" >&2; usage ;; esac
-[ -x "$binary" ] || { echo "fault-run.sh: no runner at $binary (build the vasana-fault target)" >&2; exit 2; }
+[ -x "$binary" ] || { echo "fault-run.sh: no runner at $binary (build it: ninja -C build vasana-fault)" >&2; exit 2; }
 mkdir -p "$logs"
 
 runs=0 passed=0 failed=0 failures="" seeds=""

@@ -1,7 +1,7 @@
-// vasana-fault: the seeded fault runner, and the Catch2 session of its test cases (one binary,
-// one copy of Catch2's implementation). With run options it runs one fault run and exits 0 when
-// it passed, 1 when it found a violation, 2 for bad options; without them it is a Catch2 test
-// binary (ctest runs its short seeds).
+// vasana-fault: the seeded fault runner. It runs one fault run and exits 0 when it passed, 1
+// when it found a violation, 2 for bad options. The run is a Catch2 test case run by this main,
+// so that the cluster harness of tests/cli (which checks its set-up with REQUIRE) reports a
+// broken set-up as a failure instead of aborting.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -23,8 +23,7 @@ const char* kUsage =
     "  --nodes 3..7 (default 3), --duration 5..3600 (default 20), --clients 1..32 (default 4),\n"
     "  --data-dir: where the run's folder goes (default $TMPDIR or /tmp), --no-disk: no tmpfs node,\n"
     "  --print-schedule: print the seed's faults and exit.\n"
-    "  Exit 0: the run passed; 1: a violation (printed with the command that replays it); 2: bad usage.\n"
-    "Without --seed: the Catch2 test cases of the runner.\n";
+    "  Exit 0: the run passed; 1: a violation (printed with the command that replays it); 2: bad usage.\n";
 
 bool parse_u64(const char* s, uint64_t& out) {
   if (!s || !*s) return false;
@@ -45,7 +44,11 @@ TEST_CASE("one fault run from the command line", "[.runner]") {
 int main(int argc, char** argv) {
   bool run_mode = false;
   for (int i = 1; i < argc; ++i) run_mode |= std::strcmp(argv[i], "--seed") == 0;
-  if (!run_mode) return Catch::Session().run(argc, argv);
+  if (!run_mode) {
+    const bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
+    (help ? std::cout : std::cerr) << kUsage;
+    return help ? 0 : 2;
+  }
   bool print_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
