@@ -307,8 +307,15 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   const bool has_sources = !impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty();
   auto restored = restored_from_backup(dir, impl->identity, has_sources, impl->log);
   if (!restored.ok()) return restored.status();
-  const bool repair = (!rec->writable || *restored) && has_sources;
-  const std::string read_only_reason = rec->writable ? restored->value_or("") : rec->read_only_reason;
+  // So is a stream whose torn tail recovery cut: a flipped byte in the last durable record reads
+  // the same as a torn write, and peers may hold that record (writing on would reuse its seqno).
+  const bool torn = rec->torn_bytes > 0 && has_sources && rec->writable && !*restored;
+  const bool repair = (!rec->writable || *restored || torn) && has_sources;
+  const std::string read_only_reason =
+      !rec->writable ? rec->read_only_reason
+      : torn ? "a torn tail of " + std::to_string(rec->torn_bytes) + " bytes was cut from the own stream: fetching writer " +
+                   to_hex(impl->identity.instance) + "'s later records from peers"
+             : restored->value_or("");
   const std::string repair_why = rec->writable ? read_only_reason : OwnStreamRepair::Context{}.why;
   if (repair) {
     std::vector<std::string> actions;

@@ -1,0 +1,109 @@
+// A flipped byte in the last record of a node's own open segment reads like a torn write, and
+// start-up recovery cuts it. That record was durable and acknowledged, and the peers hold it: the
+// node must fetch it back before it writes again, or its next write reuses the seqno (one id,
+// two memories, and replicas that never agree again).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cli/node_client.hpp"
+#include "tests/cli/test_cluster.hpp"
+#include "tests/fault/history_checker.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace vasana::test::fault {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Flips a byte 5 bytes before the end of the newest segment of data's own writer (its last
+// record's hash and payload).
+void flip_own_tail(const std::string& data, const std::string& instance) {
+  std::string newest;
+  for (const auto& e : std::filesystem::directory_iterator(data + "/writers/" + instance))
+    if (e.path().extension() == ".seg" && e.path().string() > newest) newest = e.path().string();
+  REQUIRE_FALSE(newest.empty());
+  std::fstream f(newest, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(0, std::ios::end);
+  const auto at = static_cast<std::streamoff>(f.tellg()) - 5;
+  char b = 0;
+  f.seekg(at);
+  f.read(&b, 1);
+  b = static_cast<char>(b ^ 0x5a);
+  f.seekp(at);
+  f.write(&b, 1);
+}
+
+std::string text_of(TestCluster& c, size_t i, const MemoryId& id) {
+  auto ep = NodeClient::endpoint_of(c.node(i).data);
+  REQUIRE(ep.ok());
+  auto client = NodeClient::connect(*ep);
+  REQUIRE(client.ok());
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::get;
+  req.get = id;
+  auto r = client.value()->call(std::move(req), 10s);
+  REQUIRE(r.ok());
+  return r->kind == ClientResponse::Kind::memory ? r->memory.text : "";
+}
+
+}  // namespace
+
+TEST_CASE("a node whose last durable record was damaged on disk fetches it back from peers before it writes again") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(3));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  MemoryId last;
+  for (int k = 0; k < 5; ++k) {
+    auto id = c.remember(0, "alpha", "harbor lantern qzk" + std::string(1, char('b' + k)));
+    REQUIRE(id.ok());
+    last = id.value();
+  }
+  REQUIRE(c.await_converged(5, 20s) == "");
+  const std::string instance = to_hex(last.instance);
+
+  c.kill(0);
+  flip_own_tail(c.node(0).data, instance);
+  REQUIRE(c.start(0) == "");
+  // It takes writes again once the peers said what they hold, and then holds the record again.
+  REQUIRE(c.await_own_state(0, "writable", 30s) == "");
+  CHECK(c.node(0).process->stderr_text().find("truncated a torn tail") != std::string::npos);
+  CHECK(text_of(c, 0, last) == "harbor lantern qzkf");
+  auto next = c.remember(0, "alpha", "written after the restart qzkz");
+  REQUIRE(next.ok());
+  CHECK(next->seqno.value == last.seqno.value + 1);
+  CHECK(c.await_converged(6, 30s) == "");
+  for (size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK(text_of(c, i, last) == "harbor lantern qzkf");
+    CHECK(text_of(c, i, next.value()) == "written after the restart qzkz");
+  }
+}
+
+TEST_CASE("a node without peers whose own tail is torn cuts it and takes writes at once") {
+  TempDir tmp;
+  TestCluster c(tmp, {{}});
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  MemoryId last;
+  for (int k = 0; k < 3; ++k) {
+    auto id = c.remember(0, "alpha", "copper meadow qzm" + std::string(1, char('b' + k)));
+    REQUIRE(id.ok());
+    last = id.value();
+  }
+  c.kill(0);
+  flip_own_tail(c.node(0).data, to_hex(last.instance));
+  REQUIRE(c.start(0) == "");
+  // Nobody else can hold the cut record: the stream continues from its verified prefix.
+  auto st = c.status(0);
+  REQUIRE(st.ok());
+  CHECK(st->own_writer.state == "writable");
+  auto next = c.remember(0, "alpha", "after the cut qzmz");
+  REQUIRE(next.ok());
+  CHECK(next->seqno == last.seqno);
+}
+
+}  // namespace vasana::test::fault
