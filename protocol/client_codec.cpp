@@ -29,8 +29,8 @@ std::string encode_request(const ClientRequest& r) {
   auto req = mb.initRoot<schema::ClientRequest>();
   req.setRequestId(r.request_id);
   req.setProtocolVersion(r.protocol_version);
-  if (!r.acting_as.empty()) req.setActingAs(r.acting_as);
-  if (!r.via.empty()) req.setVia(r.via);
+  if (!r.acting_as.empty()) req.setActingAs(text_of(r.acting_as));
+  if (!r.via.empty()) req.setVia(text_of(r.via));
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::status: req.setStatus(); break;
@@ -71,8 +71,9 @@ Result<ClientRequest> decode_request(std::string_view body) {
   Status s = read_message<schema::ClientRequest>(body, [&](schema::ClientRequest::Reader req) {
     out.request_id = req.getRequestId();
     out.protocol_version = req.getProtocolVersion();
-    out.acting_as = req.getActingAs();
-    out.via = req.getVia();
+    // By length, as every text: a NUL inside does not cut the name to another client's.
+    out.acting_as = string_of(req.getActingAs());
+    out.via = string_of(req.getVia());
     switch (req.which()) {
       case schema::ClientRequest::PING: out.kind = ClientRequest::Kind::ping; break;
       case schema::ClientRequest::STATUS: out.kind = ClientRequest::Kind::status; break;
