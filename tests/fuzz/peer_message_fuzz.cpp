@@ -67,6 +67,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string encoded = encode_peer_message(*m);
   bool again_oversized = false;
   auto again = decode_peer_message(encoded, &again_oversized);
+  // A hello within the limit may hold its texts once for two fields (two pointers to the same
+  // bytes); written out, each has its own copy and may pass the limit.
+  if (!again.ok() && again_oversized && m->kind == PeerMessage::Kind::hello) return 0;
   FUZZ_CHECK(again.ok(), "a decoded message, encoded again, does not decode: " + again.status().message());
   FUZZ_CHECK(encode_peer_message(*again) == encoded, "decode(encode(message)) is not the message");
   return 0;
