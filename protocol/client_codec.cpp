@@ -68,6 +68,12 @@ std::string encode_request(const ClientRequest& r) {
 
 Result<ClientRequest> decode_request(std::string_view body) {
   ClientRequest out;
+  // A well-formed request is read once: the reader visits about as many words as it holds. The
+  // bound matters for lists of zero-sized elements, which claim elements without bytes: each
+  // element counts one word, so a request of a few hundred bytes cannot decode into millions
+  // of facts or vector values.
+  capnp::ReaderOptions bounds = default_reader_options();
+  bounds.traversalLimitInWords = 2 * (body.size() / sizeof(capnp::word)) + 64;
   Status s = read_message<schema::ClientRequest>(body, [&](schema::ClientRequest::Reader req) {
     out.request_id = req.getRequestId();
     out.protocol_version = req.getProtocolVersion();
@@ -123,7 +129,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
-  });
+  }, bounds);
   if (!s.ok()) return s;
   return out;
 }

@@ -7,6 +7,7 @@
 // Invariants checked, beyond "no crash, no sanitizer report":
 // - a request that decodes encodes back to a body that decodes to the same request:
 //   encode(decode(encode(req))) is encode(req), byte for byte;
+// - what it decodes into is at most a bounded multiple of its size (no amplification);
 // - the identity it acts as (actingAs) and the front end it came through (via) are the whole
 //   texts the message holds, not cut at a NUL;
 // - the checks the node runs next (validate_memory, validate_recall, validate_list,
@@ -66,6 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_whole_texts(body, *req);
   check_node_validation(*req);
   const std::string encoded = encode_request(*req);
+  // What a request decodes into is bounded by its size: a few hundred bytes never become
+  // megabytes of facts or vector values (the node counts a request's bytes, not what it decodes to).
+  FUZZ_CHECK(encoded.size() <= 16 * body.size() + 8192, "a request of " + std::to_string(body.size()) +
+                                                            " bytes decodes into one of " + std::to_string(encoded.size()));
   auto again = decode_request(encoded);
   FUZZ_CHECK(again.ok(), "a decoded request, encoded again, does not decode: " + again.status().message());
   FUZZ_CHECK(encode_request(*again) == encoded, "decode(encode(request)) is not the request");
