@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev                            # JSON lines of import and recall --batch
   libcpp-httplib-dev                            # the HTTP/JSON API ([http]; HTTPS through libssl-dev)
   catch2                                        # tests
+  clang libclang-rt-14-dev                      # tests/fuzz: libFuzzer targets (clang's runtime holds libFuzzer)
   curl openssl                                  # tests: the HTTP API's documented examples, a TLS certificate
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev

@@ -5,6 +5,7 @@
 #include <capnp/blob.h>
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <kj/array.h>
 #include <kj/exception.h>
 
 #include <cstdint>
@@ -36,7 +37,7 @@ namespace detail {
 // not keep megabytes after one large message.
 struct MessageScratch {
   static constexpr size_t kMaxWords = 32 * 1024;  // 256 KiB
-  std::vector<capnp::word> words;
+  kj::Array<capnp::word> words;  // capnp::word cannot be copied, so not a std::vector (clang refuses one)
   bool busy = false;
 };
 // Holds the scratch while a message is read from it.
@@ -76,9 +77,9 @@ Status read_message(std::string_view bytes, Fn&& fn, const capnp::ReaderOptions&
   if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
     words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()), n);
   } else if (!scratch.busy && n <= detail::MessageScratch::kMaxWords) {
-    if (scratch.words.size() < n) scratch.words.resize(n);
-    std::memcpy(scratch.words.data(), bytes.data(), bytes.size());
-    words = kj::arrayPtr(scratch.words.data(), n);
+    if (scratch.words.size() < n) scratch.words = kj::heapArray<capnp::word>(n);  // grows; contents are scratch
+    std::memcpy(scratch.words.begin(), bytes.data(), bytes.size());
+    words = kj::arrayPtr(scratch.words.begin(), n);
     scratch.busy = true;
     claim.held = &scratch;
   } else {

@@ -29,8 +29,8 @@ std::string encode_request(const ClientRequest& r) {
   auto req = mb.initRoot<schema::ClientRequest>();
   req.setRequestId(r.request_id);
   req.setProtocolVersion(r.protocol_version);
-  if (!r.acting_as.empty()) req.setActingAs(r.acting_as);
-  if (!r.via.empty()) req.setVia(r.via);
+  if (!r.acting_as.empty()) req.setActingAs(text_of(r.acting_as));
+  if (!r.via.empty()) req.setVia(text_of(r.via));
   switch (r.kind) {
     case ClientRequest::Kind::ping: req.setPing(); break;
     case ClientRequest::Kind::status: req.setStatus(); break;
@@ -68,11 +68,18 @@ std::string encode_request(const ClientRequest& r) {
 
 Result<ClientRequest> decode_request(std::string_view body) {
   ClientRequest out;
+  // A well-formed request is read once: the reader visits about as many words as it holds. The
+  // bound matters for lists of zero-sized elements, which claim elements without bytes: each
+  // element counts one word, so a request of a few hundred bytes cannot decode into millions
+  // of facts or vector values.
+  capnp::ReaderOptions bounds = default_reader_options();
+  bounds.traversalLimitInWords = 2 * (body.size() / sizeof(capnp::word)) + 64;
   Status s = read_message<schema::ClientRequest>(body, [&](schema::ClientRequest::Reader req) {
     out.request_id = req.getRequestId();
     out.protocol_version = req.getProtocolVersion();
-    out.acting_as = req.getActingAs();
-    out.via = req.getVia();
+    // By length, as every text: a NUL inside does not cut the name to another client's.
+    out.acting_as = string_of(req.getActingAs());
+    out.via = string_of(req.getVia());
     switch (req.which()) {
       case schema::ClientRequest::PING: out.kind = ClientRequest::Kind::ping; break;
       case schema::ClientRequest::STATUS: out.kind = ClientRequest::Kind::status; break;
@@ -122,7 +129,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
       default: return Status::InvalidArgument("unknown request type");
     }
     return Status::Ok();
-  });
+  }, bounds);
   if (!s.ok()) return s;
   return out;
 }

@@ -65,10 +65,10 @@ std::string encode_peer_message(const PeerMessage& m) {
   switch (m.kind) {
     case PeerMessage::Kind::hello: {
       auto h = root.initHello();
-      h.setCluster(m.hello.cluster);
+      h.setCluster(text_of(m.hello.cluster));
       h.setInstance(m.hello.instance.value);
       h.setProtocolVersion(m.hello.protocol_version);
-      h.setVectorSpace(m.hello.vector_space);
+      h.setVectorSpace(text_of(m.hello.vector_space));
       h.setAcksWanted(m.hello.acks_wanted);
       break;
     }
@@ -123,10 +123,11 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized)
                                           std::to_string(kMaxHelloBytes));
         auto h = root.getHello();
         m.kind = PeerMessage::Kind::hello;
-        m.hello.cluster = h.getCluster().cStr();
+        // By length, as every text: a NUL inside does not cut the cluster id to one that matches.
+        m.hello.cluster = string_of(h.getCluster());
         m.hello.instance = InstanceId(h.getInstance());
         m.hello.protocol_version = h.getProtocolVersion();
-        m.hello.vector_space = h.getVectorSpace().cStr();
+        m.hello.vector_space = string_of(h.getVectorSpace());
         m.hello.acks_wanted = h.getAcksWanted();
         return Status::Ok();
       }

@@ -323,3 +323,31 @@ TEST_CASE("a chunk of more than 32 MiB is refused as oversized, and garbage as m
   CHECK_FALSE(junk.ok());
   CHECK_FALSE(oversized);
 }
+
+TEST_CASE("a hello whose cluster id or vector space holds a NUL keeps the whole text so that it matches no id cut at the NUL") {
+  // Found by tests/fuzz/peer_message_fuzz.cpp: the texts were read up to their first NUL, so a
+  // hello naming cluster "prod\0other" was taken for one from cluster "prod".
+  const std::string cluster("prod\0other", 10);
+  const std::string space("vasana-hash-v1/384/1\0x", 22);
+  capnp::MallocMessageBuilder mb;
+  auto hello = mb.initRoot<schema::PeerMessage>().initHello();
+  hello.setCluster(text_of(cluster));
+  hello.setVectorSpace(text_of(space));
+  hello.setProtocolVersion(kPeerProtocolVersion);
+  auto d = decode_peer_message(message_bytes(mb));
+  REQUIRE(d.ok());
+  CHECK(d->hello.cluster == cluster);
+  CHECK(d->hello.cluster != "prod");
+  CHECK(d->hello.vector_space == space);
+  // And it goes back on the wire whole.
+  auto again = decode_peer_message(encode_peer_message(*d));
+  REQUIRE(again.ok());
+  CHECK(again->hello.cluster == cluster);
+  CHECK(again->hello.vector_space == space);
+
+  // Positive control: an id without a NUL reads as it was sent.
+  hello.setCluster("prod");
+  auto plain = decode_peer_message(message_bytes(mb));
+  REQUIRE(plain.ok());
+  CHECK(plain->hello.cluster == "prod");
+}
