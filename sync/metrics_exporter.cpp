@@ -154,16 +154,6 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                             "(does not decode), oversized (past a per-kind limit); the connection was dropped.",
                             MetricType::Counter);
   for (const auto& [reason, count] : s.bad_messages) add(bad, {{"reason", reason}}, static_cast<double>(count));
-  MetricFamily connections = family(
-      "vasana_peer_connection_failures_total",
-      "Peer link connections that failed since the process started, by peer, side (session: this node "
-      "connected; port: the peer connected here) and reason: handshake-protocol, handshake-auth, "
-      "handshake-no-detail (the handshake failed), message-corrupt (a message failed CURVE's checks: bytes "
-      "altered on the way), timed-out (given up by the session: silent for peer_timeout), dropped (ended "
-      "after the handshake).",
-      MetricType::Counter);
-  for (const ConnectionFailure& f : s.connection_failures)
-    add(connections, {{"peer", f.peer}, {"side", f.side}, {"reason", f.reason}}, static_cast<double>(f.count));
 
   MetricFamily own_state = family("vasana_own_writer_state",
                                   "1 for the state this node's own writer is in, 0 for the others: writable; failed "
@@ -216,8 +206,7 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &embed_pending, &embed_failed, &embed_dropped, &embed_vectors,
                           &embed_requests, &embed_skipped, &denied, &own_state, &io_failures, &read_only,
                           &problems, &holds, &copy_failures, &integrity, &digest, &up, &heard, &lag_ops, &lag_s,
-                          &received, &refused_chunks, &refused, &handshakes, &bad,
-                          &connections}) {
+                          &received, &refused_chunks, &refused, &handshakes, &bad}) {
     out.push_back(std::move(*f));
   }
   out.push_back(build_info_family());

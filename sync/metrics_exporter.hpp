@@ -28,8 +28,6 @@
 //   vasana_peer_refused_total{reason}               counter  peers refused at hello or on a link
 //   vasana_peer_handshake_failures_total{reason}    counter  failed handshakes on the peer port
 //   vasana_peer_bad_messages_total{reason}          counter  peer messages refused as malformed/oversized
-//   vasana_peer_connection_failures_total{peer,side,reason}
-//                                                   counter  failed peer link connections (sync/link_failures.hpp)
 //   vasana_writer_read_only                         gauge    1 while the own writer refuses writes
 //   vasana_integrity_failures_total{kind}           counter  integrity failures by kind (NodeStatus)
 //   vasana_state_digest                             gauge    the state digest's first 52 bits, as a number

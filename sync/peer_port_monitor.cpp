@@ -13,16 +13,15 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "sync/link_failures.hpp"
 #include "sync/log_limiter.hpp"
 
 namespace vasana {
 
 namespace {
 
-// Not ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: see the header.
 constexpr int kEvents = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
-                        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+                        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
 
 // "127.0.0.1:51330", "[::1]:51330"; "" when fd is no connected socket (any more).
 std::string remote_address(int fd) {
@@ -49,6 +48,21 @@ std::string host_of(const std::string& address) {
   return colon == std::string::npos ? address : address.substr(0, colon);
 }
 
+std::string protocol_error_text(uint32_t code) {
+  switch (code) {
+    case ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH: return "security mechanism mismatch (not CURVE)";
+    case ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC: return "CURVE cryptographic error (wrong server key?)";
+    case ZMQ_PROTOCOL_ERROR_ZMTP_UNEXPECTED_COMMAND: return "unexpected ZMTP command";
+    case ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_SEQUENCE: return "invalid ZMTP sequence";
+    case ZMQ_PROTOCOL_ERROR_ZMTP_KEY_EXCHANGE: return "CURVE key exchange failed";
+    default: {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "0x%08x", code);
+      return std::string("ZMTP error ") + hex;
+    }
+  }
+}
+
 }  // namespace
 
 struct PeerPortMonitor::Impl {
@@ -56,11 +70,8 @@ struct PeerPortMonitor::Impl {
   LogFn log;
   LogLimiter limiter;
 
-  LinkFailures* links = nullptr;
-
-  mutable std::mutex mutex;  // guards failures, notes
+  mutable std::mutex mutex;  // guards failures
   std::map<std::string, uint64_t> failures;
-  std::map<int, std::string> notes;  // peer by file descriptor, from note_peer
 
   // The rest belongs to the monitor's thread.
   struct Outcome {
@@ -127,35 +138,12 @@ struct PeerPortMonitor::Impl {
     unmatched.push_back(std::move(o));
     match_unmatched();
   }
-  std::string take_note(int fd) {
-    std::lock_guard<std::mutex> g(mutex);
-    auto it = notes.find(fd);
-    if (it == notes.end()) return "";
-    std::string peer = std::move(it->second);
-    notes.erase(it);
-    return peer;
-  }
-  void dropped(const std::string& peer) {
-    if (links) links->add(peer.empty() ? "unknown" : peer, "port", "dropped");
-  }
-
   void on_disconnected(int fd) {
-    const std::string peer = take_note(fd);
     auto it = connections.find(fd);
-    if (it == connections.end()) {
-      if (!peer.empty()) dropped(peer);  // its ACCEPTED came before this thread started reading
-      return;
-    }
+    if (it == connections.end()) return;
     Connection c = it->second;
     connections.erase(it);
-    if (c.in_handshake && !peer.empty()) {
-      // Messages came: its handshake succeeded, and that outcome is still unmatched.
-      auto ok = std::find_if(unmatched.begin(), unmatched.end(), [](const Outcome& o) { return o.ok; });
-      if (ok != unmatched.end()) unmatched.erase(ok);
-      dropped(peer);
-    } else if (!c.in_handshake) {
-      dropped(peer);
-    } else {
+    if (c.in_handshake) {
       // A failure ends its connection at once; a success keeps it open. So the first unmatched
       // failure is most likely this one's; with none, it succeeded only if every connection
       // still in its handshake did.
@@ -164,10 +152,9 @@ struct PeerPortMonitor::Impl {
         report(c.address, *failed);
         unmatched.erase(failed);
       } else if (!unmatched.empty() && unmatched.size() >= in_handshake() + 1) {
-        unmatched.pop_front();  // a success: it was established
-        dropped("");
+        unmatched.pop_front();
       } else {
-        Outcome o{false, "protocol", "closed in the handshake: not ZMTP 3 with CURVE, or a CURVE handshake that did not verify"};
+        Outcome o{false, "protocol", "closed by the node without a handshake: not ZMTP 3"};
         count(o.reason);
         report(c.address, o);
       }
@@ -177,13 +164,12 @@ struct PeerPortMonitor::Impl {
 };
 
 Result<std::unique_ptr<PeerPortMonitor>> PeerPortMonitor::start(zmq::context_t& ctx, zmq::socket_t& router,
-                                                                LogFn log, LinkFailures* links) {
+                                                                LogFn log) {
   static std::atomic<uint64_t> next{0};
   const std::string endpoint = "inproc://vasana.peer-port-monitor." + std::to_string(next.fetch_add(1));
   std::unique_ptr<PeerPortMonitor> m(new PeerPortMonitor());
   m->impl_ = std::make_unique<Impl>();
   m->impl_->log = std::move(log);
-  m->impl_->links = links;
   if (zmq_socket_monitor(router.handle(), endpoint.c_str(), kEvents) != 0)
     return Status::IoError(std::string("cannot monitor the peer port: ") + zmq_strerror(zmq_errno()));
   try {
@@ -209,11 +195,6 @@ std::map<std::string, uint64_t> PeerPortMonitor::failures() const {
   return impl_->failures;
 }
 
-void PeerPortMonitor::note_peer(int fd, const std::string& peer) {
-  std::lock_guard<std::mutex> g(impl_->mutex);
-  impl_->notes[fd] = peer;
-}
-
 void PeerPortMonitor::run() {
   pthread_setname_np(pthread_self(), "vasana.peermon");
   Impl& i = *impl_;
@@ -234,6 +215,7 @@ void PeerPortMonitor::run() {
       case ZMQ_EVENT_ACCEPTED: i.on_accepted(int(value)); break;
       case ZMQ_EVENT_DISCONNECTED: i.on_disconnected(int(value)); break;
       case ZMQ_EVENT_HANDSHAKE_SUCCEEDED: i.on_outcome({true, "", ""}); break;
+      case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: i.on_outcome({false, "protocol", protocol_error_text(value)}); break;
       case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
         i.on_outcome({false, "auth", "the key is not allowed (ZAP status " + std::to_string(value) + ")"});
         break;

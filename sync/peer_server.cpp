@@ -97,13 +97,6 @@ struct PeerServer::Impl {
   RefuseFn refuse;
   BadMessageFn bad;
   std::unique_ptr<PeerPortMonitor> monitor;
-  std::map<std::string, std::string> peer_by_key;  // Z85 public key -> configured address
-  // The peer label (sync/link_failures.hpp) of a message's sender key.
-  std::string peer_label(const std::string& key) const {
-    if (key.empty()) return "unknown";
-    auto it = peer_by_key.find(key);
-    return it != peer_by_key.end() ? it->second : "key:" + key;
-  }
   LogLimiter limiter;  // lines a remote party causes: one a minute per address
   // Connections (routing ids) that sent a message this node could not take: ignored until then.
   std::map<std::string, Clock::time_point> muted;
@@ -249,7 +242,7 @@ void PeerServer::Impl::own_moved(const StreamHead& head) {
 
 Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                       DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                      RefuseFn refuse, BadMessageFn bad, LinkFailures* failures) {
+                                                      RefuseFn refuse, BadMessageFn bad) {
   const size_t hello_bytes = encode_peer_message(peer_hello(ours)).size();
   if (hello_bytes > kMaxHelloBytes)
     return Status::InvalidArgument("sync.cluster '" + ours.cluster + "' with vector space " + ours.vector_space +
@@ -267,7 +260,6 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
   i.ack = std::move(ack);
   i.refuse = std::move(refuse);
   i.bad = bad ? std::move(bad) : [](const std::string&) {};
-  for (const PeerConfig& p : i.options.peers) i.peer_by_key.emplace(p.public_key, p.address);
   try {
     i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::router);
     i.socket->set(zmq::sockopt::maxmsgsize, kMaxServerMessageBytes);
@@ -279,7 +271,7 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
     i.socket->set(zmq::sockopt::sndhwm, 1000);
     i.socket->set(zmq::sockopt::rcvhwm, 1000);
     if (options.listen.find("://[") != std::string::npos) i.socket->set(zmq::sockopt::ipv6, 1);
-    auto monitor = PeerPortMonitor::start(ctx, *i.socket, i.log, failures);
+    auto monitor = PeerPortMonitor::start(ctx, *i.socket, i.log);
     if (!monitor.ok()) return monitor.status();
     i.monitor = std::move(monitor.value());
     i.socket->bind(options.listen);
@@ -408,7 +400,6 @@ void PeerServer::run() {
     for (int n = 0; n < 256; ++n) {
       auto got = receive_peer(sock, /*router=*/true);
       if (!got) break;
-      if (got->fd >= 0 && i.monitor) i.monitor->note_peer(got->fd, i.peer_label(got->user_id));
       if (!i.muted.empty()) {
         auto m = i.muted.find(got->routing_id);
         if (m != i.muted.end()) {

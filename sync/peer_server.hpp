@@ -31,9 +31,7 @@
 // forgotten and ignored for kBadPeerMute (a ROUTER cannot close one connection; a vasana session
 // drops its socket and reconnects on that refusal). An advert names at most kMaxAdvertHeads
 // writers: this node's own first. Failed handshakes on the port are counted and logged by a
-// PeerPortMonitor (sync/peer_port_monitor.hpp), which also counts connections dropped after
-// their handshake per peer (side "port" of sync/link_failures.hpp): this thread tells it which
-// peer each connection is, from the key of the messages it takes.
+// PeerPortMonitor (sync/peer_port_monitor.hpp).
 //
 // Threading: start() spawns the thread; the destructor stops and joins it (within ~100 ms).
 // The socket is used by that thread and by the live tail's pushing thread, under one mutex
@@ -61,8 +59,6 @@ class context_t;
 
 namespace vasana {
 
-class LinkFailures;
-
 class PeerServer {
  public:
   using LogFn = std::function<void(const std::string&)>;
@@ -76,12 +72,10 @@ class PeerServer {
 
   // Binds options.listen as a CURVE server with secret_key. The ZAP handler of ctx must be
   // running already. IoError when the bind fails; InvalidArgument when ours does not fit a hello
-  // (kMaxHelloBytes: the cluster id and vector space id are too long). failures (may be null)
-  // must outlive the server.
+  // (kMaxHelloBytes: the cluster id and vector space id are too long).
   static Result<std::unique_ptr<PeerServer>> start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                    DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                   RefuseFn refuse, BadMessageFn bad = nullptr,
-                                                   LinkFailures* failures = nullptr);
+                                                   RefuseFn refuse, BadMessageFn bad = nullptr);
   ~PeerServer();
 
   std::string endpoint() const { return endpoint_; }  // as bound (the port when it was 0)

@@ -7,11 +7,9 @@
 #include <tuple>
 
 #include "store/hybrid_clock.hpp"
-#include "sync/link_failures.hpp"
 #include "sync/log_limiter.hpp"
 #include "sync/peer_limits.hpp"
 #include "sync/peer_wire.hpp"
-#include "sync/session_monitor.hpp"
 
 namespace vasana {
 
@@ -48,8 +46,6 @@ struct PeerSession::Impl {
   zmq::context_t* ctx = nullptr;
   std::string public_key;  // this node's
   std::unique_ptr<zmq::socket_t> socket;
-  std::unique_ptr<SessionMonitor> monitor;  // of socket (destroyed before it)
-  LinkFailures* failures = nullptr;         // may be null
   MirrorSet* mirrors = nullptr;
   const StreamHeads* heads = nullptr;
   LogFn log;
@@ -57,12 +53,8 @@ struct PeerSession::Impl {
   BadMessageFn bad;
   LogLimiter limiter;  // lines the peer's bad messages cause: one a minute
 
-  // A new DEALER connected to the peer, with its monitor (the old one, if any, is closed: its
-  // queue dropped, its monitor stopped first so its closing counts as no failure).
+  // A new DEALER connected to the peer (the old one, if any, is closed: its queue dropped).
   Status open_socket();
-  // Counts and logs the connection failures the monitor read; true when the connection stopped
-  // reading (a message failed CURVE's checks) and the socket must be replaced.
-  bool take_failures();
 
   mutable std::mutex mutex;  // guards what status() reads
   bool up = false;
@@ -90,35 +82,19 @@ Status PeerSession::Impl::open_socket() {
     // Queue nothing for a peer that is not connected: hello is repeated until it answers.
     s->set(zmq::sockopt::immediate, 1);
     if (peer.address.find("://[") != std::string::npos) s->set(zmq::sockopt::ipv6, 1);
-    auto watch = SessionMonitor::attach(*ctx, *s);
-    if (!watch.ok()) return Status::IoError("peer " + peer.address + ": " + watch.status().message());
     s->connect(peer.address);
-    monitor.reset();
     socket = std::move(s);
-    monitor = std::move(watch.value());
   } catch (const zmq::error_t& e) {
     return Status::InvalidArgument("peer " + peer.address + ": " + e.what());
   }
   return Status::Ok();
 }
 
-bool PeerSession::Impl::take_failures() {
-  bool stopped = false;
-  for (const SessionMonitor::Failure& f : monitor->drain()) {
-    if (failures) failures->add(peer.address, "session", f.reason);
-    if (auto line = limiter.admit("link " + f.reason,
-                                  "peer " + peer.address + ": connection failed (" + f.reason + "): " + f.detail))
-      log(*line);
-    stopped = stopped || f.reason == "message-corrupt";
-  }
-  return stopped;
-}
-
 Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uint64_t id, PeerConfig peer,
                                                         const SyncOptions& options, PeerHello ours,
                                                         const std::string& public_key, MirrorSet* mirrors,
                                                         const StreamHeads* heads, LogFn log, RefuseFn refuse,
-                                                        BadMessageFn bad, LinkFailures* failures) {
+                                                        BadMessageFn bad) {
   const size_t hello_bytes = encode_peer_message(peer_hello(ours)).size();
   if (hello_bytes > kMaxHelloBytes)
     return Status::InvalidArgument("sync.cluster '" + ours.cluster + "' with vector space " + ours.vector_space +
@@ -138,7 +114,6 @@ Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uin
   i.log = std::move(log);
   i.refuse = std::move(refuse);
   i.bad = bad ? std::move(bad) : [](const std::string&) {};
-  i.failures = failures;
   if (Status st = i.open_socket(); !st.ok()) return st;
   s->thread_ = std::thread([p = s.get()] { p->run(); });
   return s;
@@ -261,13 +236,9 @@ void PeerSession::run() {
   auto reconnect = [&](const std::string& key, const std::string& why) {
     if (auto line = i.limiter.admit(key, "peer " + i.peer.address + ": " + why + "; reconnecting"))
       i.log(*line);
-    // A connection given up for silence: the peer hung, or its bytes stopped making sense to
-    // libzmq (a garbled frame length leaves it waiting for a frame that never ends).
-    if (i.failures && (key == "silent" || key == "unanswered")) i.failures->add(i.peer.address, "session", "timed-out");
     established = false;
     set_up(false);
     i.mirrors->release(i.id);
-    i.take_failures();  // what the old socket's monitor has not told yet
     Status st = i.open_socket();
     if (!st.ok()) i.log("peer " + i.peer.address + ": cannot make a new socket, keeping the old one: " + st.message());
     sock = i.socket.get();
@@ -301,19 +272,14 @@ void PeerSession::run() {
       }
     }
     zmq::pollitem_t items[] = {{static_cast<void*>(*sock), 0, ZMQ_POLLIN, 0},
-                               {nullptr, head_moved, ZMQ_POLLIN, 0},
-                               {i.monitor->pollable(), 0, ZMQ_POLLIN, 0}};
+                               {nullptr, head_moved, ZMQ_POLLIN, 0}};
     auto wait = std::chrono::milliseconds(100);
     if (!established)
       wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_hello - Clock::now()),
                         std::chrono::milliseconds(0), wait);
     try {
-      zmq::poll(items, 3, wait);
+      zmq::poll(items, 2, wait);
     } catch (const zmq::error_t&) {
-      continue;
-    }
-    if ((items[2].revents & ZMQ_POLLIN) && i.take_failures()) {
-      reconnect("corrupt", "a message failed CURVE's checks (bytes altered on the way) and libzmq stopped reading");
       continue;
     }
     if (items[1].revents & ZMQ_POLLIN) {

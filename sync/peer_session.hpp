@@ -16,10 +16,6 @@
 // drops the connection and reconnects); a message that does not decode or exceeds a per-kind
 // limit is counted (bad-message callback), logged (at most once a minute per peer), and the
 // socket is replaced. So is it when the peer refuses this node's message as bad.
-// Connection failures (a handshake that failed, a message that failed CURVE's checks, an
-// established connection dropped) are read from the socket's monitor (sync/session_monitor.hpp),
-// counted and logged (at most once a minute per reason); a message that failed CURVE's checks
-// leaves libzmq's connection unread, so the socket is replaced at once.
 //
 // Threading: start() spawns the thread; the destructor stops and joins it. status() may be
 // called from any thread.
@@ -45,8 +41,6 @@ class context_t;
 
 namespace vasana {
 
-class LinkFailures;
-
 class PeerSession {
  public:
   using LogFn = std::function<void(const std::string&)>;
@@ -54,14 +48,13 @@ class PeerSession {
   // Messages that could not be taken, by reason ("malformed", "oversized").
   using BadMessageFn = std::function<void(const std::string& reason)>;
 
-  // id: unique among this node's sessions (non-zero), used for MirrorSet claims. failures (may
-  // be null; it must outlive the session) counts this link's failed connections, side "session".
+  // id: unique among this node's sessions (non-zero), used for MirrorSet claims.
   // InvalidArgument for a bad peer address, or when ours does not fit a hello (kMaxHelloBytes).
   static Result<std::unique_ptr<PeerSession>> start(zmq::context_t& ctx, uint64_t id, PeerConfig peer,
                                                     const SyncOptions& options, PeerHello ours,
                                                     const std::string& public_key, MirrorSet* mirrors,
                                                     const StreamHeads* heads, LogFn log, RefuseFn refuse,
-                                                    BadMessageFn bad = nullptr, LinkFailures* failures = nullptr);
+                                                    BadMessageFn bad = nullptr);
   ~PeerSession();
 
   // The peer's state and, per writer it advertised, how far this node is behind it.

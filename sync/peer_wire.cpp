@@ -52,7 +52,6 @@ std::optional<ReceivedPeer> receive_peer(zmq::socket_t& s, bool router) {
         r.address = frames[1].gets("Peer-Address");
       } catch (const zmq::error_t&) {
       }
-      r.fd = zmq_msg_get(frames[1].handle(), ZMQ_SRCFD);
     }
   }
   if (count != i + 2 || frames[i].to_string_view() != kPeerTag) {

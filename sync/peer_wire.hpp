@@ -20,7 +20,6 @@ struct ReceivedPeer {
   std::string routing_id;  // ROUTER only
   std::string user_id;     // the sender's CURVE public key (Z85) as ZAP accepted it
   std::string address;     // ROUTER only: the sender's IP address ("Peer-Address"), "" if unknown
-  int fd = -1;             // ROUTER only: its connection's file descriptor (ZMQ_SRCFD), -1 if unknown
   Result<PeerMessage> message = Status::Corruption("nothing received");
   bool oversized = false;  // message failed: past a limit of protocol/peer_codec.hpp
 };

@@ -43,16 +43,6 @@ struct PeerStatus {
   std::vector<WriterLag> writers;
 };
 
-// Connections of peer links that failed since start, for one (peer, side, reason): see
-// sync/link_failures.hpp for what each value means.
-struct ConnectionFailure {
-  std::string peer;    // the peer's configured address; "unknown" when the port could not tell
-  std::string side;    // "session" (this node connected) or "port" (the peer connected here)
-  std::string reason;  // "handshake-protocol", "handshake-auth", "handshake-no-detail", "message-corrupt",
-                       // "timed-out", "dropped"
-  uint64_t count = 0;
-};
-
 struct WriterApplied {
   std::string writer;  // instance id, 16 hex digits
   uint64_t applied_seqno = 0;
@@ -134,9 +124,6 @@ struct NodeStatus {
   // Peer messages that could not be taken, by reason ("malformed", "oversized"), since start:
   // their connections were dropped (sync/peer_limits.hpp).
   std::map<std::string, uint64_t> bad_messages;
-  // Peer link connections that failed since start, by peer, side and reason; only those with a
-  // count above 0, sorted by (peer, side, reason) (sync/link_failures.hpp).
-  std::vector<ConnectionFailure> connection_failures;
   // Integrity failures since start, by kind: "own-segment" (a corrupt segment of the own stream
   // found at start and quarantined), "copy-segment" (another writer's copy that failed
   // verification at start: cut back to its verified prefix and fetched again), "peer-chunk" (a

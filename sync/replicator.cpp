@@ -3,7 +3,6 @@
 #include <zmq.hpp>
 
 #include "sync/curve_keys.hpp"
-#include "sync/link_failures.hpp"
 #include "sync/log_limiter.hpp"
 #include "sync/peer_server.hpp"
 #include "sync/peer_session.hpp"
@@ -16,7 +15,6 @@ struct Replicator::Impl {
   LogFn log;
   // Destruction runs bottom-up: sessions and server (their sockets) before the ZAP handler,
   // and all of them before the context.
-  LinkFailures links;  // outlives the sessions and the server, which count into it
   zmq::context_t ctx{1};
   std::unique_ptr<ZapAllowlist> zap;
   std::unique_ptr<AckGate> gate;
@@ -72,15 +70,14 @@ Result<std::unique_ptr<Replicator>> Replicator::start(const SyncOptions& options
         [gate](InstanceId peer, InstanceId writer, Seqno seqno) {
           if (gate) gate->on_ack(peer, writer, seqno);
         },
-        refuse, bad, &i.links);
+        refuse, bad);
     if (!server.ok()) return server.status();
     i.server = std::move(server.value());
     i.log("sync: serving peers on " + i.server->endpoint() + " (cluster '" + options.cluster + "')");
   }
   uint64_t id = 0;
   for (const auto& p : options.peers) {
-    auto s =
-        PeerSession::start(i.ctx, ++id, p, options, ours, *public_key, mirrors, heads, i.log, refuse, bad, &i.links);
+    auto s = PeerSession::start(i.ctx, ++id, p, options, ours, *public_key, mirrors, heads, i.log, refuse, bad);
     if (!s.ok()) return s.status();
     i.sessions.push_back(std::move(s.value()));
   }
@@ -99,7 +96,6 @@ void Replicator::fill_status(NodeStatus* st) const {
   st->cluster = impl_->options.cluster;
   for (const auto& s : impl_->sessions) st->peers.push_back(s->status());
   if (impl_->server) st->handshake_failures = impl_->server->handshake_failures();
-  st->connection_failures = impl_->links.snapshot();
   std::lock_guard<std::mutex> g(impl_->refused_mutex);
   st->refused = impl_->refused;
   st->bad_messages = impl_->bad_messages;

@@ -189,16 +189,6 @@ std::string status_to_json(const NodeStatus& s) {
   json integrity = json::object();
   for (const auto& [kind, count] : s.integrity_failures) integrity[kind] = count;
   j["integrity_failures"] = std::move(integrity);
-  json handshakes = json::object();
-  for (const auto& [reason, count] : s.handshake_failures) handshakes[reason] = count;
-  j["handshake_failures"] = std::move(handshakes);
-  json bad = json::object();
-  for (const auto& [reason, count] : s.bad_messages) bad[reason] = count;
-  j["bad_messages"] = std::move(bad);
-  json connections = json::array();
-  for (const ConnectionFailure& f : s.connection_failures)
-    connections.push_back({{"peer", f.peer}, {"side", f.side}, {"reason", f.reason}, {"count", f.count}});
-  j["connection_failures"] = std::move(connections);
   // replace: a string that is not valid UTF-8 (an address from a hand-edited configuration)
   // must not make dump() throw.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -347,24 +337,6 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   };
   counts("refused", &s.refused);
   counts("integrity_failures", &s.integrity_failures);
-  // Written by nodes that count peer link failures; older ones leave them out.
-  if (j.contains("handshake_failures")) counts("handshake_failures", &s.handshake_failures);
-  if (j.contains("bad_messages")) counts("bad_messages", &s.bad_messages);
-  if (j.contains("connection_failures"))
-    if (const json* list = top.array("connection_failures")) {
-      const std::string path = top.child("connection_failures");
-      for (size_t i = 0; i < list->size() && failure.ok(); ++i) {
-        const json& e = (*list)[i];
-        if (!element_is_object(e, path, i, &failure)) break;
-        ConnectionFailure f;
-        FieldReader r(e, indexed(path, i), &failure);
-        r.str("peer", &f.peer);
-        r.str("side", &f.side);
-        r.str("reason", &f.reason);
-        r.u64("count", &f.count);
-        s.connection_failures.push_back(std::move(f));
-      }
-    }
 
   if (!failure.ok()) return failure;
   return s;
@@ -438,11 +410,6 @@ std::string status_to_text(const NodeStatus& s) {
   out += "\nrefused peers, by reason\n";
   if (s.refused.empty()) out += "  none\n";
   for (const auto& [reason, count] : s.refused) out += "  " + reason + ": " + std::to_string(count) + "\n";
-
-  out += "\nfailed peer connections, by peer, side and reason\n";
-  if (s.connection_failures.empty()) out += "  none\n";
-  for (const ConnectionFailure& f : s.connection_failures)
-    out += "  " + f.peer + " " + f.side + " " + f.reason + ": " + std::to_string(f.count) + "\n";
   return out;
 }
 

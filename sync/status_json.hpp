@@ -10,18 +10,14 @@
 //               "chunks_received": 5, "chunks_refused": 0,
 //               "writers": [{"writer": "...", "peer_seqno": 9, "applied_seqno": 7,
 //                            "lag_ops": 2, "lag_seconds": 1.5}, ...]}, ...],
-//    "refused": {"cluster id": 1, ...},
-//    "handshake_failures": {"protocol": 1, ...}, "bad_messages": {"malformed": 1, ...},
-//    "connection_failures": [{"peer": "...", "side": "session", "reason": "message-corrupt",
-//                             "count": 2}, ...]}
+//    "refused": {"cluster id": 1, ...}}
 // Counters and seqnos are JSON unsigned integers (exact up to 2^64-1); lag_seconds and
 // last_heard_s are JSON numbers (last_heard_s is -1 for a peer never heard from).
 //
 // Reading (status_from_json) is strict about what this version writes and lenient about the
 // rest: every field above must be present with its type (a missing field, a wrong type or a
 // negative count is InvalidArgument naming the field's path, e.g. "peers[1].writers[0].lag_ops"),
-// and fields it does not know are ignored, so a newer node's JSON still reads. handshake_failures,
-// bad_messages and connection_failures may be absent (a node from before they were written).
+// and fields it does not know are ignored, so a newer node's JSON still reads.
 //
 // Threading: pure functions, no shared state.
 #pragma once
@@ -44,8 +40,7 @@ Result<NodeStatus> status_from_json(std::string_view json);
 
 // The report `vasana status` prints: node, cluster, vector space, memories, digest, each writer's
 // applied seqno, then each peer (address, up/down, instance, last heard, chunks) with one line per
-// writer giving the lag in ops and seconds, then peers refused by reason, then failed peer
-// connections by peer, side and reason. Ends with a newline.
+// writer giving the lag in ops and seconds, then peers refused by reason. Ends with a newline.
 std::string status_to_text(const NodeStatus& s);
 
 }  // namespace vasana

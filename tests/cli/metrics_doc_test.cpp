@@ -32,7 +32,6 @@ NodeStatus full_status() {
   s.refused["unknown key"] = 1;
   s.handshake_failures["auth"] = 1;
   s.bad_messages["malformed"] = 1;
-  s.connection_failures.push_back({"tcp://127.0.0.1:7101", "session", "message-corrupt", 1});
   s.integrity_failures = {{"own-segment", 0}, {"copy-segment", 0}, {"peer-chunk", 1}};
   return s;
 }

@@ -75,7 +75,6 @@ struct Settings {
   int blackhole = -1;  // a LinkDirection, or -1
   std::chrono::milliseconds delay{0};
   double corrupt = 0;
-  int corrupt_only = -1;  // a LinkDirection, or -1: both
 };
 }  // namespace
 
@@ -184,7 +183,7 @@ struct LinkProxy::Impl {
       counters.dropped[d] += buf.size();
       return true;
     }
-    const uint64_t flipped = s.corrupt_only < 0 || s.corrupt_only == d ? corrupt_bytes(buf) : 0;
+    const uint64_t flipped = corrupt_bytes(buf);
     if (flipped > 0) {
       std::lock_guard<std::mutex> g(mutex);
       counters.corrupted[d] += flipped;
@@ -345,17 +344,7 @@ void LinkProxy::delay(std::chrono::milliseconds d) {
   impl_->change([d](Settings& s) { s.delay = d; });
 }
 void LinkProxy::corrupt(double probability) {
-  impl_->change([probability](Settings& s) {
-    s.corrupt = probability;
-    s.corrupt_only = -1;
-  });
-}
-
-void LinkProxy::corrupt(double probability, LinkDirection only) {
-  impl_->change([probability, only](Settings& s) {
-    s.corrupt = probability;
-    s.corrupt_only = int(only);
-  });
+  impl_->change([probability](Settings& s) { s.corrupt = probability; });
 }
 
 LinkCounters LinkProxy::counters() const {

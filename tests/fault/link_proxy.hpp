@@ -19,8 +19,7 @@
 //   delay(ms)      holds every byte ms milliseconds before forwarding it (both directions,
 //                  order kept).
 //   corrupt(p)     flips each forwarded byte with probability p (XOR with a random non-zero
-//                  value), drawn from the seeded generator: p = 0 turns it off. corrupt(p, d)
-//                  flips bytes going direction d only.
+//                  value), drawn from the seeded generator: p = 0 turns it off.
 // A setting takes effect for every byte read after the call returns; cut() has closed every
 // connection when it returns.
 //
@@ -70,7 +69,6 @@ class LinkProxy {
   void blackhole(LinkDirection d);
   void delay(std::chrono::milliseconds d);
   void corrupt(double probability);
-  void corrupt(double probability, LinkDirection only);
 
   LinkCounters counters() const;
   // Connections open now.

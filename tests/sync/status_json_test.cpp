@@ -41,11 +41,6 @@ NodeStatus sample_status() {
   s.peers = {up, down};
   s.refused = {{"cluster id", 2}, {"unknown key", 1}};
   s.integrity_failures = {{"copy-segment", 0}, {"own-segment", 0}, {"peer-chunk", 1}};
-  s.handshake_failures = {{"no-detail", 2}, {"protocol", 5}};
-  s.bad_messages = {{"malformed", 1}};
-  s.connection_failures = {{"tcp://127.0.0.1:7101", "port", "dropped", 3},
-                           {"tcp://127.0.0.1:7101", "session", "message-corrupt", 4},
-                           {"unknown", "port", "dropped", 1}};
   return s;
 }
 
@@ -97,15 +92,6 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
   }
   REQUIRE(a.refused == b.refused);
   REQUIRE(a.integrity_failures == b.integrity_failures);
-  REQUIRE(a.handshake_failures == b.handshake_failures);
-  REQUIRE(a.bad_messages == b.bad_messages);
-  REQUIRE(a.connection_failures.size() == b.connection_failures.size());
-  for (size_t i = 0; i < a.connection_failures.size(); ++i) {
-    REQUIRE(a.connection_failures[i].peer == b.connection_failures[i].peer);
-    REQUIRE(a.connection_failures[i].side == b.connection_failures[i].side);
-    REQUIRE(a.connection_failures[i].reason == b.connection_failures[i].reason);
-    REQUIRE(a.connection_failures[i].count == b.connection_failures[i].count);
-  }
 }
 
 void require_refused(const std::string& json, const std::string& fragment) {
@@ -129,8 +115,7 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
                            "\"up\"", "\"last_heard_s\"", "\"integrity_failures\"", "\"chunks_received\"", "\"chunks_refused\"",
                            "\"peer_seqno\"", "\"applied_seqno\"", "\"lag_ops\"", "\"lag_seconds\"", "\"own\"",
                            "\"writer\"", "\"own_writer\"", "\"state\"", "\"reason\"", "\"io_failures\"",
-                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\"", "\"client_replies_dropped\"",
-                           "\"handshake_failures\"", "\"bad_messages\"", "\"connection_failures\"", "\"side\"", "\"count\""}) {
+                           "\"problems\"", "\"problem\"", "\"seqno\"", "\"detail\"", "\"clock_holds\"", "\"copy_failures\"", "\"client_replies_dropped\""}) {
     REQUIRE(json.find(name) != std::string::npos);
   }
   REQUIRE(json.find("\"applied_remote_ops\":18446744073709551615") != std::string::npos);
@@ -151,17 +136,6 @@ TEST_CASE("status JSON round trips every field, with the struct's field names", 
   Result<NodeStatus> n = status_from_json(newer);
   REQUIRE(n.ok());
   require_equal(*n, s);
-
-  // A node from before the peer link failure counts wrote none of them (they come last): its
-  // JSON still reads, with none.
-  const size_t cut = json.find(",\"handshake_failures\"");
-  REQUIRE(cut != std::string::npos);
-  Result<NodeStatus> older = status_from_json(json.substr(0, cut) + "}");
-  REQUIRE(older.ok());
-  REQUIRE(older->connection_failures.empty());
-  REQUIRE(older->handshake_failures.empty());
-  REQUIRE(older->bad_messages.empty());
-  REQUIRE(older->integrity_failures == s.integrity_failures);
 }
 
 TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]") {
@@ -187,9 +161,6 @@ TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]")
   require_refused(replaced("\"peers\":[", "\"peers\":[7,"), "peers[0]: expected an object");
   require_refused(replaced("\"io_failures\":2", "\"io_failures\":true"), "own_writer.io_failures");
   require_refused(replaced("\"seqno\":41", "\"seqno\":\"41\""), "problems[0].seqno");
-  require_refused(replaced("\"count\":3", "\"count\":-3"), "connection_failures[0].count");
-  require_refused(replaced("\"side\":\"port\"", "\"side\":1"), "connection_failures[0].side");
-  require_refused(replaced("\"protocol\":5", "\"protocol\":\"5\""), "handshake_failures.protocol");
 }
 
 TEST_CASE("the status report shows node, writers, each peer with lag per writer, and refusals", "[status]") {
@@ -209,9 +180,7 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
         "own writer    failed: fdatasync: No space left on device (2 I/O failures since start)\n",
         "writer problems (2; clock-bound holds since start: 3, copy write failures: 4)\n",
         "  00000000000000cc  clock-held at seqno 41: stamped ahead\n",
-        "  00000000000000dd  copy-failed: write: No space left on device\n",
-        "failed peer connections, by peer, side and reason\n  tcp://127.0.0.1:7101 port dropped: 3\n"
-        "  tcp://127.0.0.1:7101 session message-corrupt: 4\n  unknown port dropped: 1\n"}) {
+        "  00000000000000dd  copy-failed: write: No space left on device\n"}) {
     REQUIRE(text.find(expected) != std::string::npos);
   }
 
@@ -219,7 +188,6 @@ TEST_CASE("the status report shows node, writers, each peer with lag per writer,
   INFO(off);
   REQUIRE(off.find("cluster       (none: replication off)\n") != std::string::npos);
   REQUIRE(off.find("peers (0)\n  none configured\n") != std::string::npos);
-  REQUIRE(off.find("failed peer connections, by peer, side and reason\n  none\n") != std::string::npos);
   REQUIRE(off.find("lane backlog  0 (recall sees every applied op)\n") != std::string::npos);
   REQUIRE(off.find("own writer    writable\n") != std::string::npos);
   REQUIRE(off.find("writer problems (0; clock-bound holds since start: 0, copy write failures: 0)\n  none\n") != std::string::npos);
@@ -244,9 +212,6 @@ TEST_CASE("the Prometheus text of a status has every family with its labels and 
            "vasana_peer_chunks_received_total{peer=\"tcp://127.0.0.1:7101\"} 12\n",
            "vasana_peer_chunks_refused_total{peer=\"tcp://127.0.0.1:7101\"} 1\n",
            "vasana_peer_refused_total{reason=\"cluster id\"} 2\n",
-           "# TYPE vasana_peer_connection_failures_total counter\n",
-           "vasana_peer_connection_failures_total{peer=\"tcp://127.0.0.1:7101\",side=\"session\",reason=\"message-corrupt\"} 4\n",
-           "vasana_peer_connection_failures_total{peer=\"unknown\",side=\"port\",reason=\"dropped\"} 1\n",
            "# HELP vasana_replication_lag_seconds Seconds since",
            "vasana_own_writer_state{state=\"failed\"} 1\n",
            "vasana_own_writer_state{state=\"writable\"} 0\n",
