@@ -145,6 +145,11 @@ TEST_CASE("A mesh of 7 split 3/4 takes writes on both sides and converges once h
   REQUIRE(c.await_converged(1 + large.size(), 20s, {3, 4, 5, 6}) == "");
   for (const auto& id : small) CHECK_FALSE(holds(c, 4, id));
   for (const auto& id : large) CHECK_FALSE(holds(c, 1, id));
+  // Each side's sessions reconnect within a few hundred milliseconds and are refused; on a fast
+  // machine the writes above can finish before the first retry, so wait for it (bounded).
+  const auto refused_by = std::chrono::steady_clock::now() + 10s;
+  while (links.total().refused == 0 && std::chrono::steady_clock::now() < refused_by)
+    std::this_thread::sleep_for(50ms);
   CHECK(links.total().refused > 0);
 
   links.heal_all();
