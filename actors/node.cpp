@@ -249,7 +249,10 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
       if (newest < r.ts) newest = r.ts;
     };
   };
-  auto rec = recover_own_stream(dir, impl->identity, replay(impl->identity.instance));
+  // A node with peers or siblings marks its directory before cutting a torn tail: the cut record
+  // may be one they hold (store/stream_repair.hpp), and the mark outlives a kill after the cut.
+  const bool has_sources = !impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty();
+  auto rec = recover_own_stream(dir, impl->identity, replay(impl->identity.instance), has_sources);
   if (!rec.ok()) return rec.status();
   std::vector<std::string> ignored;
   auto writers = list_writer_dirs(dir, &ignored);
@@ -304,18 +307,13 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   // its verified prefix stays in place (the rest goes to quarantine/), and it is fetched into
   // like a copy of another writer until they hold no more of it (actors/own_stream_repair.hpp).
   // So is the stream of a node started from a backup, whose original may have written more.
-  const bool has_sources = !impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty();
   auto restored = restored_from_backup(dir, impl->identity, has_sources, impl->log);
   if (!restored.ok()) return restored.status();
-  // So is a stream whose torn tail recovery cut: a flipped byte in the last durable record reads
-  // the same as a torn write, and peers may hold that record (writing on would reuse its seqno).
-  const bool torn = rec->torn_bytes > 0 && has_sources && rec->writable && !*restored;
-  const bool repair = (!rec->writable || *restored || torn) && has_sources;
-  const std::string read_only_reason =
-      !rec->writable ? rec->read_only_reason
-      : torn ? "a torn tail of " + std::to_string(rec->torn_bytes) + " bytes was cut from the own stream: fetching writer " +
-                   to_hex(impl->identity.instance) + "'s later records from peers"
-             : restored->value_or("");
+  // So is a stream whose torn tail recovery cut (marked RESTORED before the cut, now or before a
+  // kill): a flipped byte in the last durable record reads the same as a torn write, and peers
+  // may hold that record (writing on would reuse its seqno).
+  const bool repair = (!rec->writable || *restored) && has_sources;
+  const std::string read_only_reason = !rec->writable ? rec->read_only_reason : restored->value_or("");
   const std::string repair_why = rec->writable ? read_only_reason : OwnStreamRepair::Context{}.why;
   if (repair) {
     std::vector<std::string> actions;

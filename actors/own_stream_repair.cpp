@@ -44,7 +44,9 @@ Result<std::optional<std::string>> restored_from_backup(const DataDir& dir, cons
   }
   log("restore: " + (*marker)->describe() + "; writer " + own +
       " (own) takes no writes until its later records were fetched from every peer and sibling");
-  return std::optional<std::string>("restored from a backup: fetching writer " + own + "'s later records from peers");
+  const std::string what = (*marker)->reason == RestoreMarker::kTornTail ? "a torn tail was cut from the own stream"
+                                                                          : "restored from a backup";
+  return std::optional<std::string>(what + ": fetching writer " + own + "'s later records from peers");
 }
 
 std::unique_ptr<OwnStreamRepair> OwnStreamRepair::start(Context c) {
@@ -89,7 +91,7 @@ bool OwnStreamRepair::finish() {
     return false;
   }
   // Verified once more as recovery does at start-up: what the log writer continues is on disk.
-  auto rec = recover_own_stream(c_.dir, c_.identity, nullptr);
+  auto rec = recover_own_stream(c_.dir, c_.identity, nullptr, false);
   if (!rec.ok() || !rec->writable) {
     c_.log("repair: writer " + own + " stays read-only: " +
            (rec.ok() ? rec->read_only_reason : rec.status().to_string()));

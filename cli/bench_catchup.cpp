@@ -84,7 +84,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   const uint64_t ms0 = system_wall_ms() - m;
   {
     const int64_t t0 = now_ns();
-    auto rec = recover_own_stream(a.dir, a.id, nullptr);
+    auto rec = recover_own_stream(a.dir, a.id, nullptr, false);
     if (!rec.ok()) return fail(kExitFailed, "bench replication: " + rec.status().message());
     auto w = LogWriter::open(posix_file_system(), a.dir.writer_dir(a.id.instance), a.id.instance, a.id.vector_space,
                              rec->tail, LogWriterOptions{}, system_wall_ms());

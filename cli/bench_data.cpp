@@ -9,7 +9,7 @@
 namespace vasana {
 
 Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n) {
-  auto rec = recover_own_stream(dir, id, nullptr);
+  auto rec = recover_own_stream(dir, id, nullptr, false);
   if (!rec.ok()) return rec.status();
   auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
                            LogWriterOptions{}, system_wall_ms());

@@ -246,7 +246,7 @@ int cmd_bench_recall(const Words& words) {
     auto id = init_data_dir(dir, VectorSpace{});
     if (!id.ok()) return fail(kExitFailed, "bench recall: " + id.status().message());
     {
-      auto rec = recover_own_stream(dir, *id, nullptr);
+      auto rec = recover_own_stream(dir, *id, nullptr, false);
       auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
                                rec->tail, LogWriterOptions{}, system_wall_ms());
       if (!w.ok()) return fail(kExitFailed, "bench recall: " + w.status().message());

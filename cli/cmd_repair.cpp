@@ -9,8 +9,9 @@
 // quarantine/resolved/) when the sources named held everything they had of it, or when
 // --accept-loss says that records no source holds are given up. A directory restored from a
 // backup (store/restore_marker.hpp) is repaired the same way: its RESTORED marker goes when every
-// --from was consulted, or with --accept-loss. Exit 0 when the stream is writable at the end, 1
-// when it is still read-only, 2 on bad usage.
+// --from was consulted, or with --accept-loss. So is a torn tail: the directory is marked before
+// the tail is cut (the cut record may be one that other nodes hold). Exit 0 when the stream is
+// writable at the end, 1 when it is still read-only (or marked), 2 on bad usage.
 #include <cstdio>
 
 #include "cli/cli_common.hpp"
@@ -67,7 +68,9 @@ int cmd_repair(const Words& words) {
   auto lock = DirLock::acquire(dir);
   if (!lock.ok()) return fail(kExitFailed, "repair: " + lock.status().message() + " (stop the node first)");
 
-  auto rec = recover_own_stream(dir, *id, nullptr);
+  // A torn tail is cut only after the directory is marked: the cut record may be one that peers
+  // hold, so the stream is then repaired like a restored one (--from, or --accept-loss).
+  auto rec = recover_own_stream(dir, *id, nullptr, /*mark_torn_cut=*/true);
   if (!rec.ok()) return fail(kExitFailed, "repair: " + rec.status().message());
   std::vector<std::string> actions = rec->actions;
   print_actions(&actions);
@@ -81,7 +84,7 @@ int cmd_repair(const Words& words) {
     return kExitOk;
   }
   if (rec->writable)
-    std::printf("repair: writer %s (own) verifies up to seqno %llu; %s: the original node may have written more\n",
+    std::printf("repair: writer %s (own) verifies up to seqno %llu; %s: other nodes may hold later records\n",
                 writer.c_str(), static_cast<unsigned long long>(rec->scan.last_seqno.value),
                 (*marker)->describe().c_str());
   else

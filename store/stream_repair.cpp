@@ -6,6 +6,7 @@
 #include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/hybrid_clock.hpp"
+#include "store/restore_marker.hpp"
 
 namespace vasana {
 
@@ -54,7 +55,8 @@ Status quarantine_segment(const DataDir& dir, InstanceId instance, const Segment
   return Status::Ok();
 }
 
-Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit) {
+Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit,
+                                    bool mark_torn_cut) {
   const std::string wdir = dir.writer_dir(id.instance);
   std::error_code ec;
   Status made = make_private_dirs(wdir);
@@ -76,6 +78,16 @@ Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, cons
   if (scan.stopped_at && scan.state() == SegmentEnd::torn_tail) {
     const SegmentSummary& seg = scan.segments[*scan.stopped_at];
     rec.torn_bytes = seg.file_bytes - seg.verified_bytes;
+    if (mark_torn_cut) {
+      Status m = mark_torn_tail(dir, scan.last_seqno, system_wall_ms());
+      if (!m.ok())
+        return Status::IoError("cannot write " + restore_marker_path(dir) + " before cutting a torn tail of " +
+                               std::to_string(rec.torn_bytes) + " bytes from " + seg.path +
+                               " (nothing was cut): " + m.message());
+      rec.marked = true;
+      rec.actions.push_back("marked " + restore_marker_path(dir) + " (torn-tail) before the cut: writer " +
+                            to_hex(id.instance) + " takes writes again only once its peers said what they hold of it (or after `vasana repair`)");
+    }
     Status s;
     if (seg.verified_bytes == 0) {
       fs::remove(seg.path, ec);

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "cli/node_client.hpp"
+#include "store/restore_marker.hpp"
+#include "tests/cli/child_process.hpp"
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/history_checker.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -83,6 +85,84 @@ TEST_CASE("a node whose last durable record was damaged on disk fetches it back 
   }
 }
 
+TEST_CASE("a node killed after cutting its torn tail still waits for its peers when it restarts") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(3));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  MemoryId last;
+  for (int k = 0; k < 4; ++k) {
+    auto id = c.remember(0, "alpha", "violet quarry qzr" + std::string(1, char('b' + k)));
+    REQUIRE(id.ok());
+    last = id.value();
+  }
+  REQUIRE(c.await_converged(4, 20s) == "");
+  const std::string marker = restore_marker_path(DataDir{c.node(0).data});
+
+  // The peers are down: node 0 cuts the tail, cannot end its repair, and is killed meanwhile.
+  c.kill(1);
+  c.kill(2);
+  c.kill(0);
+  flip_own_tail(c.node(0).data, to_hex(last.instance));
+  REQUIRE(c.start(0) == "");
+  REQUIRE(c.await_own_state(0, "repairing", 10s) == "");
+  CHECK(std::filesystem::exists(marker));
+  CHECK_FALSE(c.remember(0, "alpha", "refused while repairing qzry").ok());
+  c.kill(0);
+
+  // Restarted with its stream clean (the tail is cut), it still waits: the marker says why.
+  REQUIRE(c.start(0) == "");
+  REQUIRE(c.await_own_state(0, "repairing", 10s) == "");
+  auto st = c.status(0);
+  REQUIRE(st.ok());
+  CHECK(st->own_writer.state == "repairing");
+  CHECK_FALSE(c.remember(0, "alpha", "refused after the restart qzrz").ok());
+
+  // Positive control: once the peers are back, it holds the cut record again and writes after it.
+  REQUIRE(c.start(1) == "");
+  REQUIRE(c.start(2) == "");
+  REQUIRE(c.await_own_state(0, "writable", 30s) == "");
+  CHECK_FALSE(std::filesystem::exists(marker));
+  CHECK(text_of(c, 0, last) == "violet quarry qzre");
+  auto next = c.remember(0, "alpha", "written after the repair qzrw");
+  REQUIRE(next.ok());
+  CHECK(next->seqno.value == last.seqno.value + 1);
+  CHECK(c.await_converged(5, 30s) == "");
+}
+
+TEST_CASE("offline repair of a torn tail marks the directory and needs --from or --accept-loss") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(2));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  MemoryId last;
+  for (int k = 0; k < 3; ++k) {
+    auto id = c.remember(0, "alpha", "amber trellis qzt" + std::string(1, char('b' + k)));
+    REQUIRE(id.ok());
+    last = id.value();
+  }
+  REQUIRE(c.await_converged(3, 20s) == "");
+  c.kill(0);
+  c.kill(1);
+  const std::string d0 = c.node(0).data;
+  const std::string marker = restore_marker_path(DataDir{d0});
+  flip_own_tail(d0, to_hex(last.instance));
+
+  auto held = run_vasana({"repair", "--data", d0}, tmp.path());
+  CAPTURE(held.out, held.err);
+  CHECK(held.status.code == 1);
+  CHECK(held.out.find("a torn tail was cut") != std::string::npos);
+  CHECK(std::filesystem::exists(marker));
+  // Run again (the tail is cut already): still marked, still exit 1.
+  CHECK(run_vasana({"repair", "--data", d0}, tmp.path()).status.code == 1);
+  CHECK(std::filesystem::exists(marker));
+
+  auto lost = run_vasana({"repair", "--data", d0, "--accept-loss"}, tmp.path());
+  CAPTURE(lost.out, lost.err);
+  CHECK(lost.status.code == 0);
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
 TEST_CASE("a node without peers whose own tail is torn cuts it and takes writes at once") {
   TempDir tmp;
   TestCluster c(tmp, {{}});
@@ -97,7 +177,8 @@ TEST_CASE("a node without peers whose own tail is torn cuts it and takes writes 
   c.kill(0);
   flip_own_tail(c.node(0).data, to_hex(last.instance));
   REQUIRE(c.start(0) == "");
-  // Nobody else can hold the cut record: the stream continues from its verified prefix.
+  // Nobody else can hold the cut record: the stream continues from its verified prefix, unmarked.
+  CHECK_FALSE(std::filesystem::exists(restore_marker_path(DataDir{c.node(0).data})));
   auto st = c.status(0);
   REQUIRE(st.ok());
   CHECK(st->own_writer.state == "writable");

@@ -1,5 +1,6 @@
 // The RESTORED marker (store/restore_marker.hpp): written owner-only and read back, a file that
-// cannot be parsed still counts as a marker, a second one is refused, and removing it is idempotent.
+// cannot be parsed still counts as a marker, a second one is refused, removing it is idempotent,
+// and a torn-tail mark never replaces a backup's.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -48,6 +49,35 @@ TEST_CASE("a restore marker that cannot be parsed still marks the directory rest
   REQUIRE(m.ok());
   REQUIRE(m->has_value());
   CHECK((*m)->describe() == "restored from a backup");
+}
+
+TEST_CASE("a torn-tail mark says why, is written owner-only, and leaves a backup's marker as it is") {
+  TempDir tmp;
+  const DataDir dir{tmp.path()};
+  REQUIRE(mark_torn_tail(dir, Seqno(17), 1764646240000).ok());
+  struct stat st {};
+  REQUIRE(::stat(restore_marker_path(dir).c_str(), &st) == 0);
+  CHECK((st.st_mode & 0077) == 0);
+  auto m = read_restore_marker(dir);
+  REQUIRE(m.ok());
+  REQUIRE(m->has_value());
+  CHECK((*m)->reason == RestoreMarker::kTornTail);
+  CHECK((*m)->own_last_seqno == Seqno(17));
+  CHECK((*m)->describe() == "a torn tail was cut from the own stream at 2025-12-02T03:30:40Z (own writer up to seqno 17)");
+  // Marking again (a second cut before the repair ended) keeps the first mark.
+  REQUIRE(mark_torn_tail(dir, Seqno(16), 1764646300000).ok());
+  CHECK((*read_restore_marker(dir))->own_last_seqno == Seqno(17));
+
+  REQUIRE(remove_restore_marker(dir).ok());
+  RestoreMarker backup;
+  backup.source = "/srv/vasana/data";
+  backup.own_last_seqno = Seqno(9);
+  REQUIRE(write_restore_marker(dir, backup).ok());
+  REQUIRE(mark_torn_tail(dir, Seqno(8), 1764646240000).ok());
+  auto kept = read_restore_marker(dir);
+  REQUIRE(kept.ok());
+  CHECK((*kept)->reason == RestoreMarker::kBackup);
+  CHECK((*kept)->own_last_seqno == Seqno(9));
 }
 
 }  // namespace vasana::test

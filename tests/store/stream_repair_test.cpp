@@ -33,7 +33,7 @@ struct Recovered {
 
 Recovered recover(const DataDirFixture& fx) {
   Recovered out;
-  auto r = recover_own_stream(fx.dir, fx.id, [&](const RecordRef& rr) { out.seqnos.push_back(rr.seqno.value); });
+  auto r = recover_own_stream(fx.dir, fx.id, [&](const RecordRef& rr) { out.seqnos.push_back(rr.seqno.value); }, false);
   REQUIRE(r.ok());
   out.rec = std::move(r.value());
   return out;
@@ -126,7 +126,7 @@ TEST_CASE("recovery refuses a segment written in another vector space and names 
   DataDirFixture fx;
   // Positive control: the store's own space starts.
   write_three_segments(fx, fx.id.vector_space);
-  REQUIRE(recover_own_stream(fx.dir, fx.id, nullptr).ok());
+  REQUIRE(recover_own_stream(fx.dir, fx.id, nullptr, false).ok());
 
   clear_dir(fx.wdir);
   VectorSpace other;
@@ -134,7 +134,7 @@ TEST_CASE("recovery refuses a segment written in another vector space and names 
   other.dim = 8;
   REQUIRE(other != fx.id.vector_space);
   write_three_segments(fx, other);
-  auto r = recover_own_stream(fx.dir, fx.id, nullptr);
+  auto r = recover_own_stream(fx.dir, fx.id, nullptr, false);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::incompatible);
   CHECK_THAT(r.status().message(), Catch::Contains(other.id()) && Catch::Contains(fx.id.vector_space.id()));

@@ -2,9 +2,11 @@
 // record (or of its header), and recovery must keep every earlier record and let the writer go on.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "store/restore_marker.hpp"
 #include "store/stream_repair.hpp"
 #include "tests/store/test_support.hpp"
 
@@ -83,7 +85,7 @@ TEST_CASE("a torn tail cut at every byte of the last record recovers every earli
     std::vector<Seen> recovered;
     auto rec = recover_own_stream(fx.dir, fx.id, [&](const RecordRef& r) {
       recovered.push_back(Seen{r.seqno, r.ts, r.op_type, std::string(r.payload), r.hash, r.offset, r.size});
-    });
+    }, false);
     REQUIRE(rec.ok());
     CHECK(rec->writable);
     CHECK(rec->corruptions == 0);
@@ -125,7 +127,7 @@ TEST_CASE("a segment torn while its header was being written is removed and star
     REQUIRE(peer.ok());
     CHECK(peer->state() == (whole ? SegmentEnd::open : SegmentEnd::corrupt));
 
-    auto rec = recover_own_stream(fx.dir, fx.id, nullptr);
+    auto rec = recover_own_stream(fx.dir, fx.id, nullptr, false);
     REQUIRE(rec.ok());
     CHECK(rec->writable);
     CHECK(rec->tail.last_seqno == Seqno(2));
@@ -162,7 +164,7 @@ TEST_CASE("zero bytes after the last record of the own open segment are a torn t
     REQUIRE(peer.ok());
     CHECK(peer->state() == SegmentEnd::corrupt);
 
-    auto rec = recover_own_stream(fx.dir, fx.id, nullptr);
+    auto rec = recover_own_stream(fx.dir, fx.id, nullptr, false);
     REQUIRE(rec.ok());
     CHECK(rec->writable);
     CHECK(rec->torn_bytes == zeros);
@@ -179,4 +181,48 @@ TEST_CASE("zero bytes after the last record of the own open segment are a torn t
   auto own = scan_collect(fx.wdir, fx.id.instance, fx.id.vector_space, true, nullptr);
   REQUIRE(own.ok());
   CHECK(own->state() == SegmentEnd::corrupt);
+}
+
+TEST_CASE("recovery that may cut an acknowledged record marks the directory durably before the cut", "[torn]") {
+  DataDirFixture fx;
+  write_two_segments(fx, 2, 3);
+  const std::string seg1 = read_file(segment_path(fx.wdir, 1));
+  const std::string marker = restore_marker_path(fx.dir);
+  const std::string torn = seg1.substr(0, seg1.size() - 5);
+
+  // Without mark_torn_cut (a node with no peer): cut, unmarked.
+  write_file(segment_path(fx.wdir, 1), torn);
+  auto plain = recover_own_stream(fx.dir, fx.id, nullptr, false);
+  REQUIRE(plain.ok());
+  CHECK(plain->torn_bytes > 0);
+  CHECK_FALSE(plain->marked);
+  CHECK_FALSE(read_restore_marker(fx.dir)->has_value());
+
+  // With it: the marker names the reason and the last record kept, and the tail is cut.
+  write_file(segment_path(fx.wdir, 1), torn);
+  auto marked = recover_own_stream(fx.dir, fx.id, nullptr, true);
+  REQUIRE(marked.ok());
+  CHECK(marked->marked);
+  auto m = read_restore_marker(fx.dir);
+  REQUIRE(m.ok());
+  REQUIRE(m->has_value());
+  CHECK((*m)->reason == RestoreMarker::kTornTail);
+  CHECK((*m)->own_last_seqno == Seqno(4));
+  CHECK(read_file(segment_path(fx.wdir, 1)).size() < torn.size());
+
+  // A clean stream is never marked.
+  REQUIRE(remove_restore_marker(fx.dir).ok());
+  auto clean = recover_own_stream(fx.dir, fx.id, nullptr, true);
+  REQUIRE(clean.ok());
+  CHECK(clean->torn_bytes == 0);
+  CHECK_FALSE(read_restore_marker(fx.dir)->has_value());
+
+  // A marker that cannot be written stops recovery before anything is cut.
+  write_file(segment_path(fx.wdir, 1), torn);
+  std::filesystem::create_directory(marker + ".tmp");
+  auto refused = recover_own_stream(fx.dir, fx.id, nullptr, true);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message().find("RESTORED") != std::string::npos);
+  CHECK(read_file(segment_path(fx.wdir, 1)) == torn);
+  CHECK_FALSE(read_restore_marker(fx.dir)->has_value());
 }

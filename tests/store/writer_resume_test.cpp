@@ -72,7 +72,7 @@ void append_unsynced(const DataDirFixture& fx, uint64_t segment, uint64_t seqno,
 }
 
 Recovery recover(const DataDirFixture& fx) {
-  auto r = recover_own_stream(fx.dir, fx.id, nullptr);
+  auto r = recover_own_stream(fx.dir, fx.id, nullptr, false);
   REQUIRE(r.ok());
   REQUIRE(r->writable);
   return std::move(r.value());
