@@ -1,7 +1,8 @@
 #!/bin/sh
 # Seeded fault runs, one after another, at low priority: each runs `vasana-fault --seed S` (N
-# real nodes under a seeded schedule of SIGKILL/restart, SIGSTOP, full disk, clock skew and
-# flipped segment bytes, then every acknowledged write checked on every node). Prints one line
+# real nodes under a seeded schedule of SIGKILL/restart, SIGSTOP, full disk, clock skew, flipped
+# segment bytes, and partitions, one-way links, delays and flipped bytes on peer links, then
+# every acknowledged write checked on every node). Prints one line
 # per run and a summary: runs, seeds, and for each failure the seed and the command that
 # replays it. Exit 0 when every run passed, 1 when one failed, 2 for bad usage.
 #

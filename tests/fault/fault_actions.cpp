@@ -103,6 +103,8 @@ std::string FaultActions::apply(const Fault& f) {
     case FaultKind::corrupt_disk:
       return corrupt(f);
     case FaultKind::partition:
+    case FaultKind::one_way:
+    case FaultKind::link_delay:
     case FaultKind::link_corrupt:
       if (!network) return std::string(fault_name(f.kind)) + " scheduled without a link proxy";
       return network(f);

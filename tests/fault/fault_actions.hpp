@@ -1,8 +1,8 @@
 // The process and disk faults of a fault run, applied to the nodes of a TestCluster: SIGKILL and
 // restart, SIGSTOP and SIGCONT, a full disk (the node's folder is a small tmpfs), a restart
 // under libfaketime, and a flipped byte in a segment of a stopped node. Network faults go to
-// `network`, which a link proxy provides (tests/fault/link_proxy.hpp); without one a schedule
-// never names them. Called from one thread (the run's fault thread).
+// `network`, which the link proxies provide (tests/fault/network_faults.hpp); without them a
+// schedule never names them. Called from one thread (the run's fault thread).
 #pragma once
 
 #include <functional>
@@ -25,8 +25,8 @@ class FaultActions {
   // run, not of the harness).
   std::string apply(const Fault& f);
 
-  // The network seam: applies a partition or link_corrupt fault for its hold, heals it, and
-  // returns "" or what went wrong.
+  // The network seam (tests/fault/network_faults.hpp): applies a network fault for its hold,
+  // heals it, and returns "" or what went wrong.
   std::function<std::string(const Fault&)> network;
 
   // Nodes restarted on a segment with a flipped byte, and whether their restart detected it (an

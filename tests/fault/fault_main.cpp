@@ -19,9 +19,10 @@ RunOptions g_options;
 
 const char* kUsage =
     "usage: vasana-fault --seed S [--nodes N] [--duration SECONDS] [--clients C] [--data-dir DIR] [--no-disk]\n"
-    "                    [--print-schedule]\n"
+    "                    [--no-network] [--print-schedule]\n"
     "  --nodes 3..7 (default 3), --duration 5..3600 (default 20), --clients 1..32 (default 4),\n"
     "  --data-dir: where the run's folder goes (default $TMPDIR or /tmp), --no-disk: no tmpfs node,\n"
+    "  --no-network: no link proxies (no partition, one-way, delay or corrupted-link faults),\n"
     "  --print-schedule: print the seed's faults and exit.\n"
     "  Exit 0: the run passed; 1: a violation (printed with the command that replays it); 2: bad usage.\n";
 
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     else if (a == "--duration") value(v), g_options.duration = std::chrono::seconds(v);
     else if (a == "--clients") value(v), g_options.clients = v;
     else if (a == "--no-disk") g_options.disk = false;
+    else if (a == "--no-network") g_options.network = false;
     else if (a == "--print-schedule") print_only = true;
     else if (a == "--data-dir" && i + 1 < argc) g_options.data_dir = argv[++i];
     else {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_actions.hpp"
 #include "tests/fault/history_checker.hpp"
+#include "tests/fault/network_faults.hpp"
 #include "tests/fault/op_generator.hpp"
 #include "tests/fault/op_history.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -65,7 +67,8 @@ std::string validate(const RunOptions& o) {
 
 std::string replay_command(const RunOptions& o) {
   return "vasana-fault --seed " + std::to_string(o.seed) + " --nodes " + std::to_string(o.nodes) + " --duration " +
-         std::to_string(o.duration.count()) + " --clients " + std::to_string(o.clients) + (o.disk ? "" : " --no-disk");
+         std::to_string(o.duration.count()) + " --clients " + std::to_string(o.clients) + (o.disk ? "" : " --no-disk") +
+         (o.network ? "" : " --no-network");
 }
 
 namespace {
@@ -80,6 +83,7 @@ ScheduleOptions schedule_options(const RunOptions& o, bool disk_mounted) {
   so.nodes = o.nodes;
   so.duration = o.duration;
   so.disk_node = disk_mounted ? disk_node_of(o) : SIZE_MAX;
+  so.network_faults = o.network;
   return so;
 }
 
@@ -108,6 +112,8 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   for (const auto& f : res.schedule) log("scheduled: " + f.describe());
 
   TestCluster c(tmp, TestCluster::mesh(o.nodes));
+  std::unique_ptr<ProxiedLinks> links;
+  if (o.network) links = std::make_unique<ProxiedLinks>(c, o.seed);
   if (std::string e = c.start_all(); !e.empty()) {
     res.violations.push_back("start: " + e);
     return res;
@@ -120,10 +126,16 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   for (size_t i = 0; i < c.size(); ++i) dirs.push_back(c.node(i).data);
   OpGenerator gen(dirs, history, o.seed, o.clients);
   FaultActions actions(c, disk.mounted ? disk.path : "", disk_node, log);
+  std::unique_ptr<NetworkFaults> net;
+  if (links) {
+    net = std::make_unique<NetworkFaults>(*links, log);
+    actions.network = [&net](const Fault& f) { return net->apply(f); };
+  }
   const auto w0 = std::chrono::steady_clock::now();
   gen.start();
   for (const auto& f : res.schedule) {
     std::this_thread::sleep_until(w0 + f.at);
+    if (net) net->close_window();
     log("fault: " + f.describe() + " (" + std::to_string(gen.acked()) + " ops acknowledged so far)");
     if (std::string e = actions.apply(f); !e.empty()) {
       res.violations.push_back("fault " + f.describe() + ": " + e);
@@ -134,6 +146,7 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   }
   std::this_thread::sleep_until(w0 + o.duration);
   gen.stop();
+  if (net) net->close_window();
   log("workload stopped: " + std::to_string(gen.acked()) + " ops acknowledged");
 
   // Every node must still run: a node that ended by itself crashed.
@@ -163,6 +176,15 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
       res.violations.push_back("n" + std::to_string(k.node) + ": flipped byte " + std::to_string(k.offset) + " of " +
                                k.file + " not detected (no integrity failure counted, no torn tail cut)");
 
+  if (net) {
+    // A flipped byte on a link breaks CurveZMQ's authentication of its message: the receiver
+    // drops that connection and its peer connects again.
+    for (const auto& w : net->corruptions())
+      if (w.corrupted > 0 && w.renewed == 0)
+        res.violations.push_back(std::to_string(w.corrupted) + " bytes flipped on the links of n" +
+                                 std::to_string(w.node) + " and no connection was dropped and made again");
+    log("links:\n" + links->report());
+  }
   if (res.passed()) {
     log("PASS seed " + std::to_string(o.seed));
   } else {

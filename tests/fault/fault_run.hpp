@@ -1,5 +1,6 @@
 // One seeded fault run (FoundationDB style: a workload, fault workloads, and invariants
-// checked at the end): N real `vasana serve` processes on loopback, client threads writing
+// checked at the end): N real `vasana serve` processes on loopback (every peer link through a
+// link proxy, tests/fault/network_faults.hpp), client threads writing
 // every op type to random nodes while the seed's schedule of faults runs, then every fault
 // healed and the history checked (history_checker.hpp). The seed decides the schedule, the
 // tmpfs node and every client's choices; the interleaving of real processes does not repeat
@@ -24,6 +25,7 @@ struct RunOptions {
   size_t clients = 4;                         // concurrent client threads
   std::string data_dir;                       // where the run's folder goes ("": $TMPDIR or /tmp)
   bool disk = true;                           // one node on a small tmpfs, for disk-full faults
+  bool network = true;                        // every peer link through a proxy, for network faults
   std::chrono::seconds settle{90};            // how long the healed nodes get to converge
 };
 

@@ -1,9 +1,10 @@
 // Short seeded fault runs for the suite: each a few seconds of workload under a schedule of
-// process and disk faults, then the history checked. A failure prints the seed and the command
+// process, disk and network faults, then the history checked. A failure prints the seed and the command
 // that replays it; VASANA_TEST_SEED=<seed> replays the fresh-seed case.
 #include <catch2/catch.hpp>
 
 #include <iostream>
+#include <map>
 
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_run.hpp"
@@ -46,7 +47,24 @@ TEST_CASE("a schedule is a function of its seed and options") {
   }
 }
 
-TEST_CASE("three nodes under seeded process and disk faults keep every acknowledged write (seed 11)") {
+TEST_CASE("a schedule names network faults only when the run has link proxies") {
+  ScheduleOptions o;
+  o.nodes = 3;
+  o.duration = std::chrono::seconds(60);
+  o.network_faults = true;
+  std::map<FaultKind, int> seen;
+  for (uint64_t seed = 1; seed <= 20; ++seed)
+    for (const auto& f : make_schedule(seed, o)) ++seen[f.kind];
+  for (FaultKind k : {FaultKind::partition, FaultKind::one_way, FaultKind::link_delay, FaultKind::link_corrupt}) {
+    CAPTURE(fault_name(k));
+    CHECK(seen[k] > 0);
+  }
+  o.network_faults = false;
+  for (uint64_t seed = 1; seed <= 20; ++seed)
+    for (const auto& f : make_schedule(seed, o)) CHECK_FALSE(is_network_fault(f.kind));
+}
+
+TEST_CASE("three nodes under seeded process, disk and network faults keep every acknowledged write (seed 11)") {
   RunOptions o;
   o.seed = 11;
   o.nodes = 3;

@@ -12,18 +12,24 @@ const char* fault_name(FaultKind k) {
     case FaultKind::clock_skew: return "clock-skew";
     case FaultKind::corrupt_disk: return "corrupt-disk";
     case FaultKind::partition: return "partition";
+    case FaultKind::one_way: return "one-way";
+    case FaultKind::link_delay: return "link-delay";
     case FaultKind::link_corrupt: return "link-corrupt";
   }
   return "?";
 }
 
-bool is_network_fault(FaultKind k) { return k == FaultKind::partition || k == FaultKind::link_corrupt; }
+bool is_network_fault(FaultKind k) {
+  return k == FaultKind::partition || k == FaultKind::one_way || k == FaultKind::link_delay ||
+         k == FaultKind::link_corrupt;
+}
 
 std::string Fault::describe() const {
   std::string s = std::string(fault_name(kind)) + " n" + std::to_string(node) + " at " +
                   std::to_string(at.count()) + "ms for " + std::to_string(hold.count()) + "ms";
   if (kind == FaultKind::clock_skew) s += " skew " + std::to_string(skew_s) + "s";
-  if (kind == FaultKind::corrupt_disk) s += " pick " + std::to_string(pick);
+  if (kind == FaultKind::corrupt_disk || kind == FaultKind::one_way || kind == FaultKind::link_delay)
+    s += " pick " + std::to_string(pick);
   return s;
 }
 
@@ -35,6 +41,8 @@ std::vector<Fault> make_schedule(uint64_t seed, const ScheduleOptions& o) {
   if (o.disk_node < o.nodes) kinds.push_back(FaultKind::disk_full);
   if (o.network_faults) {
     kinds.push_back(FaultKind::partition);
+    kinds.push_back(FaultKind::one_way);
+    kinds.push_back(FaultKind::link_delay);
     kinds.push_back(FaultKind::link_corrupt);
   }
   // Skews within the default bound of 60 s ahead (ops beyond it are held, by design, until the

@@ -10,10 +10,10 @@
 
 namespace vasana::test::fault {
 
-// Every fault the runner knows. The network faults (partition, asymmetric link, delay, dropped
-// and corrupted bytes) are applied by a link proxy between the peers; a schedule only names
-// them when the run is given one (RunOptions::network_faults), and the runner hands them to it
-// through FaultActions::network.
+// Every fault the runner knows. The network faults (partition, one-way link, delay, corrupted
+// bytes) are applied by a link proxy between the peers (tests/fault/network_faults.hpp); a
+// schedule only names them when the run has one (ScheduleOptions::network_faults), and the
+// runner hands them to it through FaultActions::network.
 enum class FaultKind {
   kill_restart,  // SIGKILL, down for `hold`, then started again
   pause,         // SIGSTOP for `hold`, then SIGCONT
@@ -21,6 +21,8 @@ enum class FaultKind {
   clock_skew,    // stopped, restarted under libfaketime `skew_s` off, restarted normally after `hold`
   corrupt_disk,  // stopped, one byte of one of its segments flipped, restarted: detected, repaired
   partition,     // network: the node cut off from every peer for `hold`
+  one_way,       // network: the node's links broken in one direction for `hold`
+  link_delay,    // network: the node's links delayed for `hold`
   link_corrupt,  // network: bytes on the node's peer links corrupted for `hold`
 };
 
@@ -33,14 +35,15 @@ struct Fault {
   std::chrono::milliseconds at{0};    // from the start of the workload
   std::chrono::milliseconds hold{0};  // how long it lasts
   int64_t skew_s = 0;                 // clock_skew: seconds ahead (>0) or behind (<0)
-  uint64_t pick = 0;                  // corrupt_disk: chooses the segment and the byte
+  uint64_t pick = 0;                  // corrupt_disk: the segment and the byte; one_way: the direction;
+                                      // link_delay: the delay
   std::string describe() const;
 };
 
 struct ScheduleOptions {
   size_t nodes = 3;
   std::chrono::milliseconds duration{20000};  // the workload's length; faults end before it
-  bool network_faults = false;                // include partition and link_corrupt
+  bool network_faults = false;                // include partition, one_way, link_delay, link_corrupt
   size_t disk_node = SIZE_MAX;                // the node on a small tmpfs (disk_full only there)
 };
 

@@ -1,0 +1,50 @@
+// The network faults of a fault run, applied through a link proxy on every peer link
+// (tests/fault/proxied_cluster.hpp) for one node at a time:
+//   partition     every link to and from the node cut (connections reset, new ones refused);
+//   one_way       the node's links broken in one direction only (Fault::pick decides which):
+//                 what it serves its peers, or what they serve it, is discarded;
+//   link_delay    every byte on the node's links held 50-400 ms;
+//   link_corrupt  bytes on the node's links flipped (one in 2,000).
+// Each is healed when its hold ends. For every link_corrupt it records how many bytes were
+// flipped and how many new connections the node's links took from then on: a flipped byte must
+// never be applied (the run's history and digest checks), and the connection that carried it
+// must be dropped (CurveZMQ's authentication fails) and made again.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tests/fault/fault_schedule.hpp"
+#include "tests/fault/proxied_cluster.hpp"
+
+namespace vasana::test::fault {
+
+class NetworkFaults {
+ public:
+  NetworkFaults(ProxiedLinks& links, std::function<void(const std::string&)> log) : links_(links), log_(std::move(log)) {}
+
+  // Applies f for its hold and heals it; "" or why it cannot be applied.
+  std::string apply(const Fault& f);
+
+  struct WireCorruption {
+    size_t node;
+    uint64_t corrupted = 0;       // bytes flipped on the node's links during the hold
+    uint64_t connections_at = 0;  // connections the node's links had taken when it began
+    uint64_t renewed = 0;         // connections taken since, until the next fault or the end
+  };
+  const std::vector<WireCorruption>& corruptions() const { return corruptions_; }
+  // Closes the window of the last link_corrupt: call before the next fault and once the
+  // workload ends (another fault may restart nodes, which renews connections too).
+  void close_window();
+
+ private:
+  std::vector<LinkProxy*> links_of(size_t n) const;
+  uint64_t connections_of(size_t n) const;
+  ProxiedLinks& links_;
+  std::function<void(const std::string&)> log_;
+  std::vector<WireCorruption> corruptions_;
+  bool window_open_ = false;
+};
+
+}  // namespace vasana::test::fault
