@@ -127,8 +127,7 @@ void WriterState::publish(size_t n) {
     // The peers' side first: the live tail is pushed to level peers from this thread as the
     // head moves (sync/peer_server.hpp), which replication lag waits for, while the local apply
     // (the subscribers' replica actor) needs no head. Its price is the push's time before the
-    // writer's answers go out (tens of microseconds: docs/replication-benchmarks.md,
-    // twelfth session).
+    // writer's answers go out (tens of microseconds: docs/replication-benchmarks.md).
     announce_head();
   }
   if (!pending_.empty()) {

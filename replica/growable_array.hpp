@@ -5,10 +5,10 @@
 //
 // Why: a std::vector that doubles copies everything into memory it has never touched, and on
 // this project's VMs the first touch of fresh memory costs 2.6-4.6 ms a MiB
-// (docs/replication-benchmarks.md, eighth session). Under the recall engine's write lock, the
-// BM25 index's slot arrays doubling at 512k documents held every query for 10-60 ms. Indexing
-// stays one load (a query reads a slot per posting), unlike a vector of fixed-size blocks
-// (two loads), which made keyword search at 1M documents 15-25% slower in a throwaway loop.
+// (docs/replication-benchmarks.md). Under the recall engine's write lock, the BM25 index's
+// slot arrays doubling at 512k documents held every query for 10-60 ms. Indexing stays one load
+// (a query reads a slot per posting), unlike a vector of fixed-size blocks (two loads), which
+// made keyword search at 1M documents 15-25% slower in a measured loop.
 //
 // Limits: T must be trivially copyable (the kernel moves its bytes). Capacity doubles, from one
 // page; push_back throws std::bad_alloc when the kernel refuses to map more. Pointers and
