@@ -1,4 +1,4 @@
-#include "cli/bench_redis.hpp"
+#include "bench/bench_redis.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,8 +19,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "bench/resp_client.hpp"
 #include "cli/loopback_port.hpp"
-#include "cli/resp_client.hpp"
 
 namespace vasana::bench {
 

@@ -1,7 +1,7 @@
 // What the benchmarks share: the clock, percentiles and resident memory (bench recall and bench
 // replication), and for the replication lag rows of vasana and Redis the texts written, the
-// figures of one row and how they are computed and printed (cli/bench_replication.cpp,
-// cli/bench_redis.cpp).
+// figures of one row and how they are computed and printed (bench/bench_replication.cpp,
+// bench/bench_redis.cpp).
 #pragma once
 
 #include <cstddef>

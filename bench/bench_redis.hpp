@@ -1,4 +1,4 @@
-// The Redis side of `vasana bench replication`: a redis-server primary and replica on loopback,
+// The Redis side of `vasana-bench replication`: a redis-server primary and replica on loopback,
 // started and stopped here (redis-server from PATH, options on its command line, no
 // configuration file), SET at a fixed rate to the primary, and the lag to each key's keyspace
 // event on the replica.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/bench_figures.hpp"
+#include "bench/bench_figures.hpp"
 
 namespace vasana::bench {
 
