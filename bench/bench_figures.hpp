@@ -30,7 +30,7 @@ Result<SemanticLaneOptions> semantic_options(const Args& args);
 // when any is not.
 std::optional<std::vector<size_t>> memory_counts(const std::string& list);
 
-// Memory texts of about 120 bytes that vary, as bench write's do.
+// Memory texts of about 125 bytes that vary (the writes of bench write and bench replication).
 struct TextGen {
   uint64_t counter = 0;
   std::string next() {

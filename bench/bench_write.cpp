@@ -1,6 +1,8 @@
 // `vasana-bench write`: durable, acknowledged writes per second and acknowledgement latency
 // with 1, 8 and 64 concurrent writers, next to the physical limits of the same disk measured in
-// the same run (raw fdatasync rate and latency, sequential write bandwidth), with the ratios.
+// the same run (raw fdatasync rate and latency, sequential write bandwidth), with the ratios,
+// and next to Redis acknowledging after its own fsync at the same client counts
+// (bench/redis_write_figures.hpp; --skip-redis leaves it out).
 // Prints figures; asserts nothing (machines here are shared and noisy).
 #include <fcntl.h>
 #include <sys/epoll.h>
@@ -19,7 +21,9 @@
 
 #include "actors/node.hpp"
 #include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
 #include "bench/bench_op_mix.hpp"
+#include "bench/redis_write_figures.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/node_client.hpp"
 
@@ -145,17 +149,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   req.memory.realm = "bench";
   req.memory.kind = "episode";
   // Texts vary, as real memories do (identical texts would make every index's job atypical).
-  static const char* kWords[] = {"deployment", "pipeline", "retries", "flaky", "integration", "tests", "build",
-                                 "budget",     "repository", "staging", "cluster", "latency", "owner", "schema",
-                                 "release",    "rollback", "canary",   "alert",   "quota",   "region"};
-  uint64_t counter = 0;
-  auto next_text = [&] {
-    std::string t = "observed that the";
-    uint64_t x = ++counter * 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
-      t += std::string(" ") + kWords[(x >> 33) % 20];
-    return t;
-  };
+  bench::TextGen texts;
   std::vector<double> all;
   std::vector<Clock::time_point> sent(writers);
   std::vector<bench::OpMix> mixes;
@@ -166,7 +160,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   size_t errors = 0, in_flight = 0;
   auto start = Clock::now(), end_time = start + secs(seconds), last_answer = start;
   auto send = [&](size_t w) {
-    if (writes) req.memory.text = next_text();
+    if (writes) req.memory.text = texts.next();
     if (load == Load::mix) planned[w] = mixes[w].next("bench", req.memory.text);
     sent[w] = Clock::now();
     auto rid = clients[w % connections]->send(load == Load::mix ? planned[w].request : req);
@@ -254,10 +248,20 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   return f;
 }
 
+// The mean size of the memory texts the writers send (bench::TextGen, from its start, as each
+// run's writers use it): the value size Redis is given.
+size_t mean_text_bytes() {
+  bench::TextGen gen;
+  constexpr size_t kTexts = 100000;
+  size_t bytes = 0;
+  for (size_t i = 0; i < kTexts; ++i) bytes += gen.next().size();
+  return (bytes + kTexts / 2) / kTexts;
+}
+
 }  // namespace
 
 int cmd_bench_write(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "writers", "mix"}, {"keep"});
+  auto args = parse_args(words, {"dir", "seconds", "writers", "mix"}, {"keep", "skip-redis"});
   if (!args.ok()) return bench::fail(kExitUsage, "write: " + args.status().message());
   auto mix = bench::parse_mix(*args);
   if (!mix.ok()) return bench::fail(kExitUsage, "write: " + mix.status().message());
@@ -354,6 +358,22 @@ int cmd_bench_write(const Words& words) {
     if (f.writers == 1) std::printf(" (target <= 3x)");
     std::printf("\n");
   }
+  std::printf("\n");
+  if (args->has("skip-redis")) {
+    std::printf("(Redis comparison skipped: --skip-redis)\n");
+  } else {
+    const size_t value_bytes = mean_text_bytes();
+    bench::RedisWriteRun redis = bench::run_redis_writes(root, counts, value_bytes, seconds);
+    if (!redis.problem.empty()) {
+      std::printf("(Redis comparison skipped: %s; vasana's figures alone above)\n", redis.problem.c_str());
+    } else {
+      std::vector<bench::VasanaWriteRow> rows;
+      for (size_t i = 0; i < counts.size(); ++i)
+        rows.push_back(bench::VasanaWriteRow{results[i].writers, results[i].rate, results[i].p50_us, results[i].p99_us});
+      bench::print_write_comparison(rows, redis, value_bytes);
+    }
+  }
+  std::fflush(stdout);
   if (*mix == bench::MixMode::all) {
     std::printf("\nop mix (--mix all): the same writers, each sending its next request only after the previous\n"
                 "one was answered, send a seeded mix of every client write op against memories that writer\n"
