@@ -1,6 +1,6 @@
 // `vasana-bench http`: the same recall queries over the HTTP/JSON API (cli/http_server.hpp) and
 // over the ZeroMQ client protocol, against one node in this process holding N synthetic
-// memories (built as `bench recall` builds its data directory). The two transports take turns
+// memories (built as `vasana-bench recall` builds its data directory). The two transports take turns
 // query by query, so both see the same node in the same state. Prints p50/p99 of each and their
 // ratio; asserts nothing.
 #include <unistd.h>
