@@ -77,7 +77,7 @@ class CheckpointStart {
   std::map<InstanceId, Hash256> seen_;  // hash of the covered record, as the scan found it
 };
 
-// The figures of one checkpoint write, for logs and `vasana bench start`.
+// The figures of one checkpoint write, for logs and `vasana-bench start`.
 struct CheckpointWrite {
   bool written = false;
   CheckpointManifest manifest;

@@ -37,13 +37,7 @@ int cmd_history(const Words& words);
 int cmd_contradictions(const Words& words);
 int cmd_analogy(const Words& words);
 int cmd_mcp(const Words& words);
-int cmd_bench(const Words& words);
 int cmd_version(const Words& words);  // also `vasana --version`
-int cmd_bench_recall(const Words& words);
-int cmd_bench_http(const Words& words);
-int cmd_bench_start(const Words& words);
-int cmd_bench_replication(const Words& words);
-int cmd_bench_memory(const Words& words);
 
 // Prints "vasana: <message>" to stderr and returns code.
 int fail(int code, const std::string& message);

@@ -53,13 +53,6 @@ const char* kUsage =
     "  mcp [--data DIR | --config FILE] [--as NAME]\n"
     "                                         an MCP server on stdin/stdout (JSON-RPC) for AI agents\n"
     "  keygen --out DIR                       a CurveZMQ key pair for peer links: DIR/node.secret (0600), DIR/node.public\n"
-    "  bench write [--dir DIR] [--seconds S] [--mix puts|all]  durable write throughput and latency, with the disk's limits\n"
-    "  bench recall [--memories 10000,100000] recall latency per lane and fused, memory, start to ready\n"
-    "  bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N] [--realm-writes N] [--semantic-exact-limit N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source] [--mix puts|all]\n"
-    "  bench http [--memories 100000] [--queries 1000]  recall over the HTTP API beside the ZeroMQ protocol\n"
-    "  bench start [--memories 100000]       start to ready with a full replay and from a checkpoint\n"
-    "  bench memory [--mib 256] [--strings 1000000]  what fresh memory costs here (first touch, small strings on a thread)\n"
-    "                                         replication lag (3 nodes in one process) next to Redis; catch-up rate\n"
     "  version                                the version and the git commit it was built from (also --version)\n"
     "\n"
     "Client commands find the node with --data DIR (default $VASANA_DATA) or --connect ENDPOINT.\n"
@@ -105,7 +98,6 @@ int main(int argc, char** argv) {
   if (cmd == "contradictions") return vasana::cmd_contradictions(words);
   if (cmd == "analogy") return vasana::cmd_analogy(words);
   if (cmd == "mcp") return vasana::cmd_mcp(words);
-  if (cmd == "bench") return vasana::cmd_bench(words);
   std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;
 }

@@ -17,7 +17,7 @@ packages=(
   curl openssl                                  # tests: the HTTP API's documented examples, a TLS certificate
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
-  redis-server                                  # bench replication: Redis side by side (optional there)
+  redis-server                                  # vasana-bench replication and write: Redis beside vasana (optional; redis-tools, a dependency, has redis-benchmark)
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
   python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana

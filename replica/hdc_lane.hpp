@@ -32,7 +32,7 @@
 // they are (ids, codes, valid times, flags); then every indexed memory in id order with its
 // realm's index, its position there and the content version its code was made from. Load copies
 // the arrays and inserts the memories into the slot map in order, with a hint: no text is
-// encoded again. `vasana bench start --memories 100000` (synthetic corpus, 10 realms): saved in
+// encoded again. `vasana-bench start --memories 100000` (synthetic corpus, 10 realms): saved in
 // 0.02 s into 11 MiB, loaded in 14 ms, against 0.51 s to rebuild.
 //
 // Threading: as Lane (replica/lane.hpp).

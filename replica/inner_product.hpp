@@ -4,7 +4,7 @@
 // Why not hnswlib's own: hnswlib 0.6.2 chooses its distance function when it is compiled, from
 // the build's target (plain x86-64 here: SSE, four floats a step), whatever the CPU has, and
 // graph insertion is nearly all distance computations (perf of the replication lag run: 61% of
-// the indexer threads' samples in hnswlib's SSE inner product). `vasana bench recall --memories
+// the indexer threads' samples in hnswlib's SSE inner product). `vasana-bench recall --memories
 // 100000 --queries 300`, the build before this function against the one after, on the 2-core
 // benchmark machine: semantic graphs built in 63.7 against 43.7 s, semantic p50 565 against
 // 414 us.

@@ -6,7 +6,7 @@
 // Snapshot (Lane::save/load), format 1: the index (Bm25Index::save: term dictionary, live
 // documents, posting lists), then the content version each memory was indexed at (array of
 // {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged text. A load
-// analyses no text. Measured on the benchmarks' synthetic corpus (vasana bench start), one
+// analyses no text. Measured on the benchmarks' synthetic corpus (vasana-bench start), one
 // thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s (rebuilt: 2.7 s); 1M
 // memories, 218 MiB, saved in 0.33 s and loaded in 1.4 s (rebuilt: 45 s).
 #pragma once

@@ -453,7 +453,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
     seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   // Below kSpreadFromMemories the lanes are so quick that waking a helper costs more than it
-  // saves (measured with `vasana bench recall`: at 10k memories side by side was slower).
+  // saves (measured with `vasana-bench recall`: at 10k memories side by side was slower).
   // With a time order the temporal lane orders the keyword lane's matches, so it runs last.
   size_t ordering = chosen.size(), keyword = chosen.size();
   for (size_t i = 0; i < chosen.size(); ++i) {

@@ -64,7 +64,7 @@ inline constexpr size_t kBatchDeferLanesFrom = 256;
 inline constexpr size_t kBatchOpsPerHold = 1024;
 // background_step: backlog memories a background indexer brings every lane up to date for per
 // write-lock hold (about 28 us a memory with every lane on one thread: 0.8 ms a hold at the
-// median, 1.5 ms at p99, `vasana bench replication` on this 2-core machine).
+// median, 1.5 ms at p99, `vasana-bench replication` on this 2-core machine).
 inline constexpr size_t kBackgroundStepIds = 32;
 // index_lane_backlog: it waits until no large batch has been applied for kBatchQuietGap (a
 // catch-up's chunks come a decode apart: about 14 ms for a 4 MiB chunk of 11k ops at the 1.3 us

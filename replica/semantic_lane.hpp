@@ -21,7 +21,7 @@
 // compares the realm's exact buffer). A query naming several realms searches each and merges
 // the hits, cut to the pool.
 //
-// The default exact_limit, 10,000, from `vasana bench recall --memories 5000,10000,20000,50000
+// The default exact_limit, 10,000, from `vasana-bench recall --memories 5000,10000,20000,50000
 // --queries 300` on this 2-core machine (the built-in embedder, synthetic-corpus memories,
 // queries of 3-7 words, k 40; the graph at M 16, ef_construction 128, ef 64). Exact search
 // (int8-ranked, same answers as a float scan) p50 184 / 260 / 572 / 1506 us at those sizes; a
@@ -69,7 +69,7 @@
 // from the same graph at once (query p50 1.1 ms, k 40). Loaded into the exact buffer instead
 // (184 MiB, 0.41 s) it answers exactly but slowly: p50 10.8 ms, and 15.6 ms (p99 112 ms) while
 // the indexer rebuilds the graph, for the minutes that takes on every node.
-// Whole lane, `vasana bench start --memories 100000` (synthetic corpus, 10 realms; its two past
+// Whole lane, `vasana-bench start --memories 100000` (synthetic corpus, 10 realms; its two past
 // the limit all buffered there): saved in 0.24 s into 191 MiB, loaded in 0.23 s, against 2.06 s
 // to rebuild (embedding every text).
 #pragma once

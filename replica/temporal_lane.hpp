@@ -45,7 +45,7 @@
 // indexed memory as an array of {id, recorded, valid_from, valid_to, realm index, excluded now}
 // (48 bytes each) in id order. A load derives both ordered sets from it (each realm's entries
 // sorted, then inserted in order with a hint), so it reads no memory record. At 100k synthetic
-// memories (vasana bench start): 4.6 MiB, saved in 0.01 s, loaded in 0.02 s (rebuilt: 0.09 s);
+// memories (vasana-bench start): 4.6 MiB, saved in 0.01 s, loaded in 0.02 s (rebuilt: 0.09 s);
 // at 1M: 46 MiB, 0.13 s, 0.25 s (rebuilt: 1.2 s).
 //
 // Threading: as Lane (replica/lane.hpp).

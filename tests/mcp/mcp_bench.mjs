@@ -4,7 +4,7 @@
 // Prints p50/p90/p99 of the callTool('recall') latency in ms, and the same figures for a `ping`
 // request through the same pipes (the JSON-RPC and stdio cost without the node's recall).
 // Corpus: words drawn Zipf-like from 20,000 made-up words, 8 to 40 words a memory (as
-// cli/synthetic_corpus.hpp), seeded, so runs compare.
+// bench/synthetic_corpus.hpp), seeded, so runs compare.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

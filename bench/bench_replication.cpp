@@ -1,4 +1,4 @@
-// `vasana bench replication`: replication lag and catch-up, with Redis side by side.
+// `vasana-bench replication`: replication lag and catch-up, with Redis side by side.
 //
 //  1. Lag: three nodes in this process (each its own data directory, a full mesh over loopback
 //     TCP with CurveZMQ keys made here, cluster "bench"). One client writes to node 0 at a fixed
@@ -13,7 +13,7 @@
 //     subscriber on the replica receiving each key's keyspace event (lag = event received -
 //     ack). Once with the primary acknowledging from memory (appendonly no), once with
 //     appendonly yes + appendfsync always.
-//  3. Catch-up (cli/bench_catchup.cpp): a node holding M ops of its own (written with LogWriter
+//  3. Catch-up (bench/bench_catchup.cpp): a node holding M ops of its own (written with LogWriter
 //     directly) starts (with --settle-source, the bench then waits until it has built its HNSW
 //     graphs); an empty peer starts and the time until it has applied all M to its state, then
 //     until its recall lanes are level too, is measured, while a client queries it every 20 ms (the
@@ -39,13 +39,13 @@
 #include <vector>
 
 #include "actors/node.hpp"
-#include "cli/bench_catchup.hpp"
-#include "cli/bench_cluster.hpp"
-#include "cli/bench_figures.hpp"
-#include "cli/bench_op_mix.hpp"
-#include "cli/bench_redis.hpp"
+#include "bench/bench_catchup.hpp"
+#include "bench/bench_cluster.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/bench_op_mix.hpp"
+#include "bench/bench_redis.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
 #include "cli/node_client.hpp"
 
 namespace vasana {
@@ -270,51 +270,51 @@ int cmd_bench_replication(const Words& words) {
   auto args = parse_args(
       words, {"dir", "seconds", "rates", "catchup-ops", "realm-writes", "probe-ms", "semantic-exact-limit", "mix"},
       {"skip-redis", "skip-catchup", "settle-source", "keep"});
-  if (!args.ok()) return fail(kExitUsage, "bench replication: " + args.status().message());
+  if (!args.ok()) return bench::fail(kExitUsage, "replication: " + args.status().message());
   auto mix_mode = parse_mix(*args);
-  if (!mix_mode.ok()) return fail(kExitUsage, "bench replication: " + mix_mode.status().message());
+  if (!mix_mode.ok()) return bench::fail(kExitUsage, "replication: " + mix_mode.status().message());
   const bool with_mix = *mix_mode == MixMode::all;
   double seconds = 4;
   if (auto s = args->get("seconds")) {
     seconds = std::atof(s->c_str());
-    if (seconds <= 0 || seconds > 600) return fail(kExitUsage, "bench replication: --seconds must be from 0 to 600");
+    if (seconds <= 0 || seconds > 600) return bench::fail(kExitUsage, "replication: --seconds must be from 0 to 600");
   }
   bool rates_ok = true;
   std::vector<double> rates = parse_rates(args->get("rates").value_or("1000,10000"), &rates_ok);
-  if (!rates_ok) return fail(kExitUsage, "bench replication: --rates takes writes per second such as 1000,10000");
+  if (!rates_ok) return bench::fail(kExitUsage, "replication: --rates takes writes per second such as 1000,10000");
   size_t catchup_ops = 1000000;
   if (auto c = args->get("catchup-ops")) {
     const long n = std::atol(c->c_str());
-    if (n <= 0 || n > 100000000) return fail(kExitUsage, "bench replication: --catchup-ops takes a count such as 1000000");
+    if (n <= 0 || n > 100000000) return bench::fail(kExitUsage, "replication: --catchup-ops takes a count such as 1000000");
     catchup_ops = size_t(n);
   }
   size_t realm_writes = 0;
   if (auto r = args->get("realm-writes")) {
     const long n = std::atol(r->c_str());
-    if (n <= 0) return fail(kExitUsage, "bench replication: --realm-writes takes a count such as 1000");
+    if (n <= 0) return bench::fail(kExitUsage, "replication: --realm-writes takes a count such as 1000");
     realm_writes = size_t(n);
   }
   auto semantic_or = semantic_options(*args);
-  if (!semantic_or.ok()) return fail(kExitUsage, "bench replication: " + semantic_or.status().message());
+  if (!semantic_or.ok()) return bench::fail(kExitUsage, "replication: " + semantic_or.status().message());
   const SemanticLaneOptions semantic = *semantic_or;
   size_t probe_ms = 20;
   if (auto p = args->get("probe-ms")) {
     const long n = std::atol(p->c_str());
     if (n < 0 || n > 60000 || (n == 0 && *p != "0"))
-      return fail(kExitUsage, "bench replication: --probe-ms takes milliseconds from 0 (no queries) to 60000");
+      return bench::fail(kExitUsage, "replication: --probe-ms takes milliseconds from 0 (no queries) to 60000");
     probe_ms = size_t(n);
   }
   const std::string parent = args->get("dir").value_or("/tmp");
   std::string tmpl = parent + "/vasana-bench-repl-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
-  if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench replication: cannot create a directory in " + parent);
+  if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "replication: cannot create a directory in " + parent);
   const std::string root = std::filesystem::absolute(buf.data()).string();
   auto cleanup = [&] {
     if (!args->has("keep")) std::filesystem::remove_all(root);
   };
 
-  std::printf("vasana bench replication: %s, %.1f s per rate\n\n", root.c_str(), seconds);
+  std::printf("vasana-bench replication: %s, %.1f s per rate\n\n", root.c_str(), seconds);
   print_fdatasync(root, 1.0);
   std::printf("replication lag: one client writes at a fixed rate (open loop, pipelined on one connection) to the\n"
               "origin; lag = the time a peer first sees a write (recall-visible) - the time its acknowledgement\n"
@@ -339,7 +339,7 @@ int cmd_bench_replication(const Words& words) {
     auto members = prepare_members(root + "/lag", {"n0", "n1", "n2"});
     if (!members.ok()) {
       cleanup();
-      return fail(kExitFailed, "bench replication: " + members.status().message());
+      return bench::fail(kExitFailed, "replication: " + members.status().message());
     }
     std::vector<std::unique_ptr<Node>> nodes;
     for (size_t i = 0; i < members->size(); ++i) {
@@ -349,7 +349,7 @@ int cmd_bench_replication(const Words& words) {
       if (!n.ok()) {
         nodes.clear();
         cleanup();
-        return fail(kExitFailed, "bench replication: " + (*members)[i].name + ": " + n.status().message());
+        return bench::fail(kExitFailed, "replication: " + (*members)[i].name + ": " + n.status().message());
       }
       nodes.push_back(std::move(n.value()));
     }

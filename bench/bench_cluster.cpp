@@ -1,4 +1,4 @@
-#include "cli/bench_cluster.hpp"
+#include "bench/bench_cluster.hpp"
 
 #include <thread>
 

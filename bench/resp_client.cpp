@@ -1,4 +1,4 @@
-#include "cli/resp_client.hpp"
+#include "bench/resp_client.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>

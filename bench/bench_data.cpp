@@ -1,6 +1,6 @@
-#include "cli/bench_data.hpp"
+#include "bench/bench_data.hpp"
 
-#include "cli/synthetic_corpus.hpp"
+#include "bench/synthetic_corpus.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "store/hybrid_clock.hpp"

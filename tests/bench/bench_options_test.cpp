@@ -1,11 +1,11 @@
-// The benchmarks' --semantic-exact-limit (cli/bench_figures.hpp): bench recall and bench
+// The benchmarks' --semantic-exact-limit (bench/bench_figures.hpp): bench recall and bench
 // replication take it with the config file's range, and refuse anything else naming the option.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "cli/bench_figures.hpp"
+#include "bench/bench_figures.hpp"
 #include "tests/cli/cli_test_support.hpp"
 
 namespace vasana::test {

@@ -1,10 +1,10 @@
-#include "cli/bench_op_mix.hpp"
+#include "bench/bench_op_mix.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <utility>
 
-#include "cli/bench_figures.hpp"
+#include "bench/bench_figures.hpp"
 
 namespace vasana::bench {
 

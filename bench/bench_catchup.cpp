@@ -1,4 +1,4 @@
-#include "cli/bench_catchup.hpp"
+#include "bench/bench_catchup.hpp"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "actors/node.hpp"
-#include "cli/bench_figures.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
 #include "cli/node_client.hpp"
-#include "cli/synthetic_corpus.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "replica/lane_registry.hpp"
@@ -75,7 +75,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
               m);
   std::fflush(stdout);
   auto members = prepare_members(root, {"a", "b"});
-  if (!members.ok()) return fail(kExitFailed, "bench replication: " + members.status().message());
+  if (!members.ok()) return bench::fail(kExitFailed, "replication: " + members.status().message());
   Member& a = (*members)[0];
 
   // Node a's stream, written directly (no node, no lanes): the ops kept to replay them below.
@@ -85,10 +85,10 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   {
     const int64_t t0 = now_ns();
     auto rec = recover_own_stream(a.dir, a.id, nullptr, false);
-    if (!rec.ok()) return fail(kExitFailed, "bench replication: " + rec.status().message());
+    if (!rec.ok()) return bench::fail(kExitFailed, "replication: " + rec.status().message());
     auto w = LogWriter::open(posix_file_system(), a.dir.writer_dir(a.id.instance), a.id.instance, a.id.vector_space,
                              rec->tail, LogWriterOptions{}, system_wall_ms());
-    if (!w.ok()) return fail(kExitFailed, "bench replication: " + w.status().message());
+    if (!w.ok()) return bench::fail(kExitFailed, "replication: " + w.status().message());
     SyntheticCorpus corpus;
     for (size_t i = 0; i < m; ++i) {
       payloads.push_back(encode_put_memory(corpus.memory()));
@@ -96,7 +96,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
       if (i % 4096 == 4095 || i + 1 == m) {
         Status s = w.value()->commit();
         if (s.ok()) s = w.value()->maybe_seal(system_wall_ms());
-        if (!s.ok()) return fail(kExitFailed, "bench replication: " + s.to_string());
+        if (!s.ok()) return bench::fail(kExitFailed, "replication: " + s.to_string());
       }
     }
     std::printf("  node a's stream written directly: %zu ops, %.0f MiB in %.1f s\n", m,
@@ -107,7 +107,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
 
   int64_t t0 = now_ns();
   auto na = Node::start(member_options(*members, 0, semantic), logs.sink("a"));
-  if (!na.ok()) return fail(kExitFailed, "bench replication: node a: " + na.status().message());
+  if (!na.ok()) return bench::fail(kExitFailed, "replication: node a: " + na.status().message());
   const double a_ready = seconds_since(t0);
   std::printf("  node a start to ready (replay into the state, then the lanes built side by side): %.1f s\n", a_ready);
   std::fflush(stdout);
@@ -127,7 +127,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
 
   t0 = now_ns();
   auto nb = Node::start(member_options(*members, 1, semantic), logs.sink("b"));
-  if (!nb.ok()) return fail(kExitFailed, "bench replication: node b: " + nb.status().message());
+  if (!nb.ok()) return bench::fail(kExitFailed, "replication: node b: " + nb.status().message());
   const double b_ready = seconds_since(t0);
   // Recall on b while it catches up, one query every probe_ms over its client endpoint: what an
   // agent on that node sees meanwhile (each query waits for whatever holds the engine's lock).
@@ -235,7 +235,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
     ops.reserve(m);
     for (const auto& p : payloads) {
       auto op = decode_op(static_cast<uint16_t>(OpType::put_memory), p);
-      if (!op.ok()) return fail(kExitFailed, "bench replication: decode: " + op.status().to_string());
+      if (!op.ok()) return bench::fail(kExitFailed, "replication: decode: " + op.status().to_string());
       ops.push_back(std::move(op.value()));
     }
     const double s = seconds_since(t0);

@@ -1,4 +1,4 @@
-#include "cli/bench_figures.hpp"
+#include "bench/bench_figures.hpp"
 
 #include <unistd.h>
 

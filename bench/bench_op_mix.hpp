@@ -1,4 +1,4 @@
-// The op mix of `vasana bench write --mix all` and `vasana bench replication --mix all`: a
+// The op mix of `vasana-bench write --mix all` and `vasana-bench replication --mix all`: a
 // writer's seeded stream of every client write request (remember, update, forget, archive and
 // restore, pin and unpin, fact, retract, correct, review), aimed only at memories and triplets
 // that writer created earlier in the run and had acknowledged; and the per-op figures the two

@@ -1,4 +1,4 @@
-// vasana bench memory: what fresh memory costs on this machine, the figure that bounds a
+// vasana-bench memory: what fresh memory costs on this machine, the figure that bounds a
 // catch-up's applying here (docs/replication-benchmarks.md): the first touch of anonymous memory on
 // 4 KiB pages and on transparent huge pages (madvise), a write over memory already touched,
 // and small strings allocated and kept on a thread, as a record's text is.
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_commands.hpp"
 #include "cli/args.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
 
 namespace vasana {
 
@@ -52,22 +52,22 @@ bool first_touch(size_t mib, bool huge) {
 
 int cmd_bench_memory(const Words& words) {
   auto args = parse_args(words, {"mib", "strings"}, {});
-  if (!args.ok()) return fail(kExitUsage, "bench memory: " + args.status().message());
+  if (!args.ok()) return bench::fail(kExitUsage, "memory: " + args.status().message());
   size_t mib = 256, strings = 1000000;
   if (auto m = args->get("mib")) {
     const long n = std::atol(m->c_str());
-    if (n < 2 || n > 16384) return fail(kExitUsage, "bench memory: --mib takes 2 to 16384");
+    if (n < 2 || n > 16384) return bench::fail(kExitUsage, "memory: --mib takes 2 to 16384");
     mib = size_t(n);
   }
   if (auto s = args->get("strings")) {
     const long n = std::atol(s->c_str());
-    if (n < 1 || n > 100000000) return fail(kExitUsage, "bench memory: --strings takes 1 to 100000000");
+    if (n < 1 || n > 100000000) return bench::fail(kExitUsage, "memory: --strings takes 1 to 100000000");
     strings = size_t(n);
   }
-  std::printf("vasana bench memory: %zu MiB of fresh anonymous memory per row, twice each\n", mib);
+  std::printf("vasana-bench memory: %zu MiB of fresh anonymous memory per row, twice each\n", mib);
   for (int round = 0; round < 2; ++round)
     for (bool huge : {false, true})
-      if (!first_touch(mib, huge)) return fail(kExitFailed, "bench memory: cannot map " + std::to_string(mib) + " MiB");
+      if (!first_touch(mib, huge)) return bench::fail(kExitFailed, "memory: cannot map " + std::to_string(mib) + " MiB");
 
   // Strings of 150-189 bytes (a memory's text in the benchmarks' corpus is about that), made and
   // kept on a thread of their own, as the applier makes a record's text.

@@ -1,6 +1,8 @@
-// `vasana bench write`: durable, acknowledged writes per second and acknowledgement latency
+// `vasana-bench write`: durable, acknowledged writes per second and acknowledgement latency
 // with 1, 8 and 64 concurrent writers, next to the physical limits of the same disk measured in
-// the same run (raw fdatasync rate and latency, sequential write bandwidth), with the ratios.
+// the same run (raw fdatasync rate and latency, sequential write bandwidth), with the ratios,
+// and next to Redis acknowledging after its own fsync at the same client counts
+// (bench/redis_write_figures.hpp; --skip-redis leaves it out).
 // Prints figures; asserts nothing (machines here are shared and noisy).
 #include <fcntl.h>
 #include <sys/epoll.h>
@@ -18,9 +20,11 @@
 #include <zmq.hpp>
 
 #include "actors/node.hpp"
-#include "cli/bench_op_mix.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/bench_op_mix.hpp"
+#include "bench/redis_write_figures.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
 #include "cli/node_client.hpp"
 
 namespace vasana {
@@ -104,7 +108,7 @@ constexpr std::chrono::seconds kUnansweredWait{10};
 // zmq_poll, so the benchmark's own CPU use stays small next to the node's on a 2-core machine.
 // Load::puts: remember requests; Load::pings: pings, which take the same path through the client
 // endpoint and the writer's thread but never touch the disk (the node's request ceiling);
-// Load::mix: each writer its own OpMix (cli/bench_op_mix.hpp, seeded with its index), every
+// Load::mix: each writer its own OpMix (bench/bench_op_mix.hpp, seeded with its index), every
 // acknowledged request's latency and every error also counted per op in *tally.
 enum class Load { pings, puts, mix };
 
@@ -118,7 +122,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
               (load == Load::puts ? "-w" : load == Load::mix ? "-m" : "-p")};
   auto id = init_data_dir(dir, VectorSpace{});
   if (!id.ok()) {
-    std::fprintf(stderr, "bench: %s\n", id.status().message().c_str());
+    std::fprintf(stderr, "vasana-bench write: %s\n", id.status().message().c_str());
     return f;
   }
   NodeOptions opts;
@@ -126,7 +130,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   opts.write_policy = bench::bench_write_policy();
   auto node = Node::start(opts, nullptr);
   if (!node.ok()) {
-    std::fprintf(stderr, "bench: %s\n", node.status().message().c_str());
+    std::fprintf(stderr, "vasana-bench write: %s\n", node.status().message().c_str());
     return f;
   }
   const std::string ep = node.value()->endpoints().front();
@@ -135,7 +139,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   for (size_t c = 0; c < connections; ++c) {
     auto cl = NodeClient::connect(ep, &ctx);
     if (!cl.ok()) {
-      std::fprintf(stderr, "bench: %s\n", cl.status().message().c_str());
+      std::fprintf(stderr, "vasana-bench write: %s\n", cl.status().message().c_str());
       return f;
     }
     clients.push_back(std::move(cl.value()));
@@ -145,17 +149,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   req.memory.realm = "bench";
   req.memory.kind = "episode";
   // Texts vary, as real memories do (identical texts would make every index's job atypical).
-  static const char* kWords[] = {"deployment", "pipeline", "retries", "flaky", "integration", "tests", "build",
-                                 "budget",     "repository", "staging", "cluster", "latency", "owner", "schema",
-                                 "release",    "rollback", "canary",   "alert",   "quota",   "region"};
-  uint64_t counter = 0;
-  auto next_text = [&] {
-    std::string t = "observed that the";
-    uint64_t x = ++counter * 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < 14; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull)
-      t += std::string(" ") + kWords[(x >> 33) % 20];
-    return t;
-  };
+  bench::TextGen texts;
   std::vector<double> all;
   std::vector<Clock::time_point> sent(writers);
   std::vector<bench::OpMix> mixes;
@@ -166,7 +160,7 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   size_t errors = 0, in_flight = 0;
   auto start = Clock::now(), end_time = start + secs(seconds), last_answer = start;
   auto send = [&](size_t w) {
-    if (writes) req.memory.text = next_text();
+    if (writes) req.memory.text = texts.next();
     if (load == Load::mix) planned[w] = mixes[w].next("bench", req.memory.text);
     sent[w] = Clock::now();
     auto rid = clients[w % connections]->send(load == Load::mix ? planned[w].request : req);
@@ -254,33 +248,27 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   return f;
 }
 
+// The mean size of the memory texts the writers send (bench::TextGen, from its start, as each
+// run's writers use it): the value size Redis is given.
+size_t mean_text_bytes() {
+  bench::TextGen gen;
+  constexpr size_t kTexts = 100000;
+  size_t bytes = 0;
+  for (size_t i = 0; i < kTexts; ++i) bytes += gen.next().size();
+  return (bytes + kTexts / 2) / kTexts;
+}
+
 }  // namespace
 
-int cmd_bench(const Words& words) {
-  if (!words.empty() && words[0] == "recall") return cmd_bench_recall(Words(words.begin() + 1, words.end()));
-  if (!words.empty() && words[0] == "replication")
-    return cmd_bench_replication(Words(words.begin() + 1, words.end()));
-  if (!words.empty() && words[0] == "start") return cmd_bench_start(Words(words.begin() + 1, words.end()));
-  if (!words.empty() && words[0] == "http") return cmd_bench_http(Words(words.begin() + 1, words.end()));
-  if (!words.empty() && words[0] == "memory") return cmd_bench_memory(Words(words.begin() + 1, words.end()));
-  if (words.empty() || words[0] != "write")
-    return fail(kExitUsage,
-                "bench: usage: vasana bench write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all]\n"
-                "              vasana bench recall [--memories 10000,100000] [--queries N] [--dir DIR]\n"
-                "              vasana bench replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N]\n"
-                "                                       [--realm-writes N] [--probe-ms MS] [--skip-redis] [--skip-catchup] [--settle-source]\n"
-                "                                       [--mix puts|all] [--keep]\n"
-                "              vasana bench memory [--mib N] [--strings N]\n"
-                "              vasana bench http [--memories 100000] [--queries 1000] [--dir DIR]\n"
-                "              vasana bench start [--memories 100000,1000000] [--dir DIR] [--settle]");
-  auto args = parse_args(Words(words.begin() + 1, words.end()), {"dir", "seconds", "writers", "mix"}, {"keep"});
-  if (!args.ok()) return fail(kExitUsage, "bench: " + args.status().message());
+int cmd_bench_write(const Words& words) {
+  auto args = parse_args(words, {"dir", "seconds", "writers", "mix"}, {"keep", "skip-redis"});
+  if (!args.ok()) return bench::fail(kExitUsage, "write: " + args.status().message());
   auto mix = bench::parse_mix(*args);
-  if (!mix.ok()) return fail(kExitUsage, "bench write: " + mix.status().message());
+  if (!mix.ok()) return bench::fail(kExitUsage, "write: " + mix.status().message());
   double seconds = 5;
   if (auto s = args->get("seconds")) {
     seconds = std::atof(s->c_str());
-    if (seconds <= 0 || seconds > 3600) return fail(kExitUsage, "bench: --seconds must be from 0 to 3600");
+    if (seconds <= 0 || seconds > 3600) return bench::fail(kExitUsage, "write: --seconds must be from 0 to 3600");
   }
   std::vector<size_t> counts = {1, 8, 64};
   if (auto w = args->get("writers")) {
@@ -290,7 +278,7 @@ int cmd_bench(const Words& words) {
       size_t comma = w->find(',', pos);
       std::string part = w->substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       long n = std::atol(part.c_str());
-      if (n <= 0 || n > 1024) return fail(kExitUsage, "bench: --writers takes counts from 1 to 1024, e.g. 1,8,64");
+      if (n <= 0 || n > 1024) return bench::fail(kExitUsage, "write: --writers takes counts from 1 to 1024, e.g. 1,8,64");
       counts.push_back(static_cast<size_t>(n));
       if (comma == std::string::npos) break;
       pos = comma + 1;
@@ -300,10 +288,10 @@ int cmd_bench(const Words& words) {
   std::string tmpl = parent + "/vasana-bench-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
-  if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench: cannot create a directory in " + parent);
+  if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "write: cannot create a directory in " + parent);
   std::string root = std::filesystem::absolute(buf.data()).string();
 
-  std::printf("vasana bench write: %s, %.1f s per phase\n\n", root.c_str(), seconds);
+  std::printf("vasana-bench write: %s, %.1f s per phase\n\n", root.c_str(), seconds);
   std::printf("physical limits of this disk\n");
   std::fflush(stdout);
   SyncFigures sync = measure_fdatasync(root, seconds);
@@ -370,6 +358,22 @@ int cmd_bench(const Words& words) {
     if (f.writers == 1) std::printf(" (target <= 3x)");
     std::printf("\n");
   }
+  std::printf("\n");
+  if (args->has("skip-redis")) {
+    std::printf("(Redis comparison skipped: --skip-redis)\n");
+  } else {
+    const size_t value_bytes = mean_text_bytes();
+    bench::RedisWriteRun redis = bench::run_redis_writes(root, counts, value_bytes, seconds);
+    if (!redis.problem.empty()) {
+      std::printf("(Redis comparison skipped: %s; vasana's figures alone above)\n", redis.problem.c_str());
+    } else {
+      std::vector<bench::VasanaWriteRow> rows;
+      for (size_t i = 0; i < counts.size(); ++i)
+        rows.push_back(bench::VasanaWriteRow{results[i].writers, results[i].rate, results[i].p50_us, results[i].p99_us});
+      bench::print_write_comparison(rows, redis, value_bytes);
+    }
+  }
+  std::fflush(stdout);
   if (*mix == bench::MixMode::all) {
     std::printf("\nop mix (--mix all): the same writers, each sending its next request only after the previous\n"
                 "one was answered, send a seeded mix of every client write op against memories that writer\n"

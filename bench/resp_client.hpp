@@ -1,5 +1,5 @@
 // A minimal RESP2 client over a plain TCP socket, for the replication benchmark's Redis side
-// (cli/bench_replication.cpp): commands are encoded as arrays of bulk strings; replies are
+// (bench/bench_replication.cpp): commands are encoded as arrays of bulk strings; replies are
 // parsed incrementally from a buffer, so many commands can be in flight on one connection
 // (pipelining) and pushed Pub/Sub messages can be read as they come. Not a general client:
 // no RESP3, no TLS, no reconnection. One RespConnection per thread.

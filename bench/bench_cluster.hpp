@@ -1,4 +1,4 @@
-// The replication benchmark's in-process cluster (cli/bench_replication.cpp, cli/bench_catchup.cpp):
+// The replication benchmark's in-process cluster (bench/bench_replication.cpp, bench/bench_catchup.cpp):
 // nodes in this process, each with its own data directory, CurveZMQ keys and loopback peer port,
 // and the node logs kept aside until something goes wrong.
 #pragma once
@@ -30,7 +30,7 @@ struct LogBuffer {
   void dump() {
     std::lock_guard<std::mutex> g(mutex);
     const size_t from = lines.size() > 60 ? lines.size() - 60 : 0;
-    std::fprintf(stderr, "bench replication: the nodes' last %zu log lines:\n", lines.size() - from);
+    std::fprintf(stderr, "vasana-bench replication: the nodes' last %zu log lines:\n", lines.size() - from);
     for (size_t i = from; i < lines.size(); ++i) std::fprintf(stderr, "  %s\n", lines[i].c_str());
   }
 };

@@ -1,4 +1,4 @@
-// `vasana bench recall`: recall latency per lane and fused over a synthetic corpus, with one
+// `vasana-bench recall`: recall latency per lane and fused over a synthetic corpus, with one
 // client and several, with and without concurrent writes; resident memory per memory; and the
 // time a node takes from start to ready on a data directory of that size. Prints figures,
 // asserts nothing.
@@ -17,14 +17,14 @@
 #include <vector>
 
 #include "actors/node.hpp"
-#include "cli/bench_figures.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
-#include "cli/synthetic_corpus.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
-#include "replica/lane_registry.hpp"
 #include "replica/hash_embedder.hpp"
+#include "replica/lane_registry.hpp"
 #include "replica/recall_engine.hpp"
 #include "replica/vector_index.hpp"
 #include "store/hybrid_clock.hpp"
@@ -153,20 +153,20 @@ void buffered_search_figures(size_t n, size_t queries) {
 
 int cmd_bench_recall(const Words& words) {
   auto args = parse_args(words, {"memories", "queries", "dir", "semantic-exact-limit"}, {});
-  if (!args.ok()) return fail(kExitUsage, "bench recall: " + args.status().message());
+  if (!args.ok()) return bench::fail(kExitUsage, "recall: " + args.status().message());
   auto semantic = semantic_options(*args);
-  if (!semantic.ok()) return fail(kExitUsage, "bench recall: " + semantic.status().message());
+  if (!semantic.ok()) return bench::fail(kExitUsage, "recall: " + semantic.status().message());
   std::vector<size_t> sizes = {10000, 100000};
   if (auto m = args->get("memories")) {
     auto counts = bench::memory_counts(*m);
-    if (!counts) return fail(kExitUsage, "bench recall: --memories takes counts such as 10000,100000");
+    if (!counts) return bench::fail(kExitUsage, "recall: --memories takes counts such as 10000,100000");
     sizes = *counts;
   }
   size_t queries = 500;
   if (auto q = args->get("queries")) queries = size_t(std::max(1L, std::atol(q->c_str())));
   const std::string parent = args->get("dir").value_or(".");
 
-  std::printf("vasana bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories;\n"
+  std::printf("vasana-bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories;\n"
               "realms of at most %zu memories searched exactly (--semantic-exact-limit), larger ones with a graph\n",
               queries, semantic->exact_limit);
   for (size_t n : sizes) {
@@ -179,7 +179,7 @@ int cmd_bench_recall(const Words& words) {
     uint64_t ms = system_wall_ms() - n;
     for (size_t i = 0; i < n; ++i) {
       Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, put_of(corpus));
-      if (!s.ok()) return fail(kExitFailed, "bench recall: " + s.to_string());
+      if (!s.ok()) return bench::fail(kExitFailed, "recall: " + s.to_string());
     }
     engine->warm();
     const double build_s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -240,16 +240,16 @@ int cmd_bench_recall(const Words& words) {
     std::string tmpl = parent + "/vasana-bench-recall-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench recall: cannot create a directory in " + parent);
+    if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "recall: cannot create a directory in " + parent);
     const std::string root = std::filesystem::absolute(buf.data()).string();
     DataDir dir{root + "/node"};
     auto id = init_data_dir(dir, VectorSpace{});
-    if (!id.ok()) return fail(kExitFailed, "bench recall: " + id.status().message());
+    if (!id.ok()) return bench::fail(kExitFailed, "recall: " + id.status().message());
     {
       auto rec = recover_own_stream(dir, *id, nullptr, false);
       auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
                                rec->tail, LogWriterOptions{}, system_wall_ms());
-      if (!w.ok()) return fail(kExitFailed, "bench recall: " + w.status().message());
+      if (!w.ok()) return bench::fail(kExitFailed, "recall: " + w.status().message());
       SyntheticCorpus dc;
       for (size_t i = 0; i < n; ++i) {
         const PutMemoryOp p = put_of(dc);
@@ -267,7 +267,7 @@ int cmd_bench_recall(const Words& words) {
     auto s0 = Clock::now();
     auto node = Node::start(opts, nullptr);
     const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();
-    if (!node.ok()) return fail(kExitFailed, "bench recall: " + node.status().message());
+    if (!node.ok()) return bench::fail(kExitFailed, "recall: " + node.status().message());
     node.value()->stop();
     std::filesystem::remove_all(root);
     std::printf("  start to ready on a data directory of %zu memories: %.2f s\n", n, ready_s);

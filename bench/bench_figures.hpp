@@ -1,7 +1,7 @@
 // What the benchmarks share: the clock, percentiles and resident memory (bench recall and bench
 // replication), and for the replication lag rows of vasana and Redis the texts written, the
-// figures of one row and how they are computed and printed (cli/bench_replication.cpp,
-// cli/bench_redis.cpp).
+// figures of one row and how they are computed and printed (bench/bench_replication.cpp,
+// bench/bench_redis.cpp).
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,7 @@ Result<SemanticLaneOptions> semantic_options(const Args& args);
 // when any is not.
 std::optional<std::vector<size_t>> memory_counts(const std::string& list);
 
-// Memory texts of about 120 bytes that vary, as bench write's do.
+// Memory texts of about 125 bytes that vary (the writes of bench write and bench replication).
 struct TextGen {
   uint64_t counter = 0;
   std::string next() {

@@ -1,4 +1,4 @@
-// The catch-up half of `vasana bench replication` (cli/bench_replication.cpp has the whole
+// The catch-up half of `vasana-bench replication` (bench/bench_replication.cpp has the whole
 // command's description): a node holding m ops of its own starts, an empty peer starts and
 // fetches and applies them all; then, with the nodes stopped, the same ops verified, decoded and
 // applied on one thread, to show where the catch-up time goes.
@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cli/bench_cluster.hpp"
+#include "bench/bench_cluster.hpp"
 #include "replica/semantic_lane.hpp"
 
 namespace vasana::bench {

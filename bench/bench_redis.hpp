@@ -1,18 +1,15 @@
-// The Redis side of `vasana bench replication`: a redis-server primary and replica on loopback,
-// started and stopped here (redis-server from PATH, options on its command line, no
-// configuration file), SET at a fixed rate to the primary, and the lag to each key's keyspace
-// event on the replica.
+// The Redis side of `vasana-bench replication`: a redis-server primary and replica on loopback
+// (bench/redis_server.hpp), SET at a fixed rate to the primary, and the lag to each key's
+// keyspace event on the replica.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "cli/bench_figures.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/redis_server.hpp"
 
 namespace vasana::bench {
-
-// The path of program on PATH, or "".
-std::string find_on_path(const std::string& program);
 
 // The Redis rows of one configuration of the primary: a primary and a replica started for it
 // under root, one row per rate, each printed as it is measured. problem is set on every row

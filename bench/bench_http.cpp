@@ -1,6 +1,6 @@
-// `vasana bench http`: the same recall queries over the HTTP/JSON API (cli/http_server.hpp) and
+// `vasana-bench http`: the same recall queries over the HTTP/JSON API (cli/http_server.hpp) and
 // over the ZeroMQ client protocol, against one node in this process holding N synthetic
-// memories (built as `bench recall` builds its data directory). The two transports take turns
+// memories (built as `vasana-bench recall` builds its data directory). The two transports take turns
 // query by query, so both see the same node in the same state. Prints p50/p99 of each and their
 // ratio; asserts nothing.
 #include <unistd.h>
@@ -17,13 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/node.hpp"
-#include "cli/bench_data.hpp"
-#include "cli/bench_figures.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_data.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
 #include "cli/http_server.hpp"
 #include "cli/node_client.hpp"
-#include "cli/synthetic_corpus.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
@@ -57,15 +57,15 @@ std::string random_token() {
 
 int cmd_bench_http(const Words& words) {
   auto args = parse_args(words, {"memories", "queries", "dir"}, {});
-  if (!args.ok()) return fail(kExitUsage, "bench http: " + args.status().message());
-  if (!args->positional.empty()) return fail(kExitUsage, "bench http: unexpected argument '" + args->positional[0] + "'");
+  if (!args.ok()) return bench::fail(kExitUsage, "http: " + args.status().message());
+  if (!args->positional.empty()) return bench::fail(kExitUsage, "http: unexpected argument '" + args->positional[0] + "'");
   size_t n = 100000, queries = 1000;
   for (auto [name, out] : {std::pair<const char*, size_t*>{"memories", &n}, {"queries", &queries}}) {
     if (auto v = args->get(name)) {
       char* end = nullptr;
       const long x = std::strtol(v->c_str(), &end, 10);
       if (v->empty() || *end != '\0' || x < 1 || x > 100000000)
-        return fail(kExitUsage, std::string("bench http: --") + name + " must be a number from 1 to 100000000");
+        return bench::fail(kExitUsage, std::string("http: --") + name + " must be a number from 1 to 100000000");
       *out = size_t(x);
     }
   }
@@ -73,23 +73,23 @@ int cmd_bench_http(const Words& words) {
   std::string tmpl = parent + "/vasana-bench-http-XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
-  if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench http: cannot create a directory in " + parent);
+  if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "http: cannot create a directory in " + parent);
   const std::string root = std::filesystem::absolute(buf.data()).string();
   struct Cleanup {
     std::string root;
     ~Cleanup() { std::filesystem::remove_all(root); }
   } cleanup{root};
 
-  std::printf("vasana bench http: %zu memories, %zu recall queries (limit 10) over each transport, one client each,\n"
+  std::printf("vasana-bench http: %zu memories, %zu recall queries (limit 10) over each transport, one client each,\n"
               "taking turns query by query; HTTP with keep-alive on loopback, ZeroMQ on the node's IPC socket\n",
               n, queries);
   std::fflush(stdout);
   DataDir dir{root + "/node"};
-  if (Status s = fill_data_dir(dir, n); !s.ok()) return fail(kExitFailed, "bench http: " + s.message());
+  if (Status s = fill_data_dir(dir, n); !s.ok()) return bench::fail(kExitFailed, "http: " + s.message());
   NodeOptions opts;
   opts.dir = dir;
   auto node = Node::start(opts, nullptr);
-  if (!node.ok()) return fail(kExitFailed, "bench http: " + node.status().message());
+  if (!node.ok()) return bench::fail(kExitFailed, "http: " + node.status().message());
 
   ClientGrant bench;
   bench.name = "bench";
@@ -100,10 +100,10 @@ int cmd_bench_http(const Words& words) {
   ho.clients.add(bench);
   ho.node_endpoint = dir.default_client_endpoint();
   auto server = HttpServer::start(std::move(ho));
-  if (!server.ok()) return fail(kExitFailed, "bench http: " + server.status().message());
+  if (!server.ok()) return bench::fail(kExitFailed, "http: " + server.status().message());
 
   auto zmq_client = NodeClient::connect(dir.default_client_endpoint());
-  if (!zmq_client.ok()) return fail(kExitFailed, "bench http: " + zmq_client.status().message());
+  if (!zmq_client.ok()) return bench::fail(kExitFailed, "http: " + zmq_client.status().message());
   httplib::Client http("127.0.0.1", server.value()->port());
   http.set_keep_alive(true);
   http.set_tcp_nodelay(true);  // headers and body go out in two writes: without it Nagle holds the second
@@ -132,7 +132,7 @@ int cmd_bench_http(const Words& words) {
         auto res = zmq_client.value()->call(r, std::chrono::seconds(30));
         const double us = micros_since(t0);
         if (!res.ok() || res->kind != ClientResponse::Kind::recalled)
-          return fail(kExitFailed, "bench http: a recall over ZeroMQ failed: " +
+          return bench::fail(kExitFailed, "http: a recall over ZeroMQ failed: " +
                                        (res.ok() ? res->message : res.status().message()));
         if (i >= warmup) zmq_us.push_back(us);
         for (const RecallHit& h : res->answer.hits) zmq_ids.push_back(h.id.to_string());
@@ -140,7 +140,7 @@ int cmd_bench_http(const Words& words) {
         auto res = http.Post("/v1/recall", headers, body, "application/json");
         const double us = micros_since(t0);
         if (!res || res->status != 200)
-          return fail(kExitFailed, "bench http: a recall over HTTP failed: " +
+          return bench::fail(kExitFailed, "http: a recall over HTTP failed: " +
                                        (res ? std::to_string(res->status) + " " + res->body : httplib::to_string(res.error())));
         if (i >= warmup) http_us.push_back(us);
         const auto answer = nlohmann::json::parse(res->body, nullptr, false);

@@ -1,4 +1,4 @@
-// The benchmarks' --mix (cli/bench_op_mix.hpp): the option's values and its refusal through the
+// The benchmarks' --mix (bench/bench_op_mix.hpp): the option's values and its refusal through the
 // binary, the op mix's shares and targets, and every request of a mix accepted by a real node.
 #include <catch2/catch.hpp>
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "actors/node.hpp"
-#include "cli/bench_op_mix.hpp"
+#include "bench/bench_op_mix.hpp"
 #include "cli/node_client.hpp"
-#include "tests/cli/child_process.hpp"
+#include "tests/bench/bench_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 
 namespace vasana::test {
@@ -76,15 +76,15 @@ TEST_CASE("bench write and bench replication refuse a bad --mix with exit code 2
   TempDir tmp;
   for (const std::string bench : {"write", "replication"}) {
     INFO(bench);
-    auto r = run_vasana({"bench", bench, "--dir", tmp.path(), "--mix", "everything"}, tmp.path());
+    auto r = run_vasana_bench({bench, "--dir", tmp.path(), "--mix", "everything"}, tmp.path());
     CAPTURE(r.out, r.err);
     REQUIRE(r.status.exited);
     CHECK(r.status.code == 2);
     CHECK(contains(r.err, "--mix"));
     CHECK(contains(r.err, "'everything'"));
-    CHECK_FALSE(contains(r.out, "vasana bench"));  // nothing measured
+    CHECK_FALSE(contains(r.out, "vasana-bench " + bench));  // nothing measured
     // The option itself is known: a bad value of another option is still what is refused.
-    auto s = run_vasana({"bench", bench, "--dir", tmp.path(), "--mix", "all", "--seconds", "0"}, tmp.path());
+    auto s = run_vasana_bench({bench, "--dir", tmp.path(), "--mix", "all", "--seconds", "0"}, tmp.path());
     CAPTURE(s.out, s.err);
     REQUIRE(s.status.exited);
     CHECK(s.status.code == 2);

@@ -1,4 +1,4 @@
-// `vasana bench start`: start to ready on a data directory of N memories, with a full replay and
+// `vasana-bench start`: start to ready on a data directory of N memories, with a full replay and
 // from a checkpoint (actors/checkpoint_task.hpp) with no ops after it, in the same run, and where
 // the time goes: verifying the segments, applying the ops, loading the checkpoint, rebuilding
 // each recall lane, and what writing the checkpoint cost (the state's lock held while encoding).
@@ -14,11 +14,11 @@
 
 #include "actors/checkpoint_task.hpp"
 #include "actors/node.hpp"
-#include "cli/bench_data.hpp"
-#include "cli/bench_figures.hpp"
+#include "bench/bench_commands.hpp"
+#include "bench/bench_data.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/commands.hpp"
-#include "cli/synthetic_corpus.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "replica/lane_registry.hpp"
@@ -63,11 +63,11 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
 
 int cmd_bench_start(const Words& words) {
   auto args = parse_args(words, {"memories", "dir"}, {"settle"});
-  if (!args.ok()) return fail(kExitUsage, "bench start: " + args.status().message());
+  if (!args.ok()) return bench::fail(kExitUsage, "start: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
     auto counts = bench::memory_counts(*m);
-    if (!counts) return fail(kExitUsage, "bench start: --memories takes counts such as 100000,1000000");
+    if (!counts) return bench::fail(kExitUsage, "start: --memories takes counts such as 100000,1000000");
     sizes = *counts;
   }
   const std::string parent = args->get("dir").value_or(".");
@@ -75,25 +75,25 @@ int cmd_bench_start(const Words& words) {
   // has run a while (a start that has just replayed everything still holds every vector in the
   // exact buffers, whose copy is taken under the lock).
   const bool settle = args->has("settle");
-  std::printf("vasana bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"
+  std::printf("vasana-bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"
               "graphs of realms past the exact limit are built behind, in the background)\n");
   for (size_t n : sizes) {
     std::string tmpl = parent + "/vasana-bench-start-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) return fail(kExitFailed, "bench start: cannot create a directory in " + parent);
+    if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "start: cannot create a directory in " + parent);
     const std::string root = std::filesystem::absolute(buf.data()).string();
     DataDir dir{root + "/node"};
     auto id = init_data_dir(dir, VectorSpace{});
-    if (!id.ok()) return fail(kExitFailed, "bench start: " + id.status().message());
-    if (Status s = write_synthetic_memories(dir, *id, n); !s.ok()) return fail(kExitFailed, "bench start: " + s.to_string());
+    if (!id.ok()) return bench::fail(kExitFailed, "start: " + id.status().message());
+    if (Status s = write_synthetic_memories(dir, *id, n); !s.ok()) return bench::fail(kExitFailed, "start: " + s.to_string());
     std::printf("\n%zu memories:\n", n);
 
     // Where a full replay's time goes, phase by phase, on this thread.
     auto t0 = Clock::now();
     auto scan = scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, nullptr);
     const double verify_s = s_since(t0);
-    if (!scan.ok()) return fail(kExitFailed, "bench start: " + scan.status().message());
+    if (!scan.ok()) return bench::fail(kExitFailed, "start: " + scan.status().message());
     RecallEngine engine(make_all_lanes(), ScoringWeights{});
     t0 = Clock::now();
     (void)scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, [&](const RecordRef& r) {
@@ -152,16 +152,16 @@ int cmd_bench_start(const Words& words) {
 
     std::vector<std::string> lines;
     auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
-    if (!full.ok()) return fail(kExitFailed, "bench start: " + full.status().message());
+    if (!full.ok()) return bench::fail(kExitFailed, "start: " + full.status().message());
     // Started with checkpoints on and stopped: the shutdown writes the first checkpoint.
     auto first = start_once(dir, true, 1, &lines, settle);
-    if (!first.ok()) return fail(kExitFailed, "bench start: " + first.status().message());
+    if (!first.ok()) return bench::fail(kExitFailed, "start: " + first.status().message());
     // How long writing that checkpoint held the engine's lock (writes wait meanwhile).
     for (const auto& l : lines)
       if (l.find("checkpoint: wrote") != std::string::npos) std::printf("  %s\n", l.c_str());
     lines.clear();
     auto from = start_once(dir, true, 1, &lines);
-    if (!from.ok()) return fail(kExitFailed, "bench start: " + from.status().message());
+    if (!from.ok()) return bench::fail(kExitFailed, "start: " + from.status().message());
     std::printf("  start to ready: full replay %.2f s; from a checkpoint %.2f s\n", *full, *from);
     // The lanes built on the replayed state, against the checkpoint loaded with its lanes, both
     // on 2 threads as a start does.

@@ -1,4 +1,4 @@
-// Data directories for the benchmarks: synthetic memories (cli/synthetic_corpus.hpp) written
+// Data directories for the benchmarks: synthetic memories (bench/synthetic_corpus.hpp) written
 // straight into a writer's own stream, as `vasana serve` would find them after n remembers.
 #pragma once
 

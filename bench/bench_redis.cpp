@@ -1,10 +1,4 @@
-#include "cli/bench_redis.hpp"
-
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "bench/bench_redis.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,111 +7,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
 
+#include "bench/resp_client.hpp"
 #include "cli/loopback_port.hpp"
-#include "cli/resp_client.hpp"
 
 namespace vasana::bench {
 
 using Clock = std::chrono::steady_clock;
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream in(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(in, dir, ':')) {
-    const std::string p = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
-
 namespace {
-
-// A redis-server child process: started with options on its command line (no configuration
-// file), output to a log file, killed when the bench ends (and by the kernel if the bench dies).
-class RedisServer {
- public:
-  RedisServer(std::string program, std::string name, std::string dir)
-      : program_(std::move(program)), name_(std::move(name)), dir_(std::move(dir)) {}
-  ~RedisServer() { stop(); }
-
-  // "" once it answers PING, else why not.
-  std::string start(int port, const std::vector<std::string>& options) {
-    port_ = port;
-    std::filesystem::create_directories(dir_);
-    log_ = dir_ + "/redis.log";
-    std::vector<std::string> args = {program_, "--port", std::to_string(port), "--bind", "127.0.0.1",
-                                     "--save", "", "--daemonize", "no", "--dir", dir_};
-    args.insert(args.end(), options.begin(), options.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ < 0) return "fork failed";
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(1);
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      ::execv(program_.c_str(), argv.data());
-      ::_exit(127);
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (Clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return name_ + " exited at start; its log: " + log_tail();
-      }
-      RespConnection c;
-      if (c.connect(port)) {
-        auto r = c.call({"PING"}, 1000);
-        if (r && r->type == '+' && r->text == "PONG") return "";
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return name_ + " did not answer PING within 10 s; its log: " + log_tail();
-  }
-
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = Clock::now() + std::chrono::seconds(5);
-    int status = 0;
-    while (Clock::now() < deadline) {
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
-  std::string log_tail() const {
-    std::ifstream in(log_);
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return all.size() > 600 ? "..." + all.substr(all.size() - 600) : all;
-  }
-  int port() const { return port_; }
-
- private:
-  std::string program_, name_, dir_, log_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
 
 // "" once the replica reports its link to the primary up (within 15 s).
 std::string wait_replica_linked(int replica_port) {
