@@ -183,6 +183,10 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
       if (w.corrupted > 0 && w.renewed == 0)
         res.violations.push_back(std::to_string(w.corrupted) + " bytes flipped on the links of n" +
                                  std::to_string(w.node) + " and no connection was dropped and made again");
+    // A cut-off node's sessions keep trying, and every try is refused and counted.
+    for (const auto& cut : net->cuts())
+      if (cut.refused == 0)
+        res.violations.push_back("partition of n" + std::to_string(cut.node) + ": no connection refused while cut");
     log("links:\n" + links->report());
   }
   if (res.passed()) {

@@ -28,8 +28,12 @@ std::string NetworkFaults::apply(const Fault& f) {
   const size_t n = f.node;
   const auto mine = links_of(n);
   if (mine.empty()) return "n" + std::to_string(n) + " has no proxied link";
-  uint64_t corrupted_before = 0;
-  for (LinkProxy* p : mine) corrupted_before += p->counters().corrupted[0] + p->counters().corrupted[1];
+  uint64_t corrupted_before = 0, refused_before = 0;
+  for (LinkProxy* p : mine) {
+    const LinkCounters c = p->counters();
+    corrupted_before += c.corrupted[0] + c.corrupted[1];
+    refused_before += c.refused;
+  }
   WireCorruption wire{n, 0, connections_of(n), 0};
   switch (f.kind) {
     case FaultKind::partition:
@@ -57,10 +61,16 @@ std::string NetworkFaults::apply(const Fault& f) {
       return std::string(fault_name(f.kind)) + " is not a network fault";
   }
   std::this_thread::sleep_for(f.hold);
-  uint64_t corrupted_after = 0;
+  uint64_t corrupted_after = 0, refused_after = 0;
   for (LinkProxy* p : mine) {
     p->pass();
-    corrupted_after += p->counters().corrupted[0] + p->counters().corrupted[1];
+    const LinkCounters c = p->counters();
+    corrupted_after += c.corrupted[0] + c.corrupted[1];
+    refused_after += c.refused;
+  }
+  if (f.kind == FaultKind::partition) {
+    cuts_.push_back(Cut{n, refused_after - refused_before});
+    log_("  " + std::to_string(cuts_.back().refused) + " connections to or from n" + std::to_string(n) + " refused");
   }
   if (f.kind == FaultKind::link_corrupt) {
     wire.corrupted = corrupted_after - corrupted_before;

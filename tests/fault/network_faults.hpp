@@ -5,7 +5,8 @@
 //                 what it serves its peers, or what they serve it, is discarded;
 //   link_delay    every byte on the node's links held 50-400 ms;
 //   link_corrupt  bytes on the node's links flipped (one in 2,000).
-// Each is healed when its hold ends. For every link_corrupt it records how many bytes were
+// Each is healed when its hold ends. For every partition it records how many connections the
+// cut links refused meanwhile. For every link_corrupt it records how many bytes were
 // flipped and how many new connections the node's links took from then on: a flipped byte must
 // never be applied (the run's history and digest checks), and the connection that carried it
 // must be dropped (CurveZMQ's authentication fails) and made again.
@@ -34,6 +35,14 @@ class NetworkFaults {
     uint64_t renewed = 0;         // connections taken since, until the next fault or the end
   };
   const std::vector<WireCorruption>& corruptions() const { return corruptions_; }
+
+  // Each partition, with the connections its peers tried meanwhile that the cut links refused
+  // (their sessions reconnect every few hundred milliseconds).
+  struct Cut {
+    size_t node;
+    uint64_t refused = 0;
+  };
+  const std::vector<Cut>& cuts() const { return cuts_; }
   // Closes the window of the last link_corrupt: call before the next fault and once the
   // workload ends (another fault may restart nodes, which renews connections too).
   void close_window();
@@ -44,6 +53,7 @@ class NetworkFaults {
   ProxiedLinks& links_;
   std::function<void(const std::string&)> log_;
   std::vector<WireCorruption> corruptions_;
+  std::vector<Cut> cuts_;
   bool window_open_ = false;
 };
 
