@@ -116,6 +116,9 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   if (o.network) links = std::make_unique<ProxiedLinks>(c, o.seed);
   if (std::string e = c.start_all(); !e.empty()) {
     res.violations.push_back("start: " + e);
+    log("VIOLATION start: " + e);
+    out << c.logs();
+    log("FAIL seed " + std::to_string(o.seed) + "; replay: " + replay_command(o));
     return res;
   }
   if (std::string e = c.await_peers_up(30s); !e.empty()) log("peers not all up before the workload: " + e);
