@@ -39,13 +39,6 @@ Clock::duration secs(double s) {
 
 double micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
-double percentile(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
-  return v[i];
-}
-
 struct SyncFigures {
   double rate = 0, p50_us = 0, p99_us = 0;
 };
@@ -68,8 +61,8 @@ SyncFigures measure_fdatasync(const std::string& dir, double seconds) {
   ::close(fd);
   ::unlink(path.c_str());
   f.rate = lat.size() / elapsed;
-  f.p50_us = percentile(lat, 0.50);
-  f.p99_us = percentile(lat, 0.99);
+  f.p50_us = bench::pct(lat, 0.50);
+  f.p99_us = bench::pct(lat, 0.99);
   return f;
 }
 
@@ -242,8 +235,8 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   }
   node.value()->stop();
   f.rate = all.size() / elapsed;
-  f.p50_us = percentile(all, 0.50);
-  f.p99_us = percentile(all, 0.99);
+  f.p50_us = bench::pct(all, 0.50);
+  f.p99_us = bench::pct(all, 0.99);
   f.errors = errors;
   return f;
 }

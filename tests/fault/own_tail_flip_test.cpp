@@ -51,6 +51,17 @@ std::string text_of(TestCluster& c, size_t i, const MemoryId& id) {
   return r->kind == ClientResponse::Kind::memory ? r->memory.text : "";
 }
 
+// Remembers n memories on node 0, texts stem + 'b', stem + 'c', ...; the last one's id.
+MemoryId remember_on_first(TestCluster& c, int n, const std::string& stem) {
+  MemoryId last;
+  for (int k = 0; k < n; ++k) {
+    auto id = c.remember(0, "alpha", stem + std::string(1, char('b' + k)));
+    REQUIRE(id.ok());
+    last = id.value();
+  }
+  return last;
+}
+
 }  // namespace
 
 TEST_CASE("a node whose last durable record was damaged on disk fetches it back from peers before it writes again") {
@@ -58,12 +69,7 @@ TEST_CASE("a node whose last durable record was damaged on disk fetches it back 
   TestCluster c(tmp, TestCluster::mesh(3));
   REQUIRE(c.start_all() == "");
   INFO(c.logs());
-  MemoryId last;
-  for (int k = 0; k < 5; ++k) {
-    auto id = c.remember(0, "alpha", "harbor lantern qzk" + std::string(1, char('b' + k)));
-    REQUIRE(id.ok());
-    last = id.value();
-  }
+  const MemoryId last = remember_on_first(c, 5, "harbor lantern qzk");
   REQUIRE(c.await_converged(5, 20s) == "");
   const std::string instance = to_hex(last.instance);
 
@@ -90,12 +96,7 @@ TEST_CASE("a node killed after cutting its torn tail still waits for its peers w
   TestCluster c(tmp, TestCluster::mesh(3));
   REQUIRE(c.start_all() == "");
   INFO(c.logs());
-  MemoryId last;
-  for (int k = 0; k < 4; ++k) {
-    auto id = c.remember(0, "alpha", "violet quarry qzr" + std::string(1, char('b' + k)));
-    REQUIRE(id.ok());
-    last = id.value();
-  }
+  const MemoryId last = remember_on_first(c, 4, "violet quarry qzr");
   REQUIRE(c.await_converged(4, 20s) == "");
   const std::string marker = restore_marker_path(DataDir{c.node(0).data});
 
@@ -135,12 +136,7 @@ TEST_CASE("offline repair of a torn tail marks the directory and needs --from or
   TestCluster c(tmp, TestCluster::mesh(2));
   REQUIRE(c.start_all() == "");
   INFO(c.logs());
-  MemoryId last;
-  for (int k = 0; k < 3; ++k) {
-    auto id = c.remember(0, "alpha", "amber trellis qzt" + std::string(1, char('b' + k)));
-    REQUIRE(id.ok());
-    last = id.value();
-  }
+  const MemoryId last = remember_on_first(c, 3, "amber trellis qzt");
   REQUIRE(c.await_converged(3, 20s) == "");
   c.kill(0);
   c.kill(1);
@@ -168,12 +164,7 @@ TEST_CASE("a node without peers whose own tail is torn cuts it and takes writes 
   TestCluster c(tmp, {{}});
   REQUIRE(c.start_all() == "");
   INFO(c.logs());
-  MemoryId last;
-  for (int k = 0; k < 3; ++k) {
-    auto id = c.remember(0, "alpha", "copper meadow qzm" + std::string(1, char('b' + k)));
-    REQUIRE(id.ok());
-    last = id.value();
-  }
+  const MemoryId last = remember_on_first(c, 3, "copper meadow qzm");
   c.kill(0);
   flip_own_tail(c.node(0).data, to_hex(last.instance));
   REQUIRE(c.start(0) == "");
