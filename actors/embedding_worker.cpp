@@ -171,14 +171,19 @@ void EmbeddingWorker::embed_batch(std::vector<MemoryId> ids) {
     }
   });
   std::vector<std::vector<float>> vectors(items.size());
-  std::vector<std::string> ask;
-  std::vector<size_t> ask_for;  // item index of each text asked
+  std::vector<std::string> ask;                  // each text the cache lacks, once
+  std::vector<std::vector<size_t>> ask_for;      // the item indexes of each text asked
+  std::unordered_map<std::string, size_t> slot;  // text -> its index in ask
   for (size_t i = 0; i < items.size(); ++i) {
-    if (auto v = cache_.get(items[i].second)) {
+    const auto known = slot.find(items[i].second);
+    if (known != slot.end()) {
+      ask_for[known->second].push_back(i);
+    } else if (auto v = cache_.get(items[i].second)) {
       vectors[i] = std::move(*v);
     } else {
+      slot.emplace(items[i].second, ask.size());
       ask.push_back(items[i].second);
-      ask_for.push_back(i);
+      ask_for.push_back({i});
     }
   }
   if (!ask.empty()) {
@@ -203,7 +208,7 @@ void EmbeddingWorker::embed_batch(std::vector<MemoryId> ids) {
     }
     for (size_t k = 0; k < ask.size(); ++k) {
       cache_.put(ask[k], got.value()[k]);
-      vectors[ask_for[k]] = std::move(got.value()[k]);
+      for (size_t i : ask_for[k]) vectors[i] = got.value()[k];
     }
   }
   {

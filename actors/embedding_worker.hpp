@@ -7,7 +7,7 @@
 // without one, an update of the text) of the node's own writer, queues their ids (at most
 // queue_size: when full the oldest queued id is dropped and counted), and embeds them in batches
 // of batch_size texts (the current text, read from the state when the batch is sent; the cache
-// first), each vector then written as a SetVector op through the node's writer (write_vector).
+// first; a text repeated in a batch is asked once), each vector then written as a SetVector op through the node's writer (write_vector).
 // Until it is applied, the memory is found by every lane but the semantic one.
 //
 // A provider that fails or times out is retried with backoff (200 ms doubling to 30 s); the

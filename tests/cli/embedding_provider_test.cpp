@@ -236,15 +236,25 @@ TEST_CASE("the same text is sent to the provider once, and an import's vectors c
   FakeEmbeddingServer provider(kDim);
   EmbedNode node(tmp, embedding_config(tmp, provider.url(), "batch_size = 16\n"));
   const std::string text = "deploy freezes start on the 20th of december";
+  // The second write of the text comes after the first one's vector: answered from the cache.
   remember(node.data, tmp, text);
+  REQUIRE(eventually([&] { return embedding_count(node.data, tmp, "vectors") == 1; }));
+  CHECK(embedding_count(node.data, tmp, "cache_hits") == 0);
   remember(node.data, tmp, text, "other");
   REQUIRE(eventually([&] { return embedding_count(node.data, tmp, "vectors") == 2; }));
   CHECK(provider.times_embedded(text) == 1);
+  CHECK(embedding_count(node.data, tmp, "cache_hits") == 1);
   // A repeated query text too.
   recall_json(node.data, tmp, {}, "when do deploy freezes start");
   recall_json(node.data, tmp, {}, "when do deploy freezes start");
   CHECK(provider.times_embedded("when do deploy freezes start") == 1);
-  CHECK(embedding_count(node.data, tmp, "cache_hits") >= 2);
+  CHECK(embedding_count(node.data, tmp, "cache_hits") == 2);
+  // Two writes of one new text in the same batch (an import): asked once.
+  write_text(tmp.sub("twice.jsonl"), "{\"text\":\"the pager rota changes on mondays\",\"ref\":\"t1\"}\n"
+                                     "{\"text\":\"the pager rota changes on mondays\",\"ref\":\"t2\"}\n");
+  REQUIRE(run_vasana({"import", "--data", node.data, "--realm", "work", tmp.sub("twice.jsonl")}, tmp.path()).status.code == 0);
+  REQUIRE(eventually([&] { return embedding_count(node.data, tmp, "vectors") == 4; }));
+  CHECK(provider.times_embedded("the pager rota changes on mondays") == 1);
 
   const size_t before = provider.requests();
   std::string lines;
@@ -256,7 +266,7 @@ TEST_CASE("the same text is sent to the provider once, and an import's vectors c
   auto imp = run_vasana({"import", "--data", node.data, "--realm", "work", tmp.sub("in.jsonl")}, tmp.path());
   INFO(imp.err);
   REQUIRE(imp.status.code == 0);
-  REQUIRE(eventually([&] { return embedding_count(node.data, tmp, "vectors") == 2 + n; }));
+  REQUIRE(eventually([&] { return embedding_count(node.data, tmp, "vectors") == 4 + n; }));
   const size_t used = provider.requests() - before;
   INFO(used << " requests for " << n << " memories");
   CHECK(used <= n / 2);  // batches of up to 16

@@ -221,6 +221,7 @@ struct LinkProxy::Impl {
     pthread_setname_np(pthread_self(), "link-proxy");
     Settings s;
     while (!stop.load()) {
+      uint64_t taken = 0;  // the settings version s holds: only that one is reported applied below
       {
         std::lock_guard<std::mutex> g(mutex);
         if (settings.corrupt != corrupt_p) {
@@ -228,6 +229,7 @@ struct LinkProxy::Impl {
           if (corrupt_p > 0) until_flip = draw_gap();
         }
         s = settings;
+        taken = version;
       }
       if (s.cut)
         for (auto& c : conns)
@@ -235,8 +237,8 @@ struct LinkProxy::Impl {
       conns.erase(std::remove_if(conns.begin(), conns.end(), [](const auto& c) { return c->dead; }), conns.end());
       {
         std::lock_guard<std::mutex> g(mutex);
-        if (applied_version != version) {
-          applied_version = version;
+        if (applied_version != taken) {
+          applied_version = taken;
           applied_cv.notify_all();
         }
       }
