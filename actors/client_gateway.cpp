@@ -11,11 +11,13 @@ namespace {
 const ClientGrants kNoClients;
 }  // namespace
 
-ClientGateway::ClientGateway(writer_actor writer, std::vector<query_actor> queries,
-                             std::shared_ptr<const RecallEngine> engine, ClientEndpoint* endpoint, InputLimits limits,
+ClientGateway::ClientGateway(writer_actor writer, std::shared_ptr<const WriterState> writer_state,
+                             std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
+                             ClientEndpoint* endpoint, InputLimits limits,
                              InstanceId instance, std::string vector_space_id, AckGate* ack_gate,
                              std::function<NodeStatus()> status)
     : writer_(std::move(writer)),
+      writer_state_(std::move(writer_state)),
       queries_(std::move(queries)),
       engine_(std::move(engine)),
       endpoint_(endpoint),
@@ -81,16 +83,15 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
   ClientEndpoint* ep = endpoint_;
   switch (call.request.kind) {
     case ClientRequest::Kind::ping: {
-      std::string space = vector_space_id_;
-      caf::anon_send(writer_, caf::get_atom::value, WriterInfoReply{[ep, call, space](const WriterInfo& info) {
-                       ClientResponse r;
-                       r.request_id = call.request.request_id;
-                       r.kind = ClientResponse::Kind::pong;
-                       r.info = NodeInfo{info.instance,         space,        info.last_durable,
-                                         info.writable,         info.read_only_reason, info.flushes,
-                                         info.flushed_records};
-                       ep->reply(call, r);
-                     }});
+      // Answered here, from what the writer last published: no hop to the writer's thread, and
+      // a flush held up by the disk does not hold up the answer.
+      const WriterInfo info = writer_state_->info();
+      ClientResponse r;
+      r.request_id = rid;
+      r.kind = ClientResponse::Kind::pong;
+      r.info = NodeInfo{info.instance, vector_space_id_,      info.last_durable,   info.writable,
+                        info.read_only_reason, info.flushes, info.flushed_records};
+      ep->reply(call, r);
       return;
     }
     case ClientRequest::Kind::status: {

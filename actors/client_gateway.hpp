@@ -32,7 +32,9 @@ class ClientGateway {
   // engine answers whether a ref is already held (remember is idempotent by realm and ref).
   // ack_gate: in replicated:N mode, a remember is answered once N peers synced it (null: after
   // the local sync). status answers `vasana status`.
-  ClientGateway(writer_actor writer, std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
+  // writer_state answers pings (WriterState::info(), read on the endpoint's thread).
+  ClientGateway(writer_actor writer, std::shared_ptr<const WriterState> writer_state, std::vector<query_actor> queries,
+                std::shared_ptr<const RecallEngine> engine,
                 ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id,
                 AckGate* ack_gate, std::function<NodeStatus()> status);
 
@@ -83,6 +85,7 @@ class ClientGateway {
 
  private:
   writer_actor writer_;
+  std::shared_ptr<const WriterState> writer_state_;
   std::vector<query_actor> queries_;  // recalls go to them in turn
   size_t next_query_ = 0;             // only the endpoint thread touches it
   std::shared_ptr<const RecallEngine> engine_;

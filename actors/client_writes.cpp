@@ -348,7 +348,14 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   MemoryStatus existing_status = MemoryStatus::active;
   std::optional<UpdateContentOp> update;  // when the remember updates the ref's memory
   RememberFollowUps follow;
-  if (engine_) {
+  // A remember that names no ref and no superseded memory, from a caller whose grants need no
+  // state, is checked against the state for corrections only: with none held it needs no read
+  // lock, so it never waits behind the replica applying (the lock's writer) on the endpoint's
+  // thread. A correction this node acknowledged before is applied by now (own_writes_needed()),
+  // so corrections_held() counts it.
+  const bool needs_state = !in.ref.empty() || opts.supersedes.seqno.value != 0 || grant_needs_state(call) ||
+                           (engine_ && engine_->corrections_held() > 0);
+  if (engine_ && needs_state) {
     // The replica has applied what own_writes_needed() asked for (handle_checked_write).
     engine_->read([&](const ReplicaState& st) {
       if (auto denied = grant_refusal_in(st, call)) {

@@ -75,7 +75,8 @@ struct Node::Impl {
   std::vector<std::string> endpoints;
   std::shared_ptr<ClientRefusals> refusals = std::make_shared<ClientRefusals>();
   // Replication: the version vector, the copies of other writers, the peer links.
-  std::shared_ptr<WriterState> writer_state;  // only observe_remote() is used off the writer's thread
+  // Off the writer's thread only observe_remote(), health() and info() are used.
+  std::shared_ptr<WriterState> writer_state;
   std::unique_ptr<StreamHeads> heads;
   std::unique_ptr<MirrorSet> mirrors;
   std::atomic<uint64_t> remote_applied{0};
@@ -478,7 +479,8 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
         },
         impl->refusals, impl->probe));
   impl->queries = queries;
-  impl->gateway = std::make_shared<ClientGateway>(impl->writer, std::move(queries), impl->engine, impl->endpoint.get(),
+  impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->writer_state, std::move(queries), impl->engine,
+                                                  impl->endpoint.get(),
                                                   impl->options.limits, impl->identity.instance,
                                                   impl->identity.vector_space.id(),
                                                   impl->replicator ? impl->replicator->ack_gate() : nullptr,

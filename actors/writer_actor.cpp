@@ -108,9 +108,7 @@ writer_actor::behavior_type writer_behavior(writer_pointer self, std::shared_ptr
         self->delayed_send(self, std::chrono::seconds(1), seal_atom::value);
       },
       [self](caf::get_atom, WriterInfoReply& reply) {
-        const auto& w = *self->state.writer;
-        reply.done(WriterInfo{w.instance(), w.last_durable(), w.writable(), w.read_only_reason(), w.flushes(),
-                              w.flushed_records()});
+        reply.done(self->state.writer->info());
       },
   };
 }

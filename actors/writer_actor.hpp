@@ -47,19 +47,11 @@ struct AppendRequest {
   std::function<std::vector<FollowUpOp>(Seqno first)> follow_ups;
 };
 
-struct WriterInfo {
-  InstanceId instance;
-  Seqno last_durable;
-  bool writable = false;
-  std::string read_only_reason;
-  uint64_t flushes = 0;
-  uint64_t flushed_records = 0;
-};
-
 // Appends that arrived together: staged in order, answered like single appends.
 using AppendBatch = std::vector<AppendRequest>;
 
-// Asks for the writer's WriterInfo; answered on the writer's thread.
+// Asks for the writer's WriterInfo (actors/writer_state.hpp); answered on the writer's thread,
+// after every append it received before.
 struct WriterInfoReply {
   std::function<void(const WriterInfo&)> done;
 };

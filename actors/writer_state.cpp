@@ -12,7 +12,21 @@ WriterState::WriterState(InstanceId instance, std::unique_ptr<LogWriter> writer,
       options_(options),
       read_only_reason_(std::move(read_only_reason)) {
   if (writer_) clock_.observe(writer_->last_ts());
+  published_durable_.store(last_durable().value, std::memory_order_release);
   note_health();
+}
+
+WriterInfo WriterState::info() const {
+  WriterInfo i;
+  i.instance = instance_;
+  i.last_durable = Seqno(published_durable_.load(std::memory_order_acquire));
+  const WriterHealth h = health();
+  i.writable = h.writable;
+  // A stream under repair is read-only for the reason health() gives.
+  if (!h.writable) i.read_only_reason = h.reason;
+  i.flushes = flushes();
+  i.flushed_records = flushed_records();
+  return i;
 }
 
 void WriterState::note_health() {
@@ -97,6 +111,7 @@ Status WriterState::retry(uint64_t now_ms) {
     }
     read_only_reason_.clear();
     clock_.observe(writer_->last_ts());
+    published_durable_.store(writer_->last_durable().value, std::memory_order_release);
     note_health();
     if (log_)
       log_("writer: the own stream is repaired (verified up to seqno " + std::to_string(writer_->last_durable().value) +
@@ -122,8 +137,9 @@ Status WriterState::retry(uint64_t now_ms) {
 
 void WriterState::publish(size_t n) {
   if (n > 0) {
-    ++flushes_;
-    flushed_records_ += n;
+    flushes_.fetch_add(1, std::memory_order_relaxed);
+    flushed_records_.fetch_add(n, std::memory_order_relaxed);
+    published_durable_.store(writer_->last_durable().value, std::memory_order_release);
     // The peers' side first: the live tail is pushed to level peers from this thread as the
     // head moves (sync/peer_server.hpp), which replication lag waits for, while the local apply
     // (the subscribers' replica actor) needs no head. Its price is the push's time before the

@@ -12,7 +12,8 @@
 // that failed is then durable after all, and its subscribers see it then. Each change of state
 // is logged once.
 //
-// Threading: one owner (the writer actor), but health() may be called from any thread.
+// Threading: one owner (the writer actor), but health() and info() may be called from any
+// thread.
 #pragma once
 
 #include <atomic>
@@ -46,6 +47,16 @@ struct CommittedRecord {
   Hlc ts;
   uint16_t op_type = 0;
   std::string payload;
+};
+
+// The writer's account of itself, as a ping answers it (WriterState::info(), any thread).
+struct WriterInfo {
+  InstanceId instance;
+  Seqno last_durable;
+  bool writable = false;
+  std::string read_only_reason;
+  uint64_t flushes = 0;
+  uint64_t flushed_records = 0;
 };
 
 // Whether the writer takes appends, for status and metrics (any thread).
@@ -84,6 +95,10 @@ class WriterState {
   void set_repairing(std::string reason);
   void resume(std::unique_ptr<LogWriter> writer);
   WriterHealth health() const;
+  // From any thread, without waiting for the owner: what the last flush (or seal, retry, resume)
+  // published. A ping is answered from it on the client endpoint's thread, so a disk that holds
+  // up a flush does not hold up the answer to a ping.
+  WriterInfo info() const;
   // Where each successful flush's write and fdatasync times and record count go (metrics); none
   // by default. Set before the writer actor starts.
   void set_probe(std::shared_ptr<NodeProbe> probe) { probe_ = std::move(probe); }
@@ -105,10 +120,13 @@ class WriterState {
   bool writable() const { return writer_ && writer_->failure().ok(); }
   std::string read_only_reason() const;
   Seqno last_durable() const { return writer_ ? writer_->last_durable() : last_seqno_read_only_; }
-  uint64_t flushes() const { return flushes_; }
-  uint64_t flushed_records() const { return flushed_records_; }
+  uint64_t flushes() const { return flushes_.load(std::memory_order_relaxed); }
+  uint64_t flushed_records() const { return flushed_records_.load(std::memory_order_relaxed); }
 
-  void set_read_only_last_seqno(Seqno s) { last_seqno_read_only_ = s; }
+  void set_read_only_last_seqno(Seqno s) {
+    last_seqno_read_only_ = s;
+    published_durable_.store(last_durable().value, std::memory_order_release);
+  }
   // Advances the clock past an op applied from elsewhere (a replayed or remote op).
   void observe(Hlc seen) { clock_.observe(seen); }
   // The same from any thread (the sync threads, as they apply peers' ops): the next op staged
@@ -143,8 +161,10 @@ class WriterState {
   std::unique_ptr<LogWriter> resumed_;     // guarded by health_mutex_
   bool failed_ = false;  // the writer's own view (its thread only)
   Seqno last_seqno_read_only_;
-  uint64_t flushes_ = 0;
-  uint64_t flushed_records_ = 0;
+  // Written by the owner, read by info() from any thread.
+  std::atomic<uint64_t> flushes_{0};
+  std::atomic<uint64_t> flushed_records_{0};
+  std::atomic<uint64_t> published_durable_{0};  // last_durable() as of the owner's last change
 };
 
 }  // namespace vasana

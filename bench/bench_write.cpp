@@ -100,7 +100,8 @@ constexpr std::chrono::seconds kUnansweredWait{10};
 // as the threads of one agent process would share a connection. One thread drives them all with
 // zmq_poll, so the benchmark's own CPU use stays small next to the node's on a 2-core machine.
 // Load::puts: remember requests; Load::pings: pings, which take the same path through the client
-// endpoint and the writer's thread but never touch the disk (the node's request ceiling);
+// endpoint but are answered there, never reaching the writer's thread or the disk (the
+// endpoint's request ceiling);
 // Load::mix: each writer its own OpMix (bench/bench_op_mix.hpp, seeded with its index), every
 // acknowledged request's latency and every error also counted per op in *tally.
 enum class Load { pings, puts, mix };
@@ -321,7 +322,7 @@ int cmd_bench_write(const Words& words) {
     shared = measure_writes(root, most, 1, seconds, Load::puts);
     row(shared);
   }
-  std::printf("\nrequest ceiling without the disk: ping over the same client endpoint and writer thread\n");
+  std::printf("\nrequest ceiling of the client endpoint: pings, answered by the endpoint's thread (no writer, no disk)\n");
   std::printf("  %8s %11s %12s %10s %10s\n", "writers", "connections", "pings/s", "p50 us", "p99 us");
   std::vector<WriteFigures> pings;
   for (size_t n : counts) {

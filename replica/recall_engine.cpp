@@ -130,6 +130,7 @@ Status RecallEngine::apply_to_state(const OrderKey& key, const OpValue& op) {
 void RecallEngine::load_state(ReplicaState state) {
   auto lock = lock_.write();
   state_ = std::move(state);
+  corrections_held_.store(state_.correction_count(), std::memory_order_release);
   auto it = state_.applied().find(tracked_);
   tracked_applied_.store(it == state_.applied().end() ? 0 : it->second.value, std::memory_order_release);
 }

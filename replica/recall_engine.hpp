@@ -211,6 +211,9 @@ class RecallEngine {
   }
   // The tracked writer's highest seqno applied (0 before any).
   uint64_t tracked_applied() const { return tracked_applied_.load(std::memory_order_acquire); }
+  // Corrections the state holds, without taking any lock (as of the last op applied): a write
+  // whose only check against the state is the corrections one skips the read lock while it is 0.
+  size_t corrections_held() const { return corrections_held_.load(std::memory_order_acquire); }
 
  private:
   // RecallResult::corrections of a request; called under the read lock.
@@ -230,9 +233,11 @@ class RecallEngine {
   std::atomic<size_t> backlog_size_{0};       // backlog_.size(), written under lock_
   InstanceId tracked_{~uint64_t{0}};          // applied_now()'s writer
   std::atomic<uint64_t> tracked_applied_{0};  // its highest seqno applied, written under lock_
+  std::atomic<size_t> corrections_held_{0};    // state_.correction_count(), written under lock_
   // After state_.apply of an op of key's writer, whatever it returned (a failed op counts as
-  // applied there too): publishes the tracked writer's applied seqno.
+  // applied there too): publishes the correction count and the tracked writer's applied seqno.
   void note_applied(const OrderKey& key) {
+    corrections_held_.store(state_.correction_count(), std::memory_order_release);
     if (key.instance != tracked_) return;
     auto it = state_.applied().find(tracked_);
     if (it != state_.applied().end()) tracked_applied_.store(it->second.value, std::memory_order_release);

@@ -69,6 +69,7 @@ class ReplicaState {
   std::vector<OrderKey> history_keys(const MemoryId& id) const;
 
   size_t memory_count() const { return created_count_; }
+  size_t correction_count() const { return corrections_.size(); }
   // Per writer, the highest seqno applied.
   const std::map<InstanceId, Seqno>& applied() const { return applied_; }
   uint64_t ops_applied() const { return ops_applied_; }

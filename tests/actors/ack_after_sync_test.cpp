@@ -54,6 +54,7 @@ class WriterHarness {
     REQUIRE(w.ok());
     auto state = std::make_shared<WriterState>(kInstance, std::move(w.value()), HybridClock(system_wall_ms),
                                                GroupCommitOptions{}, "");
+    state_ = state;
     system_ = std::make_unique<caf::actor_system>(config_);
     writer_ = spawn_writer(*system_, std::move(state));
   }
@@ -107,6 +108,8 @@ class WriterHarness {
 
   EventLog& log() { return log_; }
   RecordingFileSystem& fs() { return fs_; }
+  // What the writer published, read on the test's thread (as the client endpoint reads it).
+  WriterInfo published() const { return state_->info(); }
 
  private:
   AppendRequest request(size_t i) {
@@ -130,6 +133,7 @@ class WriterHarness {
   TwoThreadConfig config_;
   std::unique_ptr<caf::actor_system> system_;
   writer_actor writer_;
+  std::shared_ptr<const WriterState> state_;
 };
 
 std::vector<Event> of_kind(const std::vector<Event>& log, Event::Kind k) {
@@ -416,6 +420,34 @@ TEST_CASE("every write of a batch whose fdatasync fails gets io_error, and only 
       CHECK(a.code == Code::failed_precondition);
     }
   }
+}
+
+
+TEST_CASE("what the writer published is read at once while its fdatasync is held, and moves once it returns") {
+  SyncFaults faults;
+  faults.gate_first = true;
+  WriterHarness h(faults);
+  h.append(0);
+  REQUIRE(h.fs().wait_until_gated(kWait));
+  // The writer's thread sits in the sync of record 1: the published account answers at once,
+  // with nothing durable yet.
+  const WriterInfo held = h.published();
+  CHECK(held.instance == kInstance);
+  CHECK(held.writable);
+  CHECK(held.last_durable == Seqno(0));
+  CHECK(held.flushes == 0);
+  CHECK(held.flushed_records == 0);
+  h.fs().open_gate();
+  REQUIRE(h.wait_for_acks(1));
+  const WriterInfo after = h.published();
+  CHECK(after.last_durable == Seqno(1));
+  CHECK(after.flushes == 1);
+  CHECK(after.flushed_records == 1);
+  // The writer's own answer agrees once it is free again.
+  auto own = h.info();
+  REQUIRE(own);
+  CHECK(own->last_durable == after.last_durable);
+  CHECK(own->flushes == after.flushes);
 }
 
 }  // namespace vasana::test

@@ -36,4 +36,33 @@ TEST_CASE("the temporal lane runs unasked only for a query with a time window") 
   REQUIRE(named->hits.size() == 1);
 }
 
+
+TEST_CASE("the engine counts the corrections its state holds, by every way ops come in") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  const InstanceId w(1);
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "we deploy on thursdays";
+  REQUIRE(e.apply(OrderKey{Hlc::make(1000, 0), w, Seqno(1)}, p).ok());
+  CHECK(e.corrections_held() == 0);  // a memory is no correction
+  const MemoryId source{w, Seqno(1)};
+  REQUIRE(e.apply(OrderKey{Hlc::make(1001, 0), w, Seqno(2)}, AddCorrectionOp{"work", "fridays", "thursdays", "", source}).ok());
+  CHECK(e.corrections_held() == 1);
+  // A large batch (state first, lanes behind) and a bulk load count theirs too.
+  std::vector<std::pair<OrderKey, OpValue>> batch;
+  for (uint64_t i = 0; i < kBatchDeferLanesFrom; ++i)
+    batch.emplace_back(OrderKey{Hlc::make(2000 + i, 0), w, Seqno(3 + i)},
+                       AddCorrectionOp{"work", "wrong " + std::to_string(i), "right", "", source});
+  REQUIRE(e.apply_batch(batch).ok());
+  CHECK(e.corrections_held() == 1 + kBatchDeferLanesFrom);
+  ReplicaState fresh;
+  RecallEngine loaded(make_all_lanes(), ScoringWeights{});
+  REQUIRE(loaded.apply_to_state(OrderKey{Hlc::make(1000, 0), w, Seqno(1)}, p).ok());
+  REQUIRE(loaded.apply_to_state(OrderKey{Hlc::make(1001, 0), w, Seqno(2)},
+                                AddCorrectionOp{"work", "fridays", "thursdays", "", source}).ok());
+  CHECK(loaded.corrections_held() == 1);
+  loaded.load_state(std::move(fresh));
+  CHECK(loaded.corrections_held() == 0);
+}
+
 }  // namespace vasana
