@@ -95,8 +95,8 @@ class WriterState {
   void set_repairing(std::string reason);
   void resume(std::unique_ptr<LogWriter> writer);
   WriterHealth health() const;
-  // From any thread, without waiting for the owner: what the last flush (or seal, retry, resume)
-  // published. A ping is answered from it on the client endpoint's thread, so a disk that holds
+  // From any thread, without waiting for the owner: what the last flush (or the retry that made
+  // a failed batch durable, or the take-up of a repaired stream) published. A ping is answered from it on the client endpoint's thread, so a disk that holds
   // up a flush does not hold up the answer to a ping.
   WriterInfo info() const;
   // Where each successful flush's write and fdatasync times and record count go (metrics); none
