@@ -126,10 +126,12 @@ struct CorrectionVerdict {
   MemoryId flagged_by;  // seqno 0: not flagged
 };
 
-CorrectionVerdict check_corrections(const ReplicaState& st, const std::string& realm, const std::string& text,
+// held: the state under its read lock, or a copy of its corrections (RecallEngine::corrections()).
+template <class Held>
+CorrectionVerdict check_corrections(const Held& held, const std::string& realm, const std::string& text,
                                     const RealmWritePolicy& policy) {
   CorrectionVerdict v;
-  const auto hits = corrections_repeated(st, realm, text);
+  const auto hits = corrections_repeated(held, realm, text);
   if (hits.empty()) return v;
   const CorrectionRecord& c = *hits.front();
   if (policy.corrections == CorrectionPolicy::propose) {
@@ -349,13 +351,19 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   std::optional<UpdateContentOp> update;  // when the remember updates the ref's memory
   RememberFollowUps follow;
   // A remember that names no ref and no superseded memory, from a caller whose grants need no
-  // state, is checked against the state for corrections only: with none held it needs no read
-  // lock, so it never waits behind the replica applying (the lock's writer) on the endpoint's
-  // thread. A correction this node acknowledged before is applied by now (own_writes_needed()),
-  // so corrections_held() counts it.
-  const bool needs_state = !in.ref.empty() || opts.supersedes.seqno.value != 0 || grant_needs_state(call) ||
-                           (engine_ && engine_->corrections_held() > 0);
-  if (engine_ && needs_state) {
+  // state, is checked against the corrections only: against the engine's copy of them, without
+  // the read lock, so it never waits behind the replica applying (the lock's writer) on the
+  // endpoint's thread. A correction this node acknowledged before is applied by now
+  // (own_writes_needed()), so the copy holds it.
+  const bool needs_state = !in.ref.empty() || opts.supersedes.seqno.value != 0 || grant_needs_state(call);
+  if (engine_ && !needs_state) {
+    if (engine_->corrections_held() > 0) {
+      const auto corrections = engine_->corrections();
+      CorrectionVerdict c = check_corrections(*corrections, in.realm, in.text, policy);
+      refusal = c.refusal;
+      follow.flagged_by = c.flagged_by;
+    }
+  } else if (engine_) {
     // The replica has applied what own_writes_needed() asked for (handle_checked_write).
     engine_->read([&](const ReplicaState& st) {
       if (auto denied = grant_refusal_in(st, call)) {

@@ -106,8 +106,10 @@ constexpr std::chrono::seconds kUnansweredWait{10};
 // acknowledged request's latency and every error also counted per op in *tally.
 enum class Load { pings, puts, mix };
 
+// corrections: how many corrections (of phrases no generated text holds) the node stores before
+// the run, so that every remember is checked against them.
 WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds, Load load,
-                            bench::OpTally* tally = nullptr, double* elapsed_out = nullptr) {
+                            bench::OpTally* tally = nullptr, double* elapsed_out = nullptr, size_t corrections = 0) {
   const bool writes = load != Load::pings;
   WriteFigures f;
   f.writers = writers;
@@ -128,6 +130,22 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     return f;
   }
   const std::string ep = node.value()->endpoints().front();
+  if (corrections > 0) {
+    auto setup = NodeClient::connect(ep);
+    for (size_t i = 0; setup.ok() && i < corrections; ++i) {
+      ClientRequest c;
+      c.kind = ClientRequest::Kind::correct;
+      c.correct.realm = "bench";
+      c.correct.wrong = "legacyterm" + std::to_string(i);
+      c.correct.right = "currentterm" + std::to_string(i);
+      auto r = setup.value()->call(c, std::chrono::seconds(10));
+      if (!r.ok() || r->kind == ClientResponse::Kind::error) {
+        std::fprintf(stderr, "vasana-bench write: storing correction %zu failed: %s\n", i,
+                     r.ok() ? r->message.c_str() : r.status().message().c_str());
+        break;
+      }
+    }
+  }
   zmq::context_t ctx(1);
   std::vector<std::unique_ptr<NodeClient>> clients;
   for (size_t c = 0; c < connections; ++c) {
@@ -255,7 +273,7 @@ size_t mean_text_bytes() {
 }  // namespace
 
 int cmd_bench_write(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "writers", "mix"}, {"keep", "skip-redis"});
+  auto args = parse_args(words, {"dir", "seconds", "writers", "mix", "corrections"}, {"keep", "skip-redis"});
   if (!args.ok()) return bench::fail(kExitUsage, "write: " + args.status().message());
   auto mix = bench::parse_mix(*args);
   if (!mix.ok()) return bench::fail(kExitUsage, "write: " + mix.status().message());
@@ -263,6 +281,13 @@ int cmd_bench_write(const Words& words) {
   if (auto s = args->get("seconds")) {
     seconds = std::atof(s->c_str());
     if (seconds <= 0 || seconds > 3600) return bench::fail(kExitUsage, "write: --seconds must be from 0 to 3600");
+  }
+  size_t corrections = 0;
+  if (auto c = args->get("corrections")) {
+    const bool digits = !c->empty() && c->size() <= 6 && c->find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoul(*c) > 100000)
+      return bench::fail(kExitUsage, "write: --corrections takes a count from 0 to 100000");
+    corrections = std::stoul(*c);
   }
   std::vector<size_t> counts = {1, 8, 64};
   if (auto w = args->get("writers")) {
@@ -296,6 +321,9 @@ int cmd_bench_write(const Words& words) {
   std::printf("  sequential write (256 MiB, 1 MiB blocks, one fdatasync): %.0f MiB/s\n\n", mibs);
   std::printf("durable acknowledged writes: remember over the IPC client endpoint; each writer sends its next\n"
               "write only after the previous one was acknowledged\n");
+  if (corrections > 0)
+    std::printf("(the node holds %zu correction%s before each run: every remember is checked against them)\n",
+                corrections, corrections == 1 ? "" : "s");
   std::printf("  %8s %11s %12s %10s %10s %12s %8s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
               "ops/fsync", "errors");
   auto note_unanswered = [](const WriteFigures& f) {
@@ -311,7 +339,7 @@ int cmd_bench_write(const Words& words) {
   };
   std::vector<WriteFigures> results;
   for (size_t n : counts) {
-    results.push_back(measure_writes(root, n, n, seconds, Load::puts));
+    results.push_back(measure_writes(root, n, n, seconds, Load::puts, nullptr, nullptr, corrections));
     row(results.back());
   }
   // The most writers again, all on one connection (when that is a different setup).
@@ -319,7 +347,7 @@ int cmd_bench_write(const Words& words) {
   const bool shared_run = most > 1;
   WriteFigures shared;
   if (shared_run) {
-    shared = measure_writes(root, most, 1, seconds, Load::puts);
+    shared = measure_writes(root, most, 1, seconds, Load::puts, nullptr, nullptr, corrections);
     row(shared);
   }
   std::printf("\nrequest ceiling of the client endpoint: pings, answered by the endpoint's thread (no writer, no disk)\n");

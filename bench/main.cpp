@@ -14,7 +14,7 @@ const char* kUsage =
     "usage: vasana-bench <benchmark> [options]\n"
     "\n"
     "benchmarks:\n"
-    "  write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all] [--skip-redis] [--keep]\n"
+    "  write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all] [--corrections N] [--skip-redis] [--keep]\n"
     "        durable write throughput and latency, with the disk's limits and Redis (appendfsync always)\n"
     "  recall [--memories 10000,100000] [--queries N] [--dir DIR] [--semantic-exact-limit N]\n"
     "        recall latency per lane and fused, memory, start to ready\n"

@@ -25,11 +25,15 @@ std::vector<std::string> correction_text_keys(const std::vector<std::string>& wo
   return keys;
 }
 
-std::vector<const CorrectionRecord*> corrections_repeated(const ReplicaState& state, const std::string& realm,
-                                                          std::string_view text) {
+namespace {
+
+// The rule of corrections_repeated over whatever for_each hands it.
+template <class ForEach>
+std::vector<const CorrectionRecord*> repeated_in(const ForEach& for_each, const std::string& realm,
+                                                 std::string_view text) {
   const auto text_keys = correction_text_keys(phrase_words(text));
   std::vector<std::pair<size_t, const CorrectionRecord*>> matched;  // (words of the phrase, correction)
-  state.for_each_correction([&](const CorrectionRecord& c) {
+  for_each([&](const CorrectionRecord& c) {
     if (c.realm != realm) return;
     const auto words = phrase_words(c.wrong);
     const auto keys = correction_phrase_keys(words);
@@ -43,6 +47,22 @@ std::vector<const CorrectionRecord*> corrections_repeated(const ReplicaState& st
   std::vector<const CorrectionRecord*> out;
   for (const auto& m : matched) out.push_back(m.second);
   return out;
+}
+
+}  // namespace
+
+std::vector<const CorrectionRecord*> corrections_repeated(const ReplicaState& state, const std::string& realm,
+                                                          std::string_view text) {
+  return repeated_in([&](const auto& fn) { state.for_each_correction(fn); }, realm, text);
+}
+
+std::vector<const CorrectionRecord*> corrections_repeated(const std::vector<CorrectionRecord>& corrections,
+                                                          const std::string& realm, std::string_view text) {
+  return repeated_in(
+      [&](const auto& fn) {
+        for (const CorrectionRecord& c : corrections) fn(c);
+      },
+      realm, text);
 }
 
 }  // namespace vasana

@@ -8,7 +8,8 @@
 // the same time; each write passes the check on its own node, and the memory is stored. Recall's
 // correction lane still finds the correction for it afterwards.
 //
-// Pure C++ over a const ReplicaState; the caller holds whatever lock guards it.
+// Pure C++ over a const ReplicaState (the caller holds whatever lock guards it) or over a copy of
+// its corrections (RecallEngine::corrections()), which needs no lock.
 #pragma once
 
 #include <string>
@@ -31,5 +32,8 @@ std::vector<std::string> correction_text_keys(const std::vector<std::string>& wo
 // phrase first, then by id. O(corrections of the state): corrections are few.
 std::vector<const CorrectionRecord*> corrections_repeated(const ReplicaState& state, const std::string& realm,
                                                           std::string_view text);
+// The same over corrections (the pointers point into it).
+std::vector<const CorrectionRecord*> corrections_repeated(const std::vector<CorrectionRecord>& corrections,
+                                                          const std::string& realm, std::string_view text);
 
 }  // namespace vasana

@@ -131,6 +131,7 @@ void RecallEngine::load_state(ReplicaState state) {
   auto lock = lock_.write();
   state_ = std::move(state);
   corrections_held_.store(state_.correction_count(), std::memory_order_release);
+  std::atomic_store(&corrections_copy_, std::shared_ptr<const CorrectionsCopy>());  // another state: copied again
   auto it = state_.applied().find(tracked_);
   tracked_applied_.store(it == state_.applied().end() ? 0 : it->second.value, std::memory_order_release);
 }
@@ -362,6 +363,23 @@ Hash256 RecallEngine::digest() const {
 size_t RecallEngine::memory_count() const {
   auto lock = lock_.read();
   return state_.memory_count();
+}
+
+std::shared_ptr<const std::vector<CorrectionRecord>> RecallEngine::corrections() const {
+  auto copy = std::atomic_load(&corrections_copy_);
+  if (!copy || copy->count != corrections_held()) {
+    auto fresh = std::make_shared<CorrectionsCopy>();
+    {
+      auto lock = lock_.read();
+      fresh->count = state_.correction_count();
+      fresh->records.reserve(fresh->count);
+      state_.for_each_correction([&](const CorrectionRecord& c) { fresh->records.push_back(c); });
+    }
+    copy = fresh;
+    std::atomic_store(&corrections_copy_, copy);
+  }
+  // Shares the copy's ownership: the records live as long as the caller holds them.
+  return std::shared_ptr<const std::vector<CorrectionRecord>>(copy, &copy->records);
 }
 
 void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) const {

@@ -211,9 +211,14 @@ class RecallEngine {
   }
   // The tracked writer's highest seqno applied (0 before any).
   uint64_t tracked_applied() const { return tracked_applied_.load(std::memory_order_acquire); }
-  // Corrections the state holds, without taking any lock (as of the last op applied): a write
-  // whose only check against the state is the corrections one skips the read lock while it is 0.
+  // Corrections the state holds, without taking any lock (as of the last op applied).
   size_t corrections_held() const { return corrections_held_.load(std::memory_order_acquire); }
+  // A copy of the state's corrections, for a write whose only check against the state is the
+  // corrections one (replica/correction_check.hpp), so that it takes no read lock and never
+  // waits behind an apply. Corrections are only ever added: the copy is made again, under the
+  // read lock, by the first call after corrections_held() moved (or after load_state()), and
+  // shared until it moves again. It holds at least every correction applied before the call.
+  std::shared_ptr<const std::vector<CorrectionRecord>> corrections() const;
 
  private:
   // RecallResult::corrections of a request; called under the read lock.
@@ -234,6 +239,13 @@ class RecallEngine {
   InstanceId tracked_{~uint64_t{0}};          // applied_now()'s writer
   std::atomic<uint64_t> tracked_applied_{0};  // its highest seqno applied, written under lock_
   std::atomic<size_t> corrections_held_{0};    // state_.correction_count(), written under lock_
+  // corrections(): the last copy made, and the correction count it was made at (atomic_load and
+  // atomic_store only).
+  struct CorrectionsCopy {
+    size_t count = 0;
+    std::vector<CorrectionRecord> records;
+  };
+  mutable std::shared_ptr<const CorrectionsCopy> corrections_copy_;
   // After state_.apply of an op of key's writer, whatever it returned (a failed op counts as
   // applied there too): publishes the correction count and the tracked writer's applied seqno.
   void note_applied(const OrderKey& key) {

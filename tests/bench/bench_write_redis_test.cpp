@@ -114,4 +114,32 @@ TEST_CASE("vasana-bench write without redis-server on PATH, or with --skip-redis
   CHECK(words_of_line(skipped.out.substr(skipped.out.find("durable acknowledged writes")), "         1 ").size() == 7);
 }
 
+
+TEST_CASE("vasana-bench write --corrections stores them before the run, and refuses a count that is not one") {
+  TempDir tmp;
+  auto r = run_vasana_bench({"write", "--dir", tmp.path(), "--seconds", "0.3", "--writers", "1", "--skip-redis",
+                             "--corrections", "3"},
+                            tmp.path(), kRunTimeout);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.status.exited);
+  CHECK(r.status.code == 0);
+  CHECK(contains(r.out, "the node holds 3 corrections before each run"));
+  CHECK_FALSE(contains(r.err, "storing correction"));
+  const auto row = row_after(r.out, "durable acknowledged writes", "         1 ");
+  REQUIRE(row.size() == 7);
+  CHECK(positive_number(row[2]));
+  CHECK(row[6] == "0");  // no remember refused: no generated text holds a corrected phrase
+  for (const std::string bad : {"x", "-1", "12x", "100001", ""}) {
+    auto refused = run_vasana_bench({"write", "--dir", tmp.path(), "--corrections", bad, "--skip-redis"}, tmp.path(),
+                                    kRunTimeout);
+    INFO("'" << bad << "'");
+    CHECK(refused.status.code == 2);
+    CHECK(contains(refused.err, "--corrections takes a count from 0 to 100000"));
+  }
+  // Without the option there is no such line.
+  auto plain = run_vasana_bench({"write", "--dir", tmp.path(), "--seconds", "0.3", "--writers", "1", "--skip-redis"},
+                                tmp.path(), kRunTimeout);
+  CHECK_FALSE(contains(plain.out, "corrections before each run"));
+}
+
 }  // namespace vasana::test

@@ -42,6 +42,18 @@ TEST_CASE("a write repeats a correction exactly when the correction lane would f
     for (const CorrectionRecord* c : w.lane.find_corrections(text, {"work"})) lane.push_back(c->id);
     CHECK(lane == repeated(w.state, "work", text));
   }
+  // A copy of the state's corrections gives the same answers as the state.
+  std::vector<CorrectionRecord> copy;
+  w.state.for_each_correction([&](const CorrectionRecord& c) { copy.push_back(c); });
+  for (const std::string text : {"We can Deploy on fridays, fine", "vasanna: deploy on fridays", "deploy on mondays",
+                                 "restart vasanna please"}) {
+    INFO(text);
+    std::vector<MemoryId> from_copy;
+    for (const CorrectionRecord* c : corrections_repeated(copy, "work", text)) from_copy.push_back(c->id);
+    CHECK(from_copy == repeated(w.state, "work", text));
+  }
+  CHECK(corrections_repeated(copy, "work", "vasanna: deploy on fridays").size() == 2);
+  CHECK(corrections_repeated(copy, "other", "deploy on fridays").empty());
 }
 
 TEST_CASE("an update_content with empty text leaves the text and changes the rest", "[replica]") {

@@ -65,4 +65,28 @@ TEST_CASE("the engine counts the corrections its state holds, by every way ops c
   CHECK(loaded.corrections_held() == 0);
 }
 
+
+TEST_CASE("the engine's copy of the corrections holds every correction applied before it is asked for") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  const InstanceId w(1);
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "we deploy on thursdays";
+  REQUIRE(e.apply(OrderKey{Hlc::make(1000, 0), w, Seqno(1)}, p).ok());
+  const MemoryId source{w, Seqno(1)};
+  CHECK(e.corrections()->empty());
+  REQUIRE(e.apply(OrderKey{Hlc::make(1001, 0), w, Seqno(2)}, AddCorrectionOp{"work", "fridays", "thursdays", "", source}).ok());
+  const auto first = e.corrections();
+  REQUIRE(first->size() == 1);
+  CHECK(first->front().wrong == "fridays");
+  CHECK(e.corrections().get() == first.get());  // unchanged: the same copy, shared
+  REQUIRE(e.apply(OrderKey{Hlc::make(1002, 0), w, Seqno(3)}, AddCorrectionOp{"work", "mondays", "tuesdays", "", source}).ok());
+  const auto second = e.corrections();
+  CHECK(second->size() == 2);
+  CHECK(first->size() == 1);  // a copy handed out before stays as it was
+  // Another state loaded: copied again from it.
+  e.load_state(ReplicaState{});
+  CHECK(e.corrections()->empty());
+}
+
 }  // namespace vasana
