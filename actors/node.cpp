@@ -400,9 +400,9 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
                                         raw->apply_failed(raw->identity.instance, seqno, why);
                                       });
   impl->acknowledged = std::make_shared<std::atomic<uint64_t>>(rec->scan.last_seqno.value);
-  state->subscribe([replica = impl->replica, acked = impl->acknowledged](const CommittedBatch& batch) {
+  state->set_acknowledged(impl->acknowledged);
+  state->subscribe([replica = impl->replica](const CommittedBatch& batch) {
     caf::anon_send(replica, apply_atom::value, batch);
-    acked->store(batch->back().seqno.value, std::memory_order_release);
   });
   if (impl->options.embedding.enabled()) {
     // Vectors go through the node's own writer as SetVector ops; the worker learns of the

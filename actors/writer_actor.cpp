@@ -61,7 +61,8 @@ struct WriterActorState {
     }
   }
 
-  // Commits the batch and answers every waiter from its outcome: never before the sync.
+  // Commits the batch and answers every waiter from its outcome: never before the sync; then
+  // hands the records to the subscribers.
   void flush() {
     if (waiting.empty()) return;
     Status s = writer->flush();
@@ -72,6 +73,9 @@ struct WriterActorState {
         w.done(AppendResult{s, Seqno(), Hlc()});
     }
     waiting.clear();
+    // The replica gets the records after the answers went out (WriterState: the acknowledged
+    // seqno moved before them, so a read after an answer still waits for the apply).
+    writer->hand_off();
     // Sealing comes after the answers, so it never delays an acknowledgement. If it fails, the
     // writer is failed and the next append reports why.
     if (s.ok()) (void)writer->maybe_seal(system_wall_ms());

@@ -132,6 +132,7 @@ Status WriterState::retry(uint64_t now_ms) {
     log_("writer: writable again" +
          (n > 0 ? "; the " + std::to_string(n) + " record(s) whose write failed are durable now" : std::string()));
   publish(n);
+  hand_off();  // their writers were answered when the write failed: nobody waits for an answer
   return Status::Ok();
 }
 
@@ -146,12 +147,22 @@ void WriterState::publish(size_t n) {
     // writer's answers go out (tens of microseconds: docs/replication-benchmarks.md).
     announce_head();
   }
-  if (!pending_.empty()) {
-    // Built once, handed on without a copy: the replica actor keeps it until it has applied it.
-    auto batch = std::make_shared<const std::vector<CommittedRecord>>(std::move(pending_));
-    pending_ = {};
-    for (auto& sub : subscribers_) sub(batch);
+  if (pending_.empty()) return;
+  if (acknowledged_) acknowledged_->store(pending_.back().seqno.value, std::memory_order_release);
+  if (!durable_) {
+    durable_ = std::make_shared<std::vector<CommittedRecord>>(std::move(pending_));
+  } else {
+    for (auto& r : pending_) durable_->push_back(std::move(r));
   }
+  pending_ = {};
+}
+
+void WriterState::hand_off() {
+  if (!durable_) return;
+  // Built once, handed on without a copy: the replica actor keeps it until it has applied it.
+  CommittedBatch batch = std::move(durable_);
+  durable_ = nullptr;
+  for (auto& sub : subscribers_) sub(batch);
 }
 
 std::optional<StreamHead> WriterState::durable_head() const {

@@ -12,6 +12,11 @@
 // that failed is then durable after all, and its subscribers see it then. Each change of state
 // is logged once.
 //
+// A flush's records reach the subscribers in two steps: flush() moves the acknowledged seqno
+// (what a read waits for the replica to have applied), and hand_off() gives the records to the
+// subscribers. The actor answers the flush's writers in between, so that where cores are few
+// the thread that sends the answers is woken before the replica's thread, which applies them.
+//
 // Threading: one owner (the writer actor), but health() and info() may be called from any
 // thread.
 #pragma once
@@ -82,8 +87,11 @@ class WriterState {
   Result<StagedRecord> stage(uint16_t op_type, std::string payload);
   bool batch_full() const;
   bool has_pending() const { return writer_ && writer_->pending_records() > 0; }
-  // Writes and syncs the staged batch; on success subscribers see its records.
+  // Writes and syncs the staged batch. On success the acknowledged seqno (set_acknowledged) is
+  // its last record's, and the next hand_off() gives its records to the subscribers.
   Status flush();
+  // Gives the subscribers the records made durable since the last call, if any.
+  void hand_off();
   Status maybe_seal(uint64_t now_ms);
   // After an I/O failure: redoes the failed step (LogWriter::retry). Ok when writable again.
   // A read-only writer instead takes up the writer handed over by resume(), if any.
@@ -105,9 +113,12 @@ class WriterState {
   // Where the changes of state are told (one line each); none by default.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
-  // Subscribers are called on the writer's thread after each successful flush (after the head
-  // listeners); they must not block.
+  // Subscribers are called on the writer's thread by hand_off() after a successful flush (after
+  // the head listeners), and by a retry() that made a failed batch durable; they must not block.
   void subscribe(Subscriber s) { subscribers_.push_back(std::move(s)); }
+  // Moved to the last seqno of every batch the subscribers are given, before the flush that made
+  // it durable returns (so before its writers are answered). Set before the writer actor starts.
+  void set_acknowledged(std::shared_ptr<std::atomic<uint64_t>> acknowledged) { acknowledged_ = std::move(acknowledged); }
   // Called on the writer's thread whenever what peers may be sent grows: after a flush that
   // made records durable and after a seal; the node's listener moves StreamHeads, whose
   // serving side then pushes the live tail from this thread. Must not block.
@@ -144,11 +155,15 @@ class WriterState {
   GroupCommitOptions options_;
   std::string read_only_reason_;
   std::vector<CommittedRecord> pending_;
+  // Durable records the subscribers have not been given yet (hand_off()); null when none.
+  std::shared_ptr<std::vector<CommittedRecord>> durable_;
   std::vector<Subscriber> subscribers_;
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged_;
   std::vector<HeadListener> head_listeners_;
   std::atomic<uint64_t> remote_floor_{0};  // newest remote op applied (an Hlc value)
   void announce_head();
-  // Hands the records of the last successful write to the head listeners and subscribers.
+  // Publishes the last successful write: the counters, the head listeners, the acknowledged
+  // seqno; its records wait in durable_ for hand_off().
   void publish(size_t records);
   // Books a failed step (a flush, seal or retry) and logs the first of a run of them.
   void note_failure(const Status& s);

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <map>
@@ -46,14 +47,24 @@ std::string put_payload(size_t i) {
 }
 
 // A real writer actor in a real actor system, over a RecordingFileSystem.
+// With a subscriber, as the node's replica is one: it logs a notify event per batch it gets, and
+// the writer moves acknowledged() before it answers.
 class WriterHarness {
  public:
-  explicit WriterHarness(SyncFaults faults) : fs_(log_, faults) {
+  explicit WriterHarness(SyncFaults faults, bool with_subscriber = false) : fs_(log_, faults) {
     auto w = LogWriter::open(fs_, "/fake/writers/" + to_hex(kInstance), kInstance, VectorSpace{}, StreamTail{},
                              LogWriterOptions{}, system_wall_ms());
     REQUIRE(w.ok());
     auto state = std::make_shared<WriterState>(kInstance, std::move(w.value()), HybridClock(system_wall_ms),
                                                GroupCommitOptions{}, "");
+    if (with_subscriber) {
+      state->set_acknowledged(acknowledged_);
+      state->subscribe([log = &log_](const WriterState::CommittedBatch& batch) {
+        Event e{Event::Kind::notify};
+        for (const auto& r : *batch) e.seqnos.push_back(r.seqno.value);
+        log->add(std::move(e));
+      });
+    }
     state_ = state;
     system_ = std::make_unique<caf::actor_system>(config_);
     writer_ = spawn_writer(*system_, std::move(state));
@@ -108,6 +119,8 @@ class WriterHarness {
 
   EventLog& log() { return log_; }
   RecordingFileSystem& fs() { return fs_; }
+  // Writes answered ok while acknowledged() was still below their seqno (with a subscriber).
+  int answered_ahead_of_acknowledged() const { return answered_ahead_.load(); }
   // What the writer published, read on the test's thread (as the client endpoint reads it).
   WriterInfo published() const { return state_->info(); }
 
@@ -117,7 +130,9 @@ class WriterHarness {
     req.op_type = static_cast<uint16_t>(OpType::put_memory);
     req.payload = put_payload(i);
     EventLog* log = &log_;
-    req.done = [log, i](const AppendResult& r) {
+    req.done = [log, i, acked = acknowledged_, ahead = &answered_ahead_](const AppendResult& r) {
+      // A read sent after this answer waits for the replica to apply up to acknowledged.
+      if (r.status.ok() && acked->load(std::memory_order_acquire) < r.seqno.value) ahead->fetch_add(1);
       Event e{Event::Kind::ack};
       e.request = i;
       e.code = r.status.code();
@@ -129,6 +144,8 @@ class WriterHarness {
   }
 
   EventLog log_;
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged_ = std::make_shared<std::atomic<uint64_t>>(0);
+  std::atomic<int> answered_ahead_{0};
   RecordingFileSystem fs_;  // outlives the system, whose writer holds a LogWriter over it
   TwoThreadConfig config_;
   std::unique_ptr<caf::actor_system> system_;
@@ -243,6 +260,51 @@ TEST_CASE("a write is acknowledged only after the fdatasync that covers it") {
   CHECK(info->flushed_records == kRequests);
   CHECK(info->writable);
   CHECK(info->flushes == of_kind(log, Event::Kind::append).size());
+}
+
+TEST_CASE("a flush's writers are answered before its records reach the subscribers, with the acknowledged seqno moved first") {
+  SyncFaults faults;
+  faults.delay = 300us;  // appends pile up behind each sync: batches of many records
+  WriterHarness h(faults, true);
+  constexpr size_t kThreads = 2, kPerThread = 150, kRequests = kThreads * kPerThread;
+  std::vector<std::thread> senders;
+  for (size_t t = 0; t < kThreads; ++t)
+    senders.emplace_back([&h, t] {
+      for (size_t k = 0; k < kPerThread; ++k) h.append(t * kPerThread + k);
+    });
+  for (auto& s : senders) s.join();
+  REQUIRE(h.wait_for_acks(kRequests));
+  // The subscriber is given the last batch right after its answers: wait until it has every record.
+  std::vector<uint64_t> notified;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (notified.size() < kRequests && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+    notified.clear();
+    for (const auto& e : of_kind(h.log().snapshot(), Event::Kind::notify))
+      notified.insert(notified.end(), e.seqnos.begin(), e.seqnos.end());
+  }
+  h.shutdown();
+  const auto log = h.log().snapshot();
+
+  // Every durable record reaches the subscriber once, in order.
+  CHECK(notified == one_to(kRequests));
+  CHECK(acks_before_sync(log).empty());
+  // No record reached the subscriber before its write was answered, and some batches held more
+  // than one record (the order is checked on real group commits).
+  std::set<uint64_t> answered;
+  size_t multi = 0;
+  for (const auto& e : log) {
+    if (e.kind == Event::Kind::ack) answered.insert(e.seqno);
+    if (e.kind != Event::Kind::notify) continue;
+    multi += e.seqnos.size() > 1;
+    for (uint64_t s : e.seqnos) {
+      INFO("seqno " << s);
+      CHECK(answered.count(s) == 1);
+    }
+  }
+  CHECK(multi > 0);
+  // Each answer came with the acknowledged seqno already at or past its record.
+  CHECK(h.answered_ahead_of_acknowledged() == 0);
 }
 
 TEST_CASE("a request's follow-up ops are staged right after its first, synced with it and answered once") {

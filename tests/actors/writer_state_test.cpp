@@ -1,7 +1,8 @@
 // WriterState (actors/writer_state.hpp) without an actor system: its subscribers see records
-// only once they are durable.
+// only once they are durable, and only when handed them.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct StateFixture {
   RecordingFileSystem fs;
   std::unique_ptr<WriterState> state;
   std::vector<CommittedRecord> seen;
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged = std::make_shared<std::atomic<uint64_t>>(0);
 
   explicit StateFixture(SyncFaults faults) : fs(log, faults) {
     uint64_t wall = 1'700'000'000'000ull;
@@ -40,6 +42,7 @@ struct StateFixture {
     REQUIRE(w.ok());
     state = std::make_unique<WriterState>(kInstance, std::move(w.value()), HybridClock([wall] { return wall; }),
                                           GroupCommitOptions{}, "");
+    state->set_acknowledged(acknowledged);
     state->subscribe([this](const WriterState::CommittedBatch& records) {
       Event e{Event::Kind::notify};
       for (const auto& r : *records) {
@@ -68,7 +71,12 @@ TEST_CASE("subscribers see committed records only after flush returns ok") {
 
   REQUIRE(f.state->flush().ok());
   using K = Event::Kind;
-  // header, its sync, the batch, its sync, and only then the subscribers.
+  // flush() made them durable; the subscribers get them from hand_off() (after the writer's
+  // answers), once.
+  CHECK(kinds(f.log.snapshot()) == std::vector<K>{K::header, K::sync, K::append, K::sync});
+  CHECK(f.acknowledged->load() == 3);
+  f.state->hand_off();
+  f.state->hand_off();
   CHECK(kinds(f.log.snapshot()) == std::vector<K>{K::header, K::sync, K::append, K::sync, K::notify});
   CHECK(f.log.snapshot().back().seqnos == std::vector<uint64_t>{1, 2, 3});
   REQUIRE(f.seen.size() == 3);
@@ -79,11 +87,14 @@ TEST_CASE("subscribers see committed records only after flush returns ok") {
   CHECK_FALSE(f.state->has_pending());
 
   REQUIRE(f.state->flush().ok());  // nothing staged: nothing to announce
+  f.state->hand_off();
   CHECK(f.log.count(Event::Kind::notify) == 1);
 
   REQUIRE(f.state->stage(kPut, payload("four")).ok());
   REQUIRE(f.state->flush().ok());
+  f.state->hand_off();
   CHECK(f.log.snapshot().back().seqnos == std::vector<uint64_t>{4});
+  CHECK(f.acknowledged->load() == 4);
   CHECK(f.state->flushes() == 2);
   CHECK(f.state->flushed_records() == 4);
 }
@@ -95,8 +106,10 @@ TEST_CASE("a flush announces its durable head to the peers' side before the loca
       [&](const StreamHead& h) { heads.emplace_back(h.last_seqno.value, f.log.count(Event::Kind::notify)); });
   for (const char* t : {"one", "two"}) REQUIRE(f.state->stage(kPut, payload(t)).ok());
   REQUIRE(f.state->flush().ok());
+  f.state->hand_off();
   REQUIRE(f.state->stage(kPut, payload("three")).ok());
   REQUIRE(f.state->flush().ok());
+  f.state->hand_off();
   // Each head came while the subscribers had seen only the flushes before it: the serving thread
   // is woken first (it is what replication lag waits for), the local apply second.
   CHECK(heads == std::vector<std::pair<uint64_t, size_t>>{{2, 0}, {3, 1}});
@@ -111,8 +124,10 @@ TEST_CASE("subscribers never see records whose flush failed") {
   REQUIRE(f.state->stage(kPut, payload("lost too")).ok());
   Status s = f.state->flush();
   CHECK(s.code() == Code::io_error);
+  f.state->hand_off();
   CHECK(f.log.count(Event::Kind::sync_failed) == 1);
   CHECK(f.log.count(Event::Kind::notify) == 0);
+  CHECK(f.acknowledged->load() == 0);
   CHECK_FALSE(f.state->writable());
   CHECK(f.state->last_durable() == Seqno(0));
 
