@@ -39,8 +39,6 @@ std::string tags_text(const std::vector<std::string>& tags) {
   return out;
 }
 
-void print_json(const RecallAnswer& a, bool explain) { std::printf("%s\n", recall_answer_json(a, explain).c_str()); }
-
 void print_text(const RecallAnswer& a, bool explain) {
   std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
   for (const auto& l : a.lanes) std::printf(" %s", l.c_str());
