@@ -160,8 +160,7 @@ void WriterState::publish(size_t n) {
 void WriterState::hand_off() {
   if (!durable_) return;
   // Built once, handed on without a copy: the replica actor keeps it until it has applied it.
-  CommittedBatch batch = std::move(durable_);
-  durable_ = nullptr;
+  CommittedBatch batch = std::move(durable_);  // leaves durable_ null
   for (auto& sub : subscribers_) sub(batch);
 }
 

@@ -75,6 +75,16 @@ class WriterHarness {
 
   // Sends append number i; its completion logs an ack event.
   void append(size_t i) { caf::anon_send(writer_, append_atom::value, request(i)); }
+  // Appends 0 .. threads * per_thread - 1, each thread sending its per_thread in order; returns
+  // once all are sent.
+  void append_from_threads(size_t threads, size_t per_thread) {
+    std::vector<std::thread> senders;
+    for (size_t t = 0; t < threads; ++t)
+      senders.emplace_back([this, t, per_thread] {
+        for (size_t k = 0; k < per_thread; ++k) append(t * per_thread + k);
+      });
+    for (auto& s : senders) s.join();
+  }
   // Sends appends first, first + 1, ..., first + n - 1 as one batch message.
   void append_batch(size_t first, size_t n) {
     AppendBatch batch;
@@ -223,12 +233,7 @@ TEST_CASE("a write is acknowledged only after the fdatasync that covers it") {
   faults.delay = 500us;  // appends pile up behind each sync
   WriterHarness h(faults);
   constexpr size_t kThreads = 4, kPerThread = 100, kRequests = kThreads * kPerThread;
-  std::vector<std::thread> senders;
-  for (size_t t = 0; t < kThreads; ++t)
-    senders.emplace_back([&h, t] {
-      for (size_t k = 0; k < kPerThread; ++k) h.append(t * kPerThread + k);
-    });
-  for (auto& s : senders) s.join();
+  h.append_from_threads(kThreads, kPerThread);
   REQUIRE(h.wait_for_acks(kRequests));
   auto info = h.info();
   h.shutdown();
@@ -267,12 +272,7 @@ TEST_CASE("a flush's writers are answered before its records reach the subscribe
   faults.delay = 300us;  // appends pile up behind each sync: batches of many records
   WriterHarness h(faults, true);
   constexpr size_t kThreads = 2, kPerThread = 150, kRequests = kThreads * kPerThread;
-  std::vector<std::thread> senders;
-  for (size_t t = 0; t < kThreads; ++t)
-    senders.emplace_back([&h, t] {
-      for (size_t k = 0; k < kPerThread; ++k) h.append(t * kPerThread + k);
-    });
-  for (auto& s : senders) s.join();
+  h.append_from_threads(kThreads, kPerThread);
   REQUIRE(h.wait_for_acks(kRequests));
   // The subscriber is given the last batch right after its answers: wait until it has every record.
   std::vector<uint64_t> notified;
