@@ -12,7 +12,10 @@
 namespace vasana {
 
 // Writes dim codes of v to out and returns the scale (0 for an all-zero vector: every code 0).
+// SSE2 where the build has it (every x86-64), else plain C++; both give the same codes.
 float quantize_int8(const float* v, uint32_t dim, int8_t* out);
+// For tests: the plain C++ coding, one component at a time.
+float quantize_int8_portable(const float* v, uint32_t dim, int8_t* out);
 
 // The exact integer inner product of two code rows of dim entries: AVX2 when the CPU has it
 // (chosen once, at the first call), else SSE2 (every x86-64) or plain C++.

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -35,6 +36,47 @@ TEST_CASE("int8 codes: an all-zero vector codes to zeros with scale 0, and nothi
   std::fill(code.begin(), code.end(), 5);
   CHECK(quantize_int8(bad.data(), 20, code.data()) == 0.0f);
   for (int8_t c : code) CHECK(c == 0);
+}
+
+TEST_CASE("int8 codes: the vector path codes exactly as the one-at-a-time path, ties and NaN included",
+          "[semantic]") {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (uint32_t dim : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 384u}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<float> v(dim);
+      for (float& x : v) x = u(rng);
+      std::vector<int8_t> fast(dim), plain(dim);
+      const float s1 = quantize_int8(v.data(), dim, fast.data());
+      const float s2 = quantize_int8_portable(v.data(), dim, plain.data());
+      REQUIRE(s1 == s2);
+      REQUIRE(fast == plain);
+    }
+  }
+  // Scale 1 (the largest magnitude is 127): halves are exact ties, rounded to even both ways.
+  std::vector<float> ties = {127.0f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 126.5f, -126.5f, 3.49f, -3.51f,
+                             0.0f,   -0.0f, 64.5f, 65.5f, -127.0f, 7.5f};
+  std::vector<int8_t> fast(ties.size()), plain(ties.size());
+  REQUIRE(quantize_int8(ties.data(), uint32_t(ties.size()), fast.data()) == 1.0f);
+  (void)quantize_int8_portable(ties.data(), uint32_t(ties.size()), plain.data());
+  CHECK(fast == plain);
+  CHECK(fast[1] == 0);
+  CHECK(fast[2] == 2);
+  CHECK(fast[3] == 2);
+  CHECK(fast[6] == -2);
+  CHECK(fast[7] == 126);
+  CHECK(fast[12] == 0);
+  CHECK(fast[13] == 64);
+  CHECK(fast[14] == 66);
+  // A NaN component (a finite largest magnitude beside it) codes as the plain path codes it.
+  std::vector<float> with_nan(20, 0.25f);
+  with_nan[0] = 0.5f;
+  with_nan[17] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<int8_t> f2(20), p2(20);
+  REQUIRE(quantize_int8(with_nan.data(), 20, f2.data()) == quantize_int8_portable(with_nan.data(), 20, p2.data()));
+  CHECK(f2 == p2);
+  CHECK(f2[0] == 127);
+  CHECK(f2[1] == 64);  // 63.5 rounds to even
 }
 
 TEST_CASE("int8 dot: equals the plain integer sum at every length, signs and extremes included", "[semantic]") {
