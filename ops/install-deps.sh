@@ -18,6 +18,7 @@ packages=(
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
   redis-server                                  # vasana-bench replication and write: Redis beside vasana (optional; redis-tools, a dependency, has redis-benchmark)
+  libjemalloc2                                  # tests: a node on jemalloc through LD_PRELOAD (docs/benchmarks.md "Memory allocation")
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
   python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana
