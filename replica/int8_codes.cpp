@@ -13,62 +13,48 @@ namespace vasana {
 
 namespace {
 
-// The largest |v[i]|, and whether v can be coded (that is finite and above zero).
-bool code_scale(const float* v, uint32_t dim, float& scale) {
+// Codes v into out; with vector_path, sixteen components a step with SSE2 where the build has it.
+float quantize(const float* v, uint32_t dim, int8_t* out, bool vector_path) {
   float top = 0;
   for (uint32_t i = 0; i < dim; ++i) top = std::max(top, std::fabs(v[i]));
-  if (!(top > 0) || !std::isfinite(top)) return false;
-  scale = top / 127.0f;
-  return true;
-}
-
-void quantize_tail(const float* v, float scale, uint32_t from, uint32_t dim, int8_t* out) {
-  for (uint32_t i = from; i < dim; ++i) {
+  if (!(top > 0) || !std::isfinite(top)) {
+    for (uint32_t i = 0; i < dim; ++i) out[i] = 0;
+    return 0;
+  }
+  const float scale = top / 127.0f;
+  uint32_t i = 0;
+#if defined(__SSE2__)
+  if (vector_path) {
+    // Each code as the loop below computes it: the same IEEE division, a clamp to [-127, 127]
+    // (minps gives its second operand for a NaN, as std::min(127, NaN) gives 127), then
+    // cvtps2dq, which rounds half to even under the default rounding mode, as nearbyint does.
+    // Clamping before rounding gives what rounding first does: 127 stays the bound either way.
+    const __m128 s = _mm_set1_ps(scale), hi = _mm_set1_ps(127.0f), lo = _mm_set1_ps(-127.0f);
+    auto four = [&](const float* p) {
+      return _mm_cvtps_epi32(_mm_max_ps(_mm_min_ps(_mm_div_ps(_mm_loadu_ps(p), s), hi), lo));
+    };
+    for (; i + 16 <= dim; i += 16) {
+      const __m128i a = _mm_packs_epi32(four(v + i), four(v + i + 4));
+      const __m128i b = _mm_packs_epi32(four(v + i + 8), four(v + i + 12));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(a, b));
+    }
+  }
+#else
+  (void)vector_path;
+#endif
+  for (; i < dim; ++i) {
     // nearbyint rounds half to even under the default rounding mode: the same everywhere.
     const float q = std::nearbyint(v[i] / scale);
     out[i] = static_cast<int8_t>(std::max(-127.0f, std::min(127.0f, q)));
   }
+  return scale;
 }
 
 }  // namespace
 
-float quantize_int8_portable(const float* v, uint32_t dim, int8_t* out) {
-  float scale;
-  if (!code_scale(v, dim, scale)) {
-    for (uint32_t i = 0; i < dim; ++i) out[i] = 0;
-    return 0;
-  }
-  quantize_tail(v, scale, 0, dim, out);
-  return scale;
-}
+float quantize_int8(const float* v, uint32_t dim, int8_t* out) { return quantize(v, dim, out, true); }
 
-float quantize_int8(const float* v, uint32_t dim, int8_t* out) {
-#if defined(__SSE2__)
-  float scale;
-  if (!code_scale(v, dim, scale)) {
-    for (uint32_t i = 0; i < dim; ++i) out[i] = 0;
-    return 0;
-  }
-  // 16 codes a step, each as quantize_tail computes it: the same IEEE division, a clamp to
-  // [-127, 127] (minps gives its second operand for a NaN, as std::min(127, NaN) gives 127), then
-  // cvtps2dq, which rounds half to even under the default rounding mode, as nearbyint does.
-  // Clamping before rounding gives what rounding first does: 127 stays the bound either way.
-  const __m128 s = _mm_set1_ps(scale), hi = _mm_set1_ps(127.0f), lo = _mm_set1_ps(-127.0f);
-  auto four = [&](const float* p) {
-    return _mm_cvtps_epi32(_mm_max_ps(_mm_min_ps(_mm_div_ps(_mm_loadu_ps(p), s), hi), lo));
-  };
-  uint32_t i = 0;
-  for (; i + 16 <= dim; i += 16) {
-    const __m128i a = _mm_packs_epi32(four(v + i), four(v + i + 4));
-    const __m128i b = _mm_packs_epi32(four(v + i + 8), four(v + i + 12));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi16(a, b));
-  }
-  quantize_tail(v, scale, i, dim, out);
-  return scale;
-#else
-  return quantize_int8_portable(v, dim, out);
-#endif
-}
+float quantize_int8_portable(const float* v, uint32_t dim, int8_t* out) { return quantize(v, dim, out, false); }
 
 namespace {
 
