@@ -1,5 +1,7 @@
 #include "actors/client_grant_check.hpp"
 
+#include <algorithm>
+
 #include "actors/request_labels.hpp"
 #include "replica/replica_state.hpp"
 
@@ -58,6 +60,12 @@ std::optional<std::string> resolve_identity(const ClientGrants& grants, ClientCa
     call.who = keyed;
     return std::nullopt;
   }
+  // Without a client key only the IPC socket, guarded by its file mode, speaks for the owner; a
+  // TCP caller without a key is nobody (the node binds TCP only as a CURVE server, so this holds
+  // even if that ever changes).
+  if (call.transport != ClientTransport::ipc)
+    return std::string("a ") + std::string(transport_name(call.transport)) +
+           " client endpoint serves only clients with a configured client key";
   if (as.empty()) return std::nullopt;
   const ClientGrant* named = grants.by_name(as);
   if (!named) return "acting as '" + as + "': no client of that name is configured on this node";
@@ -74,6 +82,29 @@ std::optional<std::string> held_realm(const ReplicaState& state, const MemoryId&
   return realm;
 }
 
+bool CallerView::may_know(const std::string& realm) const {
+  return may_read(who_, realm) || (writes_ && may_write(who_, realm));
+}
+
+const MemoryRecord* CallerView::memory(const MemoryId& id) const {
+  const MemoryRecord* m = st_.memory(id);
+  return m && may_know(m->realm.str()) ? m : nullptr;
+}
+
+const TripletRecord* CallerView::triplet(const MemoryId& id) const {
+  const TripletRecord* found = nullptr;
+  st_.for_each_triplet([&](const TripletRecord& t) {
+    if (!found && t.id == id) found = &t;
+  });
+  return found && may_know(found->realm) ? found : nullptr;
+}
+
+std::optional<std::string> CallerView::realm_of(const MemoryId& id) const {
+  std::optional<std::string> realm = held_realm(st_, id);
+  if (realm && !may_know(*realm)) return std::nullopt;
+  return realm;
+}
+
 bool grant_needs_state(const ClientCall& call) {
   if (!call.who) return false;
   const ClientRequest& q = call.request;
@@ -82,6 +113,17 @@ bool grant_needs_state(const ClientCall& call) {
     case K::get: case K::history:
       return true;
     case K::remember: return q.remember_options.supersedes.seqno.value != 0;
+    case K::fact: return q.fact.source_memory.seqno.value != 0;
+    case K::correct: return q.correct.source_memory.seqno.value != 0;
+    default: return false;
+  }
+}
+
+bool request_writes(const ClientCall& call) {
+  switch (call.request.kind) {
+    case K::remember: case K::update: case K::forget: case K::set_status: case K::pin: case K::fact:
+    case K::correct: case K::retract: case K::review:
+      return true;
     default: return false;
   }
 }
@@ -94,8 +136,13 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
   // Every kind is listed; one that is not falls through to the refusal below.
   switch (q.kind) {
     case K::ping:
-    case K::status:
       return std::nullopt;
+    case K::status:
+      // The status counts every realm's memories and names every writer and peer: it is shown
+      // to those who may read every realm.
+      if (!who || std::find(who->read.begin(), who->read.end(), kEveryRealm) != who->read.end()) return std::nullopt;
+      return who_text(who) + " may not read the node's status (it counts the memories of every realm: it needs "
+                             "read = [\"*\"])";
     case K::remember:
       if (auto r = need_write(who, q.memory.realm)) return r;
       return on_held(q.remember_options.supersedes, realm_of, write);

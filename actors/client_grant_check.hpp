@@ -27,6 +27,8 @@
 namespace vasana {
 
 class ReplicaState;
+struct MemoryRecord;
+struct TripletRecord;
 
 std::string_view transport_name(ClientTransport t);
 // The transport a call is counted under in the metrics: its socket's, or on the owner's IPC socket
@@ -36,8 +38,9 @@ std::string transport_label(ClientTransport t, const std::string& via);
 // Sets call.who from the transport and call.request.acting_as:
 //  - a call with a client key (TCP with CurveZMQ): that key's client; acting_as may be empty or
 //    name that same client, anybody else is refused;
-//  - otherwise (the IPC socket, a TCP endpoint without client keys): empty acting_as is the
-//    owner, a named one that client; a name no client has is refused.
+//  - on the IPC socket (the owner, by its file mode): empty acting_as is the owner, a named one
+//    that client; a name no client has is refused;
+//  - any other call (TCP without a client key) is refused: only the owner may act as a client.
 // The permission_denied message on refusal (call.who is then the owner's null and unused).
 std::optional<std::string> resolve_identity(const ClientGrants& grants, ClientCall& call);
 
@@ -45,16 +48,47 @@ std::optional<std::string> resolve_identity(const ClientGrants& grants, ClientCa
 using RealmOf = std::function<std::optional<std::string>(const MemoryId&)>;
 std::optional<std::string> held_realm(const ReplicaState& state, const MemoryId& id);
 
+// The memories and triplets of a state that a caller may know exist. The owner knows every one;
+// a client knows one only in a realm it may read or, for a request that writes (writes = true),
+// write: it needs the ids there to act on them. Everything a request names goes through this
+// view, so a memory or triplet the caller may not know of is answered exactly as one the node
+// does not hold: a client cannot tell "held in a realm I have no grant on" from "not held", and
+// learns no realm name from it. Valid while st is (under the engine's read lock).
+class CallerView {
+ public:
+  CallerView(const ReplicaState& st, const ClientGrant* who, bool writes) : st_(st), who_(who), writes_(writes) {}
+  bool may_know(const std::string& realm) const;
+  const MemoryRecord* memory(const MemoryId& id) const;  // null: not held, or hidden
+  const TripletRecord* triplet(const MemoryId& id) const;
+  std::optional<std::string> realm_of(const MemoryId& id) const;  // nullopt: not held, or hidden
+  // For grant_refusal: the realms of the ids this view shows.
+  RealmOf realm_function() const {
+    return [this](const MemoryId& id) { return realm_of(id); };
+  }
+  const ReplicaState& state() const { return st_; }
+  const ClientGrant* who() const { return who_; }
+
+ private:
+  const ReplicaState& st_;
+  const ClientGrant* who_;
+  bool writes_;
+};
+
 // Whether call.who may make call.request: nullopt when it may, else the permission_denied
 // message naming the client and the grant it lacks. Realms the request names itself are always
 // checked; the memories and triplets it names (update, forget, set_status, pin, review, retract,
-// get, history, a remember's superseded memory) only when realm_of is given, and only those held
-// (an id not held gets the request's own not-found answer).
+// get, history, a remember's superseded memory, a fact's or correction's source) only when
+// realm_of is given, and only those it returns a realm for (an id not held, or hidden by a
+// CallerView, gets the request's own not-found answer).
 std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* realm_of);
 
 // Whether grant_refusal needs realm_of for this request: it names an existing memory or triplet,
 // and the caller is not the owner.
 bool grant_needs_state(const ClientCall& call);
+
+// Whether call's request only reads (get, history, recall, ...): its CallerView shows the realms
+// the caller may read only.
+bool request_writes(const ClientCall& call);
 
 // Refused calls by transport and request kind, since the node started. Thread-safe.
 class ClientRefusals {

@@ -80,9 +80,13 @@ MemoryView memory_view_of(const MemoryRecord& m) {
   return v;
 }
 
-ClientResponse answer_get(const ReplicaState& state, uint64_t request_id, const MemoryId& id) {
-  const MemoryRecord* m = state.memory(id);
-  if (!m) return error_response(request_id, ClientError::not_found, "no memory " + id.to_string());
+ClientResponse memory_not_found(uint64_t request_id, const MemoryId& id) {
+  return error_response(request_id, ClientError::not_found, "no memory " + id.to_string() + " on this node");
+}
+
+ClientResponse answer_get(const CallerView& view, uint64_t request_id, const MemoryId& id) {
+  const MemoryRecord* m = view.memory(id);
+  if (!m) return memory_not_found(request_id, id);
   ClientResponse r;
   r.request_id = request_id;
   r.kind = ClientResponse::Kind::memory;
@@ -142,7 +146,7 @@ ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
   const ClientRequest& q = call.request;
   engine.read([&](const ReplicaState& state) {
     if (q.kind == ClientRequest::Kind::get)
-      r = answer_get(state, q.request_id, q.get);
+      r = answer_get(CallerView(state, call.who, /*writes=*/false), q.request_id, q.get);
     else if (q.kind == ClientRequest::Kind::analogy)
       r = answer_analogy(state, q.request_id, q.analogy, static_cast<int64_t>(system_wall_ms()));
     else

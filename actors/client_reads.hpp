@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "actors/client_endpoint.hpp"
+#include "actors/client_grant_check.hpp"
 #include "protocol/client_codec.hpp"
 #include "replica/recall_engine.hpp"
 #include "replica/replica_state.hpp"
@@ -24,8 +25,11 @@ inline constexpr size_t kListPageBytes = 2u << 20;
 // Every field of a memory's record as the node holds it now.
 MemoryView memory_view_of(const MemoryRecord& m);
 
-// get: the memory, or not_found naming the id.
-ClientResponse answer_get(const ReplicaState& state, uint64_t request_id, const MemoryId& id);
+// get: the memory, or not_found naming the id (memory_not_found) when the view does not show it:
+// not held, or in a realm the caller may not read.
+ClientResponse answer_get(const CallerView& view, uint64_t request_id, const MemoryId& id);
+// The answer to a get or history of a memory the caller cannot see, held or not.
+ClientResponse memory_not_found(uint64_t request_id, const MemoryId& id);
 // list: the page after r.after (r validated by validate_list).
 ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r);
 
@@ -33,7 +37,7 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
 ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
                               int64_t now_ms);
 
-// Answers a get, list or analogy call under the engine's read lock.
+// Answers a get, list or analogy call under the engine's read lock, as seen by call.who.
 ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call);
 
 }  // namespace vasana

@@ -36,20 +36,22 @@ struct Refusal {
 
 Refusal bad_input(std::string m) { return Refusal{ClientError::bad_input, std::move(m)}; }
 
-// The grant check of the memories and triplets call names, against the realms st holds them in.
-std::optional<std::string> grant_refusal_in(const ReplicaState& st, const ClientCall& call) {
+// The grant check of the memories and triplets call names, against the realms the view shows
+// them in (one it hides is left to the request's not-found answer).
+std::optional<std::string> grant_refusal_in(const CallerView& view, const ClientCall& call) {
   if (!grant_needs_state(call)) return std::nullopt;
-  const RealmOf realm_of = [&st](const MemoryId& id) { return held_realm(st, id); };
+  const RealmOf realm_of = view.realm_function();
   return grant_refusal(call, &realm_of);
 }
 
 FollowUpOp follow_up(const OpValue& op) { return FollowUpOp{op_type_of(op), encode_op(op)}; }
 
-// The memory a request names: it must be held by this replica and not deleted.
-std::optional<Refusal> check_live(const ReplicaState& st, const MemoryId& id, const std::string& what,
+// The memory a request names: it must be held by this replica, known to the caller (CallerView)
+// and not deleted.
+std::optional<Refusal> check_live(const CallerView& view, const MemoryId& id, const std::string& what,
                                   const MemoryRecord** out = nullptr) {
   if (id.seqno.value == 0) return bad_input(what + " is required (an id such as 9f3c2a1b4d5e6f70-42)");
-  const MemoryRecord* m = st.memory(id);
+  const MemoryRecord* m = view.memory(id);
   if (!m) return Refusal{ClientError::not_found, what + " " + id.to_string() + " not found on this node"};
   if (m->verdicts->deleted.value)
     return Refusal{ClientError::not_found, what + " " + id.to_string() + " was forgotten (deleted)"};
@@ -58,10 +60,10 @@ std::optional<Refusal> check_live(const ReplicaState& st, const MemoryId& id, co
 }
 
 // A memory named as a source or a superseded memory: held, not deleted, in realm.
-std::optional<Refusal> check_in_realm(const ReplicaState& st, const MemoryId& id, const std::string& what,
+std::optional<Refusal> check_in_realm(const CallerView& view, const MemoryId& id, const std::string& what,
                                       const std::string& realm) {
   const MemoryRecord* m = nullptr;
-  if (auto r = check_live(st, id, what, &m)) return r;
+  if (auto r = check_live(view, id, what, &m)) return r;
   if (m->realm.str() != realm)
     return bad_input(what + " " + id.to_string() + " is in realm '" + m->realm.str() + "', not '" + realm + "'");
   return std::nullopt;
@@ -127,15 +129,23 @@ struct CorrectionVerdict {
 };
 
 // held: the state under its read lock, or a copy of its corrections (RecallEngine::corrections()).
+// A refusal quotes the correction's phrases only to a caller who may read the realm.
 template <class Held>
 CorrectionVerdict check_corrections(const Held& held, const std::string& realm, const std::string& text,
-                                    const RealmWritePolicy& policy) {
+                                    const RealmWritePolicy& policy, const ClientGrant* who) {
   CorrectionVerdict v;
   const auto hits = corrections_repeated(held, realm, text);
   if (hits.empty()) return v;
   const CorrectionRecord& c = *hits.front();
   if (policy.corrections == CorrectionPolicy::propose) {
     v.flagged_by = c.id;
+    return v;
+  }
+  if (!may_read(who, realm)) {
+    v.refusal = Refusal{ClientError::conflict, "text repeats the wrong phrase of correction " + c.id.to_string() +
+                                                   " in realm '" + realm + "' (client '" +
+                                                   std::string(identity_name(who)) +
+                                                   "' may not read the realm, so the phrases are not shown)"};
     return v;
   }
   v.refusal = Refusal{ClientError::conflict, "text repeats the wrong phrase '" + c.wrong + "' of correction " +
@@ -359,14 +369,15 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
   if (engine_ && !needs_state) {
     if (engine_->corrections_held() > 0) {
       const auto corrections = engine_->corrections();
-      CorrectionVerdict c = check_corrections(*corrections, in.realm, in.text, policy);
+      CorrectionVerdict c = check_corrections(*corrections, in.realm, in.text, policy, call.who);
       refusal = c.refusal;
       follow.flagged_by = c.flagged_by;
     }
   } else if (engine_) {
     // The replica has applied what own_writes_needed() asked for (handle_checked_write).
     engine_->read([&](const ReplicaState& st) {
-      if (auto denied = grant_refusal_in(st, call)) {
+      const CallerView view(st, call.who, /*writes=*/true);
+      if (auto denied = grant_refusal_in(view, call)) {
         refusal = Refusal{ClientError::permission_denied, std::move(*denied)};
         return;
       }
@@ -384,8 +395,9 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
           const bool same_tags = sorted(m->tags.value) == sorted(in.tags);
           const bool same_time = m->valid_from_ms == in.valid_from_ms && m->valid_to_ms == in.valid_to_ms;
           if (kind_name(m->kind) != in.kind) {  // an update cannot change the kind
+            const std::string of_kind = may_read(call.who, in.realm) ? " of kind " + std::string(kind_name(m->kind)) : std::string(" of another kind");
             refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + existing->to_string() +
-                                                         " of kind " + kind_name(m->kind) + "; a memory's kind cannot change"};
+                                                         of_kind + "; a memory's kind cannot change"};
             return;
           }
           if (same_text && same_tags && same_time) {
@@ -414,14 +426,14 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
         }
       }
       if (opts.supersedes.seqno.value != 0) {
-        if ((refusal = check_in_realm(st, opts.supersedes, "superseded memory", in.realm))) return;
+        if ((refusal = check_in_realm(view, opts.supersedes, "superseded memory", in.realm))) return;
         if (existing && opts.supersedes == *existing) {
           refusal = bad_input("memory " + existing->to_string() + " cannot supersede itself");
           return;
         }
       }
       if (!update || !update->text.empty()) {
-        CorrectionVerdict c = check_corrections(st, in.realm, in.text, policy);
+        CorrectionVerdict c = check_corrections(st, in.realm, in.text, policy, call.who);
         if ((refusal = c.refusal)) return;
         follow.flagged_by = c.flagged_by;
       }
@@ -555,7 +567,8 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
     return;
   }
   engine_->read([&](const ReplicaState& st) {
-    if (auto denied = grant_refusal_in(st, call)) {
+    const CallerView view(st, call.who, /*writes=*/true);
+    if (auto denied = grant_refusal_in(view, call)) {
       refusal = Refusal{ClientError::permission_denied, std::move(*denied)};
       return;
     }
@@ -563,15 +576,19 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
     switch (q.kind) {
       case K::update: {
         const UpdateRequest& u = q.update;
-        if ((refusal = check_live(st, u.memory, "memory", &m))) return;
+        if ((refusal = check_live(view, u.memory, "memory", &m))) return;
+        // A caller who may not read the memory's realm gets no answer that compares with what
+        // it holds ("changes nothing" would tell its content): what it gives is written.
+        const bool compares = may_read(call.who, m->realm.str());
         UpdateContentOp o;
         o.memory = u.memory;
-        if (u.has_text && u.text != m->content.value.text) o.text = u.text;  // empty: the text stays
-        if (u.replace_tags && sorted(u.tags) != sorted(m->tags.value)) {
+        if (u.has_text && (!compares || u.text != m->content.value.text)) o.text = u.text;  // empty: the text stays
+        if (u.replace_tags && (!compares || sorted(u.tags) != sorted(m->tags.value))) {
           o.replace_tags = true;
           o.tags = u.tags;
         }
-        if (u.has_valid_time && (u.valid_from_ms != m->valid_from_ms || u.valid_to_ms != m->valid_to_ms)) {
+        if (u.has_valid_time &&
+            (!compares || u.valid_from_ms != m->valid_from_ms || u.valid_to_ms != m->valid_to_ms)) {
           o.has_valid_time = true;
           o.valid_from_ms = u.valid_from_ms;
           o.valid_to_ms = u.valid_to_ms;
@@ -581,7 +598,8 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
           return;
         }
         if (!o.text.empty()) {
-          CorrectionVerdict c = check_corrections(st, m->realm.str(), o.text, write_policy_.for_realm(m->realm.str()));
+          CorrectionVerdict c =
+              check_corrections(st, m->realm.str(), o.text, write_policy_.for_realm(m->realm.str()), call.who);
           if ((refusal = c.refusal)) return;
           if (c.flagged_by.seqno.value != 0)
             follow.push_back(SetStatusOp{u.memory, MemoryStatus::proposed,
@@ -591,12 +609,12 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
         return;
       }
       case K::forget:
-        if ((refusal = check_live(st, q.forget.memory, "memory"))) return;
+        if ((refusal = check_live(view, q.forget.memory, "memory"))) return;
         op = DeleteMemoryOp{q.forget.memory, q.forget.reason};
         return;
       case K::set_status: {
         const StatusRequest& s = q.set_status;
-        if ((refusal = check_live(st, s.memory, "memory", &m))) return;
+        if ((refusal = check_live(view, s.memory, "memory", &m))) return;
         const bool admits = s.status == MemoryStatus::active || s.status == MemoryStatus::verified ||
                             s.status == MemoryStatus::observed;
         if (admits && m->status.value.status == MemoryStatus::proposed &&
@@ -610,25 +628,23 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
         return;
       }
       case K::pin:
-        if ((refusal = check_live(st, q.pin.memory, "memory"))) return;
+        if ((refusal = check_live(view, q.pin.memory, "memory"))) return;
         op = SetPinnedOp{q.pin.memory, q.pin.pinned};
         return;
       case K::fact:
         if (q.fact.source_memory.seqno.value != 0 &&
-            (refusal = check_in_realm(st, q.fact.source_memory, "source memory", q.fact.realm)))
+            (refusal = check_in_realm(view, q.fact.source_memory, "source memory", q.fact.realm)))
           return;
         op = triplet_of(q.fact.realm, q.fact.fact, q.fact.source_memory, write_policy_.for_realm(q.fact.realm));
         return;
       case K::correct:
         if (q.correct.source_memory.seqno.value != 0 &&
-            (refusal = check_in_realm(st, q.correct.source_memory, "source memory", q.correct.realm)))
+            (refusal = check_in_realm(view, q.correct.source_memory, "source memory", q.correct.realm)))
           return;
         op = AddCorrectionOp{q.correct.realm, q.correct.wrong, q.correct.right, q.correct.note, q.correct.source_memory};
         return;
       case K::retract: {
-        bool held = false;
-        st.for_each_triplet([&](const TripletRecord& t) { held = held || t.id == q.retract; });
-        if (!held) {
+        if (!view.triplet(q.retract)) {
           refusal = Refusal{ClientError::not_found, "triplet " + q.retract.to_string() + " not found on this node"};
           return;
         }
@@ -636,7 +652,7 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
         return;
       }
       case K::review:
-        if ((refusal = check_live(st, q.review.memory, "memory"))) return;
+        if ((refusal = check_live(view, q.review.memory, "memory"))) return;
         op = ReviewDecisionOp{q.review.memory, q.review.decision, q.review.reviewer, q.review.note};
         return;
       default: return;

@@ -1,5 +1,7 @@
 #include "actors/history_answer.hpp"
 
+#include "actors/client_reads.hpp"
+
 #include <algorithm>
 
 #include "protocol/json_text.hpp"
@@ -18,10 +20,10 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
   std::vector<OrderKey> keys;
   bool known = false;
   engine.read([&](const ReplicaState& st) {
-    known = st.memory(id) != nullptr;
+    known = CallerView(st, call.who, /*writes=*/false).memory(id) != nullptr;
     if (known) keys = st.history_keys(id);
   });
-  if (!known) return error_response(rid, ClientError::not_found, "no memory " + id.to_string() + " on this node");
+  if (!known) return memory_not_found(rid, id);
   std::vector<OpKey> wanted;
   for (const OrderKey& k : keys) wanted.push_back(OpKey{k.instance, k.seqno});
   auto ops = read_ops(dir, space, wanted);

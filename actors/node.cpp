@@ -459,6 +459,12 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   for (const ClientGrant& c : impl->options.clients.all())
     if (!c.public_key.empty()) curve.client_keys.push_back(c.public_key);
   curve.server_secret_z85 = impl->options.client_secret_key;
+  // A loopback TCP port is open to every local user: it is bound only as a CurveZMQ server
+  // admitting listed client keys, never as a second way in for the owner.
+  for (const auto& e : eps)
+    if (endpoint_transport(e) == "tcp" && (curve.client_keys.empty() || curve.server_secret_z85.empty()))
+      return Status::FailedPrecondition("client endpoint " + e +
+                                        ": a TCP client endpoint needs clients with a public_key and the node's key pair");
   // A refused client key is logged at most once a minute per distinct line.
   curve.log = [raw = impl.get(), limiter = std::make_shared<LogLimiter>()](const std::string& line) {
     if (auto limited = limiter->admit(line, "client endpoint: " + line)) raw->log(*limited);
@@ -477,7 +483,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
           if (call.request.kind == ClientRequest::Kind::history) return answer_history(*engine, dir, space, call);
           return answer_contradictions(*engine, call);
         },
-        impl->refusals, impl->probe));
+        impl->probe));
   impl->queries = queries;
   impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->writer_state, std::move(queries), impl->engine,
                                                   impl->endpoint.get(),

@@ -77,20 +77,11 @@ namespace {
 
 query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared_ptr<const RecallEngine> engine,
                                           QueryReply reply, ReadYourWrites ryw, OtherAnswer other,
-                                          std::shared_ptr<ClientRefusals> refusals, std::shared_ptr<NodeProbe> probe) {
-  auto answer = [engine, reply, other, refusals, probe](const ClientCall& call) {
+                                          std::shared_ptr<NodeProbe> probe) {
+  auto answer = [engine, reply, other, probe](const ClientCall& call) {
+    // get and history read the memory through the caller's view (CallerView): one in a realm it
+    // may not read is answered as not held.
     const ClientRequest::Kind kind = call.request.kind;
-    if (grant_needs_state(call)) {  // the memory's realm decides: its content stays unseen otherwise
-      std::optional<std::string> denied;
-      engine->read([&](const ReplicaState& st) {
-        const RealmOf realm_of = [&st](const MemoryId& id) { return held_realm(st, id); };
-        denied = grant_refusal(call, &realm_of);
-      });
-      if (denied) {
-        reply(call, refusal_response(refusals.get(), call, std::move(*denied)));
-        return;
-      }
-    }
     if (kind == ClientRequest::Kind::recall)
       reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms()), probe.get()));
     else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions) && other)
@@ -127,10 +118,9 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
 }  // namespace
 
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
-                              ReadYourWrites ryw, OtherAnswer other, std::shared_ptr<ClientRefusals> refusals,
-                              std::shared_ptr<NodeProbe> probe) {
+                              ReadYourWrites ryw, OtherAnswer other, std::shared_ptr<NodeProbe> probe) {
   return sys.spawn(query_behavior, std::move(engine), std::move(reply), std::move(ryw), std::move(other),
-                   std::move(refusals), std::move(probe));
+                   std::move(probe));
 }
 
 }  // namespace vasana

@@ -43,12 +43,11 @@ using OtherAnswer = std::function<ClientResponse(const ClientCall& call)>;
 
 // reply must stay callable until the actor's last message. other (may be empty) answers the
 // calls that are not recalls; without it they are answered `internal`. A get or history of a
-// client (not the owner) is answered only when its grants let it read the memory's realm
-// (actors/client_grant_check.hpp), after read-your-writes; a refusal is counted in refusals
-// (may be null). probe (may be null) is told each recall's time and its lanes' times.
+// client (not the owner) shows a memory only when its grants let it read the memory's realm
+// (CallerView, actors/client_grant_check.hpp); any other is answered as not held. probe (may
+// be null) is told each recall's time and its lanes' times.
 query_actor spawn_query_actor(caf::actor_system& sys, std::shared_ptr<const RecallEngine> engine, QueryReply reply,
                               ReadYourWrites ryw, OtherAnswer other = nullptr,
-                              std::shared_ptr<ClientRefusals> refusals = nullptr,
                               std::shared_ptr<NodeProbe> probe = nullptr);
 
 // The recall of one client call, answered as a ClientResponse (pure: no actor needed). probe,

@@ -4,6 +4,7 @@
 #include "cli/toml_file.hpp"
 #include "cli/write_policy_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -290,6 +291,13 @@ Result<NodeConfig> parse_node_config(const std::string& text, const std::string&
   }
   if (Status w = parse_write_policy(root, cfg.write_policy); !w.ok()) return Status::InvalidArgument(path + ": " + w.message());
   if (Status g = parse_client_grants(root, path, cfg.clients); !g.ok()) return Status::InvalidArgument(path + ": " + g.message());
+  // A TCP port on loopback is open to every user of the host (the IPC socket is guarded by its
+  // file mode): the endpoint exists only as a CurveZMQ server admitting listed client keys.
+  if (!cfg.client_tcp.empty() &&
+      std::none_of(cfg.clients.all().begin(), cfg.clients.all().end(), [](const ClientGrant& g) { return !g.public_key.empty(); }))
+    return Status::InvalidArgument(path + ": client.tcp is set but no [clients.\"NAME\"] table has a public_key: every user of "
+                                   "this host could connect to it; give the clients that use it a public_key (and set "
+                                   "sync.secret_key_file), or leave client.tcp out and use the IPC socket");
   if (cfg.sync.network()) {
     if (cfg.sync.cluster.empty()) return Status::InvalidArgument(path + ": sync.cluster is required when sync.listen or sync.peers is set");
     if (cfg.secret_key_file.empty())

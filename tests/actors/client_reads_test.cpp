@@ -54,7 +54,7 @@ TEST_CASE("get answers every field of a memory, a deleted one with deleted set, 
   del.memory = a;
   w.op(del);
 
-  ClientResponse r = answer_get(w.state, 4, a);
+  ClientResponse r = answer_get(CallerView(w.state, nullptr, false), 4, a);
   REQUIRE(r.kind == ClientResponse::Kind::memory);
   CHECK(r.request_id == 4);
   const MemoryView& v = r.memory;
@@ -74,10 +74,10 @@ TEST_CASE("get answers every field of a memory, a deleted one with deleted set, 
   CHECK(v.deleted);
   CHECK_FALSE(v.reviewed);
 
-  ClientResponse missing = answer_get(w.state, 5, MemoryId{InstanceId(kWriter), Seqno(99)});
+  ClientResponse missing = answer_get(CallerView(w.state, nullptr, false), 5, MemoryId{InstanceId(kWriter), Seqno(99)});
   CHECK(missing.kind == ClientResponse::Kind::error);
   CHECK(missing.error == ClientError::not_found);
-  CHECK(missing.message == "no memory " + MemoryId{InstanceId(kWriter), Seqno(99)}.to_string());
+  CHECK(missing.message == "no memory " + MemoryId{InstanceId(kWriter), Seqno(99)}.to_string() + " on this node");
 }
 
 TEST_CASE("list keeps to its realm, leaves deleted memories out unless asked, and filters the review queue") {

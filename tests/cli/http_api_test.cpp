@@ -26,21 +26,25 @@ using nlohmann::json;
 
 const std::string kToken = "tok-agent-a-0123456789abcdefghijklmnopqrstuvwxyz";
 const std::string kReaderToken = "tok-reader-0123456789abcdefghijklmnopqrstuvwxyz";
+const std::string kDashboardToken = "tok-dashboard-0123456789abcdefghijklmnopqrstuvwxyz";
 
 void write_secret(const std::string& path, const std::string& text, mode_t mode = 0600) {
   write_text(path, text);
   ::chmod(path.c_str(), mode);
 }
 
-// A config with [http] on a free port and two clients: agent-a (reads and writes "notes", may
-// review) and reader (reads "notes" only).
+// A config with [http] on a free port and three clients: agent-a (reads and writes "notes", may
+// review), reader (reads "notes" only) and dashboard (reads every realm, so it may read the
+// node's status).
 std::string http_config(const TempDir& tmp, const std::string& extra_http = "") {
   write_secret(tmp.sub("a.token"), kToken + "\n");
   write_secret(tmp.sub("r.token"), kReaderToken + "\n");
+  write_secret(tmp.sub("d.token"), kDashboardToken + "\n");
   const std::string path = tmp.sub("vasana.toml");
   write_text(path, "[http]\nlisten = \"127.0.0.1:0\"\n" + extra_http +
                        "\n[clients.\"agent-a\"]\nread = [\"notes\"]\nwrite = [\"notes\"]\nreview = true\ntoken_file = \"a.token\"\n"
-                       "\n[clients.\"reader\"]\nread = [\"notes\"]\ntoken_file = \"r.token\"\n");
+                       "\n[clients.\"reader\"]\nread = [\"notes\"]\ntoken_file = \"r.token\"\n"
+                       "\n[clients.\"dashboard\"]\nread = [\"*\"]\ntoken_file = \"d.token\"\n");
   return path;
 }
 
@@ -144,7 +148,7 @@ TEST_CASE("every curl example of docs/http-api.md gives its documented status an
   const std::string url = http_url(node);
   REQUIRE_FALSE(url.empty());
 
-  std::map<std::string, std::string> env = {{"VASANA_URL", url}, {"TOKEN", kToken}};
+  std::map<std::string, std::string> env = {{"VASANA_URL", url}, {"TOKEN", kToken}, {"DASHBOARD_TOKEN", kDashboardToken}};
   for (const Example& ex : examples) {
     INFO(ex.command);
     REQUIRE(ex.status != 0);
@@ -213,7 +217,7 @@ TEST_CASE("HTTP requests without a known bearer token are answered 401 and count
   CHECK(curl(tmp, url + "/v1/remember", args).status == 200);
   CHECK(curl(tmp, url + "/v1/no-such-route", auth).status == 404);
 
-  Reply status = curl(tmp, url + "/v1/status", auth);
+  Reply status = curl(tmp, url + "/v1/status", {"-H", "Authorization: Bearer " + kDashboardToken});
   REQUIRE(status.status == 200);
   json s = json::parse(status.body, nullptr, false);
   CHECK(s["http"]["unauthorized"] == 5);
