@@ -37,11 +37,13 @@ Result<nlohmann::json> parse_bounded_json(std::string_view text) {
                                    " levels of arrays and objects");
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: <why>".
     std::string why = e.what();
-    if (auto at = why.find("] "); at != std::string::npos) why = why.substr(at + 2);
-    return Status::InvalidArgument("not valid JSON (" + why + ")");
+    if (auto at = why.find(": "); at != std::string::npos) why = why.substr(at + 2);
+    return Status::InvalidArgument("not valid JSON (at byte " + std::to_string(e.byte) + ": " + why + ")");
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(std::string("not valid JSON (") + e.what() + ")");
   }
 }
 

@@ -25,8 +25,8 @@ inline constexpr size_t kMaxJsonLineBytes = size_t(16) << 20;
 // at limit + 1. For text that is not JSON, no prefix a parser accepts nests deeper than this.
 size_t json_nesting_depth(std::string_view text, size_t limit);
 
-// text as one JSON value. InvalidArgument "not valid JSON (<parser's reason>)" or "nested deeper
-// than 64 levels of arrays and objects"; never throws.
+// text as one JSON value. InvalidArgument "not valid JSON (at byte N: <parser's reason>)" or
+// "nested deeper than 64 levels of arrays and objects"; never throws.
 Result<nlohmann::json> parse_bounded_json(std::string_view text);
 
 }  // namespace vasana

@@ -38,7 +38,7 @@ TEST_CASE("parse_bounded_json takes 64 levels, refuses 65, and says where text i
   CHECK(deep.status().message() == "nested deeper than 64 levels of arrays and objects");
   auto bad = parse_bounded_json("{\"a\": tru}");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.status().message().rfind("not valid JSON (parse error at line 1, column ", 0) == 0);
+  CHECK(bad.status().message().rfind("not valid JSON (at byte 10: syntax error while parsing value", 0) == 0);
   CHECK_FALSE(parse_bounded_json("").ok());
   CHECK(parse_bounded_json(R"({"s": "[[[[[[[["})")->at("s") == "[[[[[[[[");
 }
