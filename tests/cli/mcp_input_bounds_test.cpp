@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,13 +36,21 @@ size_t peak_rss_kib(pid_t pid) {
   return 0;
 }
 
-bool write_all(int fd, const std::string& bytes) {
+// Writes bytes into the (non-blocking) pipe while child reads them; false once the child has
+// ended or a minute has passed, so a child that stops reading cannot hang the test.
+bool write_all(int fd, const std::string& bytes, ChildProcess& child) {
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += size_t(n);
+    if (n > 0) {
+      done += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno != EINTR && errno != EAGAIN) return false;
+    if (!child.running() || std::chrono::steady_clock::now() > deadline) return false;
+    pollfd p{fd, POLLOUT, 0};
+    ::poll(&p, 1, 100);
   }
   return true;
 }
@@ -61,7 +70,7 @@ TEST_CASE("vasana mcp skips a 256 MiB line holding at most its limit, refuses de
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   // Held open for reading and writing here, so that the child's open for reading does not
   // wait for a writer; the child sees the end of its input when this is closed.
-  int fd = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  int fd = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   REQUIRE(fd >= 0);
   struct Closer {
     int& fd;
@@ -75,10 +84,10 @@ TEST_CASE("vasana mcp skips a 256 MiB line holding at most its limit, refuses de
 
   const size_t huge = size_t(256) << 20;
   const std::string piece(size_t(1) << 20, 'x');
-  for (size_t sent = 0; sent < huge; sent += piece.size()) REQUIRE(write_all(fd, piece));
+  for (size_t sent = 0; sent < huge; sent += piece.size()) REQUIRE(write_all(fd, piece, mcp));
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  REQUIRE(write_all(fd, "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":" + deep + "}\n"));
-  REQUIRE(write_all(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"));
+  REQUIRE(write_all(fd, "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":" + deep + "}\n", mcp));
+  REQUIRE(write_all(fd, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n", mcp));
 
   std::vector<json> replies;
   const auto deadline = std::chrono::steady_clock::now() + 60s;
