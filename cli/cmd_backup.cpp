@@ -1,6 +1,7 @@
 // `vasana backup [--data DIR] DEST`: a verified copy of a data directory, taken while its node
 // runs or not (store/backup_copy.hpp). Exit 0 when DEST holds the backup, 1 when the source
-// failed verification or a file operation failed (DEST is then as it was), 2 on bad usage
+// failed verification, a file operation failed or another backup to DEST is running (DEST is
+// then as it was), 2 on bad usage
 // (DEST exists and is not empty, DIR is not a data directory). DEST is marked restored
 // (store/restore_marker.hpp).
 #include <chrono>

@@ -11,6 +11,8 @@
 #include <iostream>
 #include <map>
 
+#include "cli/bounded_json.hpp"
+#include "cli/bounded_line_reader.hpp"
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -57,10 +59,13 @@ int cmd_import(const Words& words) {
   using BadLine = std::pair<size_t, std::string>;  // line number, why
   std::vector<BadLine> bad;
   std::map<std::string, size_t> ref_line;
+  BoundedLineReader lines(in, kMaxJsonLineBytes);
   std::string line;
-  for (size_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto m = memory_from_json_line(line, *realm, limits);
+  for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
+    const size_t n = lines.number();
+    if (got == BoundedLineReader::Got::line && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto m = got == BoundedLineReader::Got::too_long ? Result<MemoryInput>(lines.too_long_status())
+                                                      : memory_from_json_line(line, *realm, limits);
     if (m.ok()) {
       auto [it, fresh] = ref_line.emplace(m->ref, n);
       if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));

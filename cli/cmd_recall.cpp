@@ -4,6 +4,8 @@
 #include <sstream>
 #include <utility>
 
+#include "cli/bounded_json.hpp"
+#include "cli/bounded_line_reader.hpp"
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
@@ -80,12 +82,14 @@ Result<uint32_t> limit_option(const std::string& l) {
   return uint32_t(n);
 }
 
-// One query line of a batch (cli/request_json.hpp recall_query_from_json); realms default to
-// the command line's --realm, the limit to its --limit.
+// One query line of a batch (parse_bounded_json, then cli/request_json.hpp
+// recall_query_from_json); realms default to the command line's --realm, the limit to its --limit.
 Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
                                          std::optional<uint32_t> default_limit, const InputLimits& limits) {
-  nlohmann::json obj = nlohmann::json::parse(line, nullptr, false);
-  if (obj.is_discarded() || !obj.is_object()) return Status::InvalidArgument("not a JSON object");
+  auto parsed = parse_bounded_json(line);
+  if (!parsed.ok()) return parsed.status();
+  nlohmann::json obj = std::move(parsed.value());
+  if (!obj.is_object()) return Status::InvalidArgument("not a JSON object");
   if (default_realms.empty() && !obj.contains("realms")) return Status::InvalidArgument("no realm: give \"realms\" or --realm");
   if (default_limit && !obj.contains("limit")) obj["limit"] = *default_limit;
   return recall_query_from_json(obj, default_realms, limits);
@@ -118,10 +122,13 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
   std::vector<ClientRequest> requests;
   std::vector<size_t> slot;  // request -> line index in out
   bool any_bad = false;
+  BoundedLineReader lines(in, kMaxJsonLineBytes);
   std::string line;
-  for (size_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto q = query_from_json_line(line, args.all("realm"), default_limit, cfg.limits);
+  for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
+    const size_t n = lines.number();
+    if (got == BoundedLineReader::Got::line && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto q = got == BoundedLineReader::Got::too_long ? Result<RecallQuery>(lines.too_long_status())
+                                                      : query_from_json_line(line, args.all("realm"), default_limit, cfg.limits);
     if (!q.ok()) {
       any_bad = true;
       out.push_back(JsonObject().unum("line", n).str("error", q.status().message()).done());

@@ -66,7 +66,9 @@ int cmd_repair(const Words& words) {
   auto id = load_identity(dir);
   if (!id.ok()) return fail(kExitUsage, "repair: " + id.status().message());
   auto lock = DirLock::acquire(dir);
-  if (!lock.ok()) return fail(kExitFailed, "repair: " + lock.status().message() + " (stop the node first)");
+  if (!lock.ok())
+    return fail(kExitFailed, "repair: " + lock.status().message() +
+                                 (lock.status().code() == Code::busy ? " (stop the node first)" : ""));
 
   // A torn tail is cut only after the directory is marked: the cut record may be one that peers
   // hold, so the stream is then repaired like a restored one (--from, or --accept-loss).

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_json.hpp"
 #include "cli/memory_view_text.hpp"
 #include "protocol/json_text.hpp"
 
@@ -37,8 +38,9 @@ Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name)
 }
 
 Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits) {
-  json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (obj.is_discarded()) return Status::InvalidArgument("not valid JSON");
+  auto parsed = parse_bounded_json(line);
+  if (!parsed.ok()) return parsed.status();
+  const json& obj = *parsed;
   if (!obj.is_object()) return Status::InvalidArgument("not a JSON object");
   MemoryInput m;
   m.realm = realm;

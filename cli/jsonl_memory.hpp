@@ -18,13 +18,13 @@
 
 namespace vasana {
 
-// InvalidArgument saying what is wrong with the line; the memory is also validated
-// (validate_memory) against limits.
 // A time field of a JSON line: epoch milliseconds (an integer) or a string in a form
 // parse_time_ms reads. InvalidArgument naming the field when it is neither or outside the
 // supported times (a JSON integer above INT64_MAX included: it is never wrapped).
 Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name);
 
+// InvalidArgument saying what is wrong with the line (parsed by parse_bounded_json,
+// cli/bounded_json.hpp); the memory is also validated (validate_memory) against limits.
 Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits);
 
 // The export line of a memory, without a line break: text, ref (the memory's id when it has no

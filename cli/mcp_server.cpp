@@ -4,6 +4,7 @@
 #include <istream>
 #include <ostream>
 
+#include "cli/bounded_line_reader.hpp"
 #include "cli/mcp_tools.hpp"
 
 namespace vasana {
@@ -23,6 +24,12 @@ std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_ha
 
 std::string error_line(const json& id, int code, const std::string& message) {
   return dumped(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", rpc_error(code, message)}});
+}
+
+std::string too_long_line(size_t bytes) {
+  return error_line(nullptr, kInvalidRequest,
+                    "message of " + std::to_string(bytes) + " bytes is over the limit of " +
+                        std::to_string(kMaxMcpMessageBytes));
 }
 
 }  // namespace
@@ -74,12 +81,10 @@ json McpServer::dispatch(const std::string& method, const json& params, json& er
 
 std::optional<std::string> McpServer::handle_line(const std::string& line) {
   if (line.find_first_not_of(" \t\r") == std::string::npos) return std::nullopt;
-  if (line.size() > kMaxMcpMessageBytes)
-    return error_line(nullptr, kInvalidRequest,
-                      "message of " + std::to_string(line.size()) + " bytes is over the limit of " +
-                          std::to_string(kMaxMcpMessageBytes));
-  json msg = json::parse(line, nullptr, false);
-  if (msg.is_discarded()) return error_line(nullptr, kParseError, "parse error: the line is not JSON");
+  if (line.size() > kMaxMcpMessageBytes) return too_long_line(line.size());
+  auto parsed = parse_bounded_json(line);
+  if (!parsed.ok()) return error_line(nullptr, kParseError, "parse error: the line is " + parsed.status().message());
+  const json& msg = *parsed;
   if (!msg.is_object()) return error_line(nullptr, kInvalidRequest, "invalid request: a message is one JSON object");
   const bool has_id = msg.contains("id");
   json id = has_id ? msg["id"] : json(nullptr);
@@ -92,15 +97,17 @@ std::optional<std::string> McpServer::handle_line(const std::string& line) {
   const std::string method = msg["method"].get<std::string>();
   if (!has_id) return std::nullopt;  // notifications (initialized, cancelled, ...) need no answer
   json error;
-  json result = dispatch(method, msg.contains("params") ? msg["params"] : json::object(), error);
+  static const json no_params = json::object();
+  json result = dispatch(method, msg.contains("params") ? msg["params"] : no_params, error);
   if (!error.is_null()) return dumped(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", error}});
   return dumped(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
 }
 
 void McpServer::run(std::istream& in, std::ostream& out) {
+  BoundedLineReader lines(in, kMaxMcpMessageBytes);
   std::string line;
-  while (std::getline(in, line)) {
-    auto reply = handle_line(line);
+  for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
+    auto reply = got == BoundedLineReader::Got::too_long ? too_long_line(lines.length()) : handle_line(line);
     if (!reply) continue;
     out << *reply << '\n';
     out.flush();

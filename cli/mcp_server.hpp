@@ -2,7 +2,8 @@
 // newline-delimited stdio (one message per line, no batches). It handles the lifecycle
 // (initialize with version negotiation, notifications/initialized, ping) and tools/list and
 // tools/call, which it hands to McpTools (cli/mcp_tools.hpp). Unknown methods get -32601,
-// unparseable lines -32700, malformed messages -32600, bad tools/call params -32602.
+// unparseable lines and lines nested deeper than kMaxJsonDepth (cli/bounded_json.hpp) -32700,
+// malformed messages and lines over kMaxMcpMessageBytes -32600, bad tools/call params -32602.
 // Notifications (no id) are never answered. Only protocol messages go to the output stream.
 #pragma once
 
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_json.hpp"
+
 namespace vasana {
 
 class McpTools;
@@ -21,8 +24,9 @@ class McpTools;
 // client's requested revision when it is one of these, else with the newest.
 const std::vector<std::string>& mcp_protocol_versions();
 
-// The largest message (line) accepted; a longer one is answered with -32600 and skipped.
-inline constexpr size_t kMaxMcpMessageBytes = 16u << 20;
+// The largest message (line) accepted; a longer one is answered with -32600 and skipped, read
+// to its end without being held.
+inline constexpr size_t kMaxMcpMessageBytes = kMaxJsonLineBytes;
 
 class McpServer {
  public:
@@ -34,6 +38,7 @@ class McpServer {
   std::optional<std::string> handle_line(const std::string& line);
 
   // Reads lines from in until it ends, writing each response line to out and flushing it.
+  // Holds at most kMaxMcpMessageBytes of a line (cli/bounded_line_reader.hpp).
   void run(std::istream& in, std::ostream& out);
 
   // The protocol revision initialize agreed on ("" before initialize).

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bounded_json.hpp"
 #include "protocol/memory_input.hpp"
 
 namespace vasana {
@@ -21,9 +22,11 @@ Result<std::vector<float>> read_vector_file(const std::string& path) {
     if (!in) return Status::InvalidArgument("--vector: cannot read " + name);
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  auto parsed = parse_bounded_json(text);
   const std::string form = "--vector: " + name + " must hold one JSON array of numbers ([0.12, -0.5, ...])";
-  if (j.is_discarded() || !j.is_array()) return Status::InvalidArgument(form);
+  if (!parsed.ok()) return Status::InvalidArgument(form + "; it is " + parsed.status().message());
+  const nlohmann::json& j = *parsed;
+  if (!j.is_array()) return Status::InvalidArgument(form);
   if (j.empty()) return Status::InvalidArgument("--vector: the array in " + name + " is empty");
   if (j.size() > kMaxVectorDim)
     return Status::InvalidArgument("--vector: " + name + " holds " + std::to_string(j.size()) +

@@ -17,7 +17,8 @@ packages=(
   curl openssl                                  # tests: the HTTP API's documented examples, a TLS certificate
   # The rest of the stack DESIGN.md chose, used by the recall and replication issues:
   librocksdb-dev prometheus-cpp-dev libhnswlib-dev libstemmer-dev
-  redis-server                                  # vasana-bench replication and write: Redis beside vasana (optional; redis-tools, a dependency, has redis-benchmark)
+  redis-server redis-tools                      # vasana-bench replication and write: Redis beside vasana (redis-tools has redis-benchmark; tests/bench runs both)
+  systemd                                       # tests: systemd-analyze verify of ops/systemd/vasana.service
   libjemalloc2                                  # tests: a node on jemalloc through LD_PRELOAD (docs/benchmarks.md "Memory allocation")
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster

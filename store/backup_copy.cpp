@@ -6,9 +6,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <stdlib.h>
 #include <system_error>
 
+#include "store/backup_temp_folder.hpp"
 #include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/hybrid_clock.hpp"
@@ -47,17 +47,6 @@ Status make_dir(const std::string& path) {
   if (s.ok()) s = set_mode(path, private_dir_mode());
   return s;
 }
-
-// Removes the temporary folder unless the backup was put in place.
-struct TempFolder {
-  std::string path;
-  bool keep = false;
-  ~TempFolder() {
-    if (path.empty() || keep) return;
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 Status corruption_at(const WriterDir& w, const SegmentFile& f, const SegmentScan& scan) {
   return Status::Corruption("writer " + to_hex(w.instance) + ": segment " + std::to_string(f.index.value) + " (" +
@@ -231,14 +220,13 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
   }
   if (ec) return Status::IoError("cannot list " + source.root + ": " + ec.message());
 
-  TempFolder tmp;
-  {
-    std::string tmpl = d->path + ".tmp-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      return Status::IoError("cannot create a folder next to " + d->path + ": " + std::strerror(errno));
-    tmp.path = tmpl;
-  }
-  const DataDir copy{tmp.path};
+  auto leftovers = clear_backup_leftovers(d->path);
+  if (!leftovers.ok()) return leftovers.status();
+  for (const auto& p : leftovers->removed) report.notes.push_back("removed " + p + ", left by a backup that did not finish");
+  for (const auto& p : leftovers->kept) report.notes.push_back("left " + p + ", a backup's temporary folder; remove it by hand");
+  auto tmp = BackupTempFolder::create(d->path);
+  if (!tmp.ok()) return tmp.status();
+  const DataDir copy{tmp->path()};
   Status s = set_mode(copy.root, private_dir_mode());
   if (s.ok()) {
     auto identity = read_whole_file(source.identity_path());
@@ -271,9 +259,9 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
   }
   if (s.ok()) s = sync_directory(copy.root);
   if (s.ok()) s = verify_copy(copy, *id, report.writers);
-  if (s.ok()) s = put_in_place(tmp.path, *d);
+  if (s.ok()) s = put_in_place(tmp->path(), *d);
   if (!s.ok()) return s;
-  tmp.keep = true;
+  tmp->keep();
   return report;
 }
 

@@ -15,10 +15,12 @@
 // backup fails with Corruption naming the writer, segment file and offset. Segments created
 // after the listing are not in the copy: each writer's copy is a verified prefix of its stream.
 //
-// Atomicity: everything is built in DEST.tmp-XXXXXX (same parent as DEST), each file and folder
-// fsynced, the copy verified again with store/writer_scan.hpp (what `vasana verify` runs), and
-// then renamed to DEST and the parent fsynced. On failure the temporary folder is removed and
-// DEST is as it was. Files get private_file_mode(), folders private_dir_mode()
+// Atomicity: everything is built in DEST.tmp-XXXXXX (same parent as DEST; locked while the
+// backup runs, store/backup_temp_folder.hpp), each file and folder fsynced, the copy verified
+// again with store/writer_scan.hpp (what `vasana verify` runs), and then renamed to DEST and the
+// parent fsynced. On failure the temporary folder is removed and DEST is as it was. A folder
+// that a killed backup left beside DEST is removed by the next backup to DEST (and named in
+// the report); while another backup to DEST runs, a second one is refused. Files get private_file_mode(), folders private_dir_mode()
 // (store/file_access.hpp).
 //
 // Identity: the copy holds the source's instance id. It can only stand in for the source node
@@ -72,6 +74,7 @@ struct BackupReport {
 // - InvalidArgument: source is not a data directory, dest exists and is not an empty folder,
 //   dest's parent does not exist, or dest is inside source;
 // - Corruption: a source segment failed verification (the message says writer, file, offset);
+// - Busy: another backup to dest is running;
 // - IoError: a read, write, sync or rename failed.
 // progress is called after each segment copied (may be empty).
 Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& dest,

@@ -48,6 +48,7 @@ Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space) {
   if (fs::exists(dir.identity_path(), ec))
     return Status::FailedPrecondition(dir.root + " is already a vasana data directory");
   Status s = make_dirs(dir.root);
+  if (s.ok()) s = check_no_symlinks(dir);
   // A folder that existed before init (made by hand or by mktemp) becomes private too.
   if (s.ok()) s = set_mode(dir.root, private_dir_mode());
   if (s.ok()) s = make_dirs(dir.writers_dir());
@@ -108,6 +109,22 @@ Result<Identity> load_identity(const DataDir& dir) {
   return id;
 }
 
+Status check_no_symlinks(const DataDir& dir) {
+  std::error_code ec;
+  // Iterates without following directory links; each entry's own type comes from lstat.
+  for (fs::recursive_directory_iterator it(dir.root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_symlink(ec) || ec) continue;
+    std::error_code target_ec;
+    const fs::path target = fs::read_symlink(it->path(), target_ec);
+    return Status::FailedPrecondition(
+        it->path().string() + " is a symbolic link" + (target_ec ? "" : " to " + target.string()) +
+        "; vasana follows no link inside its data directory (put the file or folder itself there, or "
+        "move the whole data directory and give its path)");
+  }
+  if (ec) return Status::IoError("cannot list " + dir.root + ": " + ec.message());
+  return Status::Ok();
+}
+
 bool data_dir_maybe_in_use(const DataDir& dir) {
   auto text = read_whole_file(dir.lock_path());
   if (!text.ok()) return text.status().code() != Code::not_found;
@@ -124,9 +141,11 @@ bool data_dir_maybe_in_use(const DataDir& dir) {
 Result<DirLock> DirLock::acquire(const DataDir& dir) {
   // The directory a node serves is private (or its group's): one made by hand, or by a version
   // that made it world-readable, is closed here before anything is read from it or written.
+  if (Status links = check_no_symlinks(dir); !links.ok()) return links;
   Status mode = set_mode(dir.root, private_dir_mode());
   if (!mode.ok()) return mode;
-  int fd = ::open(dir.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, private_file_mode());
+  // O_NOFOLLOW: a link made after the check is refused here too (ELOOP), never written through.
+  int fd = ::open(dir.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, private_file_mode());
   if (fd < 0) return Status::IoError("cannot open " + dir.lock_path() + ": " + std::strerror(errno));
   (void)::fchmod(fd, private_file_mode());  // exact whatever the umask; the lock works either way
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

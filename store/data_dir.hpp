@@ -6,6 +6,11 @@
 //   DIR/client.endpoint     the client endpoint of the running node
 //   DIR/writers/<id>/       segments of writer <id> (ours, and later peers')
 //   DIR/quarantine/         segments that failed verification, kept for inspection
+//
+// Nothing inside DIR may be a symbolic link: a link would let the node write, chmod or lock a
+// file outside its directory (DIR/LOCK -> a file elsewhere), or put its checkpoint there.
+// init_data_dir and DirLock::acquire refuse such a DIR, naming the link. DIR itself may be a
+// link (or a path through one): it names the real directory, inside which the rule holds.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +39,15 @@ struct Identity {
   uint64_t created_ms = 0;
 };
 
-// Creates DIR (if needed) with a fresh random instance id. Fails if DIR already has an identity.
-// DIR and everything made in it get the modes of store/file_access.hpp (owner-only by default).
+// Creates DIR (if needed) with a fresh random instance id. Fails if DIR already has an identity
+// or holds a symbolic link (check_no_symlinks). DIR and everything made in it get the modes of
+// store/file_access.hpp (owner-only by default).
 Result<Identity> init_data_dir(const DataDir& dir, const VectorSpace& space);
+
+// Ok when no entry inside DIR, at any depth, is a symbolic link (links are not followed while
+// looking). FailedPrecondition naming the first link found and where it points; IoError when
+// a folder cannot be listed.
+Status check_no_symlinks(const DataDir& dir);
 // NotFound when DIR was never initialised; Corruption when the identity file is unreadable.
 Result<Identity> load_identity(const DataDir& dir);
 
@@ -46,8 +57,9 @@ Result<Identity> load_identity(const DataDir& dir);
 bool data_dir_maybe_in_use(const DataDir& dir);
 
 // Exclusive ownership of a data directory, held for the life of this object. A second holder,
-// in this process or another, gets Busy naming the pid of the first. acquire() first sets DIR's
-// own mode to private_dir_mode() (store/file_access.hpp).
+// in this process or another, gets Busy naming the pid of the first. acquire() first refuses a
+// DIR holding a symbolic link (check_no_symlinks), then sets DIR's own mode to
+// private_dir_mode() (store/file_access.hpp); it opens DIR/LOCK with O_NOFOLLOW.
 class DirLock {
  public:
   static Result<DirLock> acquire(const DataDir& dir);

@@ -122,7 +122,7 @@ Status sync_directory(const std::string& dir) {
 
 Status write_file_atomically(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, private_file_mode());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, private_file_mode());
   if (fd < 0) return errno_status("create", tmp);
   PosixAppendFile f(fd, tmp);
   Status s;

@@ -43,8 +43,8 @@ FileSystem& posix_file_system();
 Result<std::string> read_whole_file(const std::string& path);
 // The file's bytes from offset to its end ("" when offset is at or past the end).
 Result<std::string> read_file_from(const std::string& path, uint64_t offset);
-// Writes path atomically: temporary file, fsync, rename, fsync of the directory. The file gets
-// private_file_mode() (store/file_access.hpp).
+// Writes path atomically: temporary file (path.tmp, never opened through a symbolic link),
+// fsync, rename, fsync of the directory. The file gets private_file_mode() (store/file_access.hpp).
 Status write_file_atomically(const std::string& path, std::string_view data);
 // Cuts path to size bytes and fsyncs it.
 Status truncate_file(const std::string& path, uint64_t size);

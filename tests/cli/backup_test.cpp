@@ -4,7 +4,11 @@
 // damaged sealed segment in the source, makes no backup at all.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +21,7 @@
 
 #include "cli/node_client.hpp"
 #include "sync/status_json.hpp"
+#include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"
 
@@ -292,6 +297,53 @@ TEST_CASE("a flipped byte in a sealed source segment fails the backup with exit 
   CHECK(contains(r.err, "corrupt"));
   CHECK_FALSE(fs::exists(dest));
   CHECK(leftovers(tmp.path()).empty());
+}
+
+TEST_CASE("a backup killed with SIGKILL leaves its temporary folder, which the next backup removes and names") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  fill_and_stop(tmp, data, 60);
+  const std::string dest = tmp.sub("dest");
+  // Killed as soon as its folder appears (inotify), while it copies; a run that finished first
+  // is tried again.
+  std::string leftover;
+  for (int attempt = 0; attempt < 10 && leftover.empty(); ++attempt) {
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    REQUIRE(watch >= 0);
+    REQUIRE(::inotify_add_watch(watch, tmp.path().c_str(), IN_CREATE) >= 0);
+    ChildProcess backup(VASANA_BINARY, {VASANA_BINARY, "backup", "--data", data, dest}, "", tmp.sub("killed.out"),
+                        tmp.sub("killed.err"));
+    REQUIRE(backup.pid() > 0);
+    bool killed = false;
+    pollfd p{watch, POLLIN, 0};
+    while (!killed && ::poll(&p, 1, 10000) == 1) {
+      alignas(inotify_event) char buf[4096];
+      const ssize_t n = ::read(watch, buf, sizeof buf);
+      for (ssize_t at = 0; at < n && !killed;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+        if (e->len > 0 && std::string(e->name).rfind("dest.tmp-", 0) == 0) killed = ::kill(backup.pid(), SIGKILL) == 0;
+        at += ssize_t(sizeof(inotify_event) + e->len);
+      }
+    }
+    ::close(watch);
+    REQUIRE(backup.wait(20s).has_value());
+    if (fs::exists(dest)) {
+      fs::remove_all(dest);
+      continue;
+    }
+    const auto left = leftovers(tmp.path());
+    REQUIRE(left.size() == 1);
+    leftover = left[0];
+  }
+  REQUIRE_FALSE(leftover.empty());
+
+  auto r = run_vasana({"backup", "--data", data, dest}, tmp.path());
+  CAPTURE(r.out, r.err);
+  CHECK(r.status.code == 0);
+  CHECK(contains(r.err, "removed " + leftover + ", left by a backup that did not finish"));
+  CHECK_FALSE(fs::exists(leftover));
+  CHECK(leftovers(tmp.path()).empty());
+  CHECK(run_vasana({"verify", dest}, tmp.path()).status.code == 0);
 }
 
 }  // namespace

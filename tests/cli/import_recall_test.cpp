@@ -97,4 +97,42 @@ TEST_CASE("recall --batch takes --limit as the limit of lines without one and re
   CHECK(lanes.out.empty());
 }
 
+
+TEST_CASE("import and recall --batch refuse a line nested 100,000 levels deep or over 16 MiB, naming it, and take the rest") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  ServeProcess node(data, tmp.sub("serve.err"));
+  REQUIRE(node.wait_ready() == "");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string too_long = "{\"text\":\"" + std::string(size_t(17) << 20, 'x') + "\",\"ref\":\"big\"}";
+  const std::string file = tmp.sub("in.jsonl");
+  write_text(file, "{\"text\":\"the staging cluster runs in eu-west-1\",\"ref\":\"s1\"}\n"
+                   "{\"text\":\"deep\",\"ref\":\"d\",\"tags\":" + deep + "}\n" + too_long + "\n" +
+                   "{\"text\":\"prod deploys need two approvals\",\"ref\":\"s2\"}\n");
+  auto refused = run_vasana({"import", "--data", data, "--realm", "work", file}, tmp.path());
+  CAPTURE(refused.err);
+  CHECK(refused.status.code == 2);
+  CHECK(contains(refused.err, "line 2: nested deeper than 64 levels of arrays and objects"));
+  CHECK(contains(refused.err, "line 3: line of " + std::to_string(too_long.size()) + " bytes is over the limit of 16777216"));
+  CHECK(read_own_stream(data).texts.empty());
+  auto skipped = run_vasana({"import", "--data", data, "--realm", "work", "--skip-bad", file}, tmp.path());
+  CAPTURE(skipped.err);
+  CHECK(skipped.status.code == 0);
+  CHECK(contains(skipped.out, "imported 2 new, 0 already present, 2 bad line(s) skipped"));
+  CHECK(read_own_stream(data).texts.size() == 2);
+
+  const std::string queries = tmp.sub("q.jsonl");
+  write_text(queries, "{\"query\":\"staging\",\"realms\":" + deep + "}\n{\"query\":\"staging cluster\"}\n{\"query\":\"" +
+                          std::string(size_t(17) << 20, 'q') + "\"}\n");
+  auto batch = run_vasana({"recall", "--data", data, "--realm", "work", "--batch", queries}, tmp.path());
+  CAPTURE(batch.err);
+  CHECK(batch.status.code == 2);
+  CHECK(count_lines(batch.out) == 3);
+  CHECK(contains(batch.out, "{\"line\":1,\"error\":\"nested deeper than 64 levels of arrays and objects\"}"));
+  CHECK(contains(batch.out, "{\"line\":2,\"verdict\":"));
+  CHECK(contains(batch.out, "\"ref\":\"s1\""));
+  CHECK(contains(batch.out, "{\"line\":3,\"error\":\"line of "));
+}
+
 }  // namespace vasana::test

@@ -4,6 +4,8 @@
 // are driven by tests/mcp/mcp_e2e.mjs.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "cli/mcp_server.hpp"
 #include "cli/mcp_tools.hpp"
 
@@ -176,4 +178,64 @@ TEST_CASE("mcp review lists the unreviewed queue and decides with a reviewer") {
   CHECK(node.seen.back().review.reviewer == "ann");
   r = tool_call(s, "review", {{"action", "maybe"}});
   CHECK(r["result"]["content"][0]["text"].get<std::string>().find("must be one of list, approve, reject") != std::string::npos);
+}
+
+TEST_CASE("mcp answers a message nested 100,000 levels deep with a parse error and serves the next one") {
+  FakeNode node;
+  McpTools tools(node.call());
+  McpServer s(tools);
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const std::string& line :
+       {R"({"jsonrpc":"2.0","id":1,"method":"ping","params":)" + deep + "}",
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"realm":"a","text":)" +
+            deep + "}}}",
+        R"({"jsonrpc":"2.0","id":3,"method":"ping","x":)" + deep + "}", deep}) {
+    auto reply = s.handle_line(line);
+    REQUIRE(reply.has_value());
+    json r = json::parse(*reply);
+    CHECK(r["id"].is_null());
+    CHECK(r["error"]["code"] == -32700);
+    CHECK(r["error"]["message"].get<std::string>().find("nested deeper than 64 levels") != std::string::npos);
+  }
+  // Brackets inside strings are text, not nesting.
+  const std::string brackets = std::string(1000, '[');
+  CHECK(rpc(s, {{"jsonrpc", "2.0"}, {"id", 4}, {"method", "ping"}, {"params", {{"s", brackets}}}})["result"] == json::object());
+  // 64 levels are taken: the message object, params, then 62 arrays; one more is refused.
+  auto nested = [](size_t arrays) {
+    return R"({"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":)" + std::string(arrays, '[') + std::string(arrays, ']') + "}}";
+  };
+  CHECK(json::parse(*s.handle_line(nested(62)))["result"] == json::object());
+  CHECK(json::parse(*s.handle_line(nested(63)))["error"]["code"] == -32700);
+  // A tool call at the limit reaches the argument check (and is refused there, not parsed away).
+  json call = tool_call(s, "remember", {{"realm", "a"}, {"text", json::array({json::array({json::array()})})}});
+  CHECK(call["result"]["isError"] == true);
+  CHECK(node.seen.empty());
+}
+
+TEST_CASE("mcp answers a line over the size limit with an error and serves the next line") {
+  FakeNode node;
+  McpTools tools(node.call());
+  McpServer s(tools);
+  // A ping padded to exactly the limit is answered; one byte more is refused without parsing.
+  const std::string head = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":")";
+  const std::string tail = "\"}}";
+  const std::string at_limit = head + std::string(kMaxMcpMessageBytes - head.size() - tail.size(), 'x') + tail;
+  REQUIRE(at_limit.size() == kMaxMcpMessageBytes);
+  std::istringstream in(at_limit + "\n" + head + "xx" + std::string(kMaxMcpMessageBytes, 'y') + tail + "\n" +
+                        R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  std::ostringstream out;
+  s.run(in, out);
+  std::istringstream replies(out.str());
+  std::string line;
+  std::vector<json> got;
+  while (std::getline(replies, line)) got.push_back(json::parse(line));
+  REQUIRE(got.size() == 3);
+  CHECK(got[0]["id"] == 1);
+  CHECK(got[0]["result"] == json::object());
+  CHECK(got[1]["id"].is_null());
+  CHECK(got[1]["error"]["code"] == -32600);
+  CHECK(got[1]["error"]["message"] == "message of " + std::to_string(kMaxMcpMessageBytes + head.size() + tail.size() + 2) +
+                                          " bytes is over the limit of " + std::to_string(kMaxMcpMessageBytes));
+  CHECK(got[2]["id"] == 2);  // the last line has no newline and is answered all the same
+  CHECK(got[2]["result"] == json::object());
 }

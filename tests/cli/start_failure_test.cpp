@@ -123,6 +123,28 @@ TEST_CASE("a node that cannot write its client endpoint file exits at once with 
   check_starts_and_stops(tmp, data, "after");
 }
 
+TEST_CASE("a node whose data directory holds a symbolic link refuses to start, naming it, and writes nothing through it") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  const std::string elsewhere = tmp.sub("elsewhere");
+  fs::create_directory(elsewhere);
+  fs::create_directory_symlink(elsewhere, data + "/checkpoint");
+
+  ServeProcess node(data, tmp.sub("linked.err"));
+  auto st = node.wait(10s);
+  REQUIRE(st);
+  CAPTURE(st->describe(), node.stderr_text());
+  CHECK(st->exited);
+  CHECK(st->code == 1);
+  CHECK(contains(node.stderr_text(), data + "/checkpoint is a symbolic link to " + elsewhere));
+  CHECK(fs::is_empty(elsewhere));
+  check_nothing_left(data);
+
+  fs::remove(data + "/checkpoint");
+  check_starts_and_stops(tmp, data, "unlinked");
+}
+
 TEST_CASE("a stop signal during the start ends the node in order, leaving nothing behind") {
   TempDir tmp;
   const std::string data = tmp.sub("data");

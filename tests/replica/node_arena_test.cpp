@@ -15,6 +15,7 @@
 #include "replica/huge_pages.hpp"
 #include "replica/node_arena.hpp"
 #include "tests/replica/smaps_flags.hpp"
+#include "tests/support/test_skip.hpp"
 
 namespace vasana {
 namespace {
@@ -52,26 +53,40 @@ TEST_CASE("arena allocations are aligned, keep their bytes and do not overlap") 
   CHECK(arena.reserved_bytes() >= total);
 }
 
-TEST_CASE("arena blocks of 4 MiB and more are 2 MiB aligned and marked for huge pages") {
+// An arena grown to its first block of the huge size, and a request larger than any block.
+struct GrownArena {
   NodeArena arena;
+  char* small = nullptr;
+  char* large = nullptr;
+  char* huge = nullptr;
+};
+
+void grow(GrownArena& g) {
+  NodeArena& arena = g.arena;
   // The first blocks are small (ordinary allocations): 64 KiB first, then doubling.
-  char* small = static_cast<char*>(arena.allocate(64, 8));
+  g.small = static_cast<char*>(arena.allocate(64, 8));
   CHECK(arena.reserved_bytes() == NodeArena::kFirstBlock);
   // Fill until the first block of the huge size (64 KiB to 2 MiB sum to less than 4 MiB).
-  char* large = nullptr;
-  while (arena.reserved_bytes() < kHugePageFrom) large = static_cast<char*>(arena.allocate(4096, 8));
-  REQUIRE(large != nullptr);
+  while (arena.reserved_bytes() < kHugePageFrom) g.large = static_cast<char*>(arena.allocate(4096, 8));
+  REQUIRE(g.large != nullptr);
   // A request larger than any block gets a block of its own.
-  char* huge = static_cast<char*>(arena.allocate(NodeArena::kLargestBlock + 1, 16));
-  CHECK(reinterpret_cast<uintptr_t>(huge) % kHugePageSize == 0);
-  huge[NodeArena::kLargestBlock] = 1;  // the whole request is writable
-  if (!kernel_has_thp()) {
-    WARN("this kernel has no transparent huge pages: the marking is not checked");
-    return;
-  }
-  CHECK(marked_for_huge_pages(large));
-  CHECK(marked_for_huge_pages(huge));
-  CHECK_FALSE(marked_for_huge_pages(small));
+  g.huge = static_cast<char*>(arena.allocate(NodeArena::kLargestBlock + 1, 16));
+}
+
+TEST_CASE("arena blocks of 4 MiB and more are 2 MiB aligned") {
+  GrownArena g;
+  grow(g);
+  CHECK(reinterpret_cast<uintptr_t>(g.huge) % kHugePageSize == 0);
+  g.huge[NodeArena::kLargestBlock] = 1;  // the whole request is writable
+}
+
+TEST_CASE("arena blocks of 4 MiB and more are marked for huge pages and the first small ones are not") {
+  if (!kernel_has_thp()) VASANA_SKIP_TEST("this kernel has no transparent huge pages (" << kThpSysfs << ")");
+  GrownArena g;
+  grow(g);
+  CHECK(marked_for_huge_pages(g.large));
+  CHECK(marked_for_huge_pages(g.huge));
+  CHECK_FALSE(marked_for_huge_pages(g.small));
 }
 
 TEST_CASE("a map on the arena allocator keeps its contents through copies and moves") {

@@ -34,9 +34,14 @@ inline bool marked_for_huge_pages(const void* p) {
   return (" " + vm_flags_of(p) + " ").find(" hg ") != std::string::npos;
 }
 
+// Present when the kernel is built with transparent huge pages. madvise(MADV_HUGEPAGE) marks a
+// mapping whatever its "enabled" mode says (always, madvise or never), so this is all the
+// marking needs; no sysctl or sysfs setting can add it to a kernel without.
+inline constexpr const char* kThpSysfs = "/sys/kernel/mm/transparent_hugepage/enabled";
+
 inline bool kernel_has_thp() {
   struct stat st;
-  return ::stat("/sys/kernel/mm/transparent_hugepage/enabled", &st) == 0;
+  return ::stat(kThpSysfs, &st) == 0;
 }
 
 }  // namespace vasana

@@ -3,6 +3,12 @@
 // only the data (identity, writers, quarantine) is copied.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "store/backup_copy.hpp"
 #include "tests/store/test_support.hpp"
 
@@ -101,6 +107,73 @@ TEST_CASE("damage in a last segment that an append in progress cannot explain fa
   CHECK(r.status().message().find(path) != std::string::npos);
   CHECK_FALSE(fs::exists(dest));
   for (const auto& name : file_names(f.tmp.path())) CHECK(name.find(".tmp-") == std::string::npos);
+}
+
+TEST_CASE("a backup removes the folder a killed backup left beside DEST, names it, and leaves other names alone") {
+  BackupFixture f;
+  const std::string dest = f.tmp.sub("backup");
+  // What a backup killed while copying leaves: its folder, partly filled, locked by nobody.
+  const std::string leftover = dest + ".tmp-Ab3xY9";
+  REQUIRE(fs::create_directories(leftover + "/writers"));
+  write_file(leftover + "/identity", read_file(f.dir.identity_path()));
+  // Names a backup to DEST never makes: left as they are.
+  const std::vector<std::string> others = {dest + ".tmp-short", dest + ".tmp-Ab3xY9z", f.tmp.sub("backupx.tmp-Ab3xY9"),
+                                           dest + ".tmp-Ab3-Y9"};
+  for (const auto& o : others) REQUIRE(fs::create_directory(o));
+
+  auto r = backup_data_dir(f.dir, dest, nullptr);
+  INFO(r.status().message());
+  REQUIRE(r.ok());
+  CHECK_FALSE(fs::exists(leftover));
+  bool named = false;
+  for (const auto& n : r->notes) named = named || n == "removed " + leftover + ", left by a backup that did not finish";
+  CHECK(named);
+  for (const auto& o : others) CHECK(fs::is_directory(o));
+  auto scan = scan_writer(DataDir{dest}.writer_dir(f.id.instance), f.id.instance, f.id.vector_space, true, nullptr);
+  REQUIRE(scan.ok());
+  CHECK(scan->last_seqno == Seqno(12));  // the positive control: the backup itself is whole
+}
+
+TEST_CASE("a backup to a DEST whose folder another running backup holds is refused and touches nothing") {
+  BackupFixture f;
+  const std::string dest = f.tmp.sub("backup");
+  const std::string running = dest + ".tmp-Run123";
+  REQUIRE(fs::create_directory(running));
+  write_file(running + "/identity", "being copied");
+  const int fd = ::open(running.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // as the running backup holds it
+  auto r = backup_data_dir(f.dir, dest, nullptr);
+  CHECK(r.status().code() == Code::busy);
+  CHECK(r.status().message() == "another backup to " + dest + " is running (it builds " + running + ")");
+  CHECK(read_file(running + "/identity") == "being copied");
+  CHECK_FALSE(fs::exists(dest));
+  ::close(fd);  // that backup ended (killed): the next one clears its folder and runs
+  auto after = backup_data_dir(f.dir, dest, nullptr);
+  INFO(after.status().message());
+  REQUIRE(after.ok());
+  CHECK_FALSE(fs::exists(running));
+  CHECK(fs::is_directory(dest + "/writers"));
+}
+
+TEST_CASE("a backup's own folder is locked while it is built and gone once it is in place") {
+  BackupFixture f;
+  const std::string dest = f.tmp.sub("backup");
+  std::string seen;
+  int lock_result = 0;
+  auto r = backup_data_dir(f.dir, dest, [&](const BackupProgress&) {
+    if (!seen.empty()) return;
+    for (const auto& name : file_names(f.tmp.path()))
+      if (name.rfind("backup.tmp-", 0) == 0) seen = f.tmp.sub(name);
+    REQUIRE_FALSE(seen.empty());
+    const int fd = ::open(seen.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    lock_result = ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    ::close(fd);
+  });
+  REQUIRE(r.ok());
+  CHECK(lock_result == EWOULDBLOCK);
+  CHECK_FALSE(fs::exists(seen));
 }
 
 }  // namespace
