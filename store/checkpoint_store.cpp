@@ -194,7 +194,10 @@ Status check_folder(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
-  if (!fs::exists(st)) return Status::NotFound("no checkpoint in " + dir);
+  if (!fs::exists(st)) {
+    if (fs::is_symlink(fs::symlink_status(dir, ec))) return Status::Corruption("checkpoint: " + dir + " is a link to nothing");
+    return Status::NotFound("no checkpoint in " + dir);
+  }
   if (!fs::is_directory(st)) return Status::Corruption("checkpoint: " + dir + " is not a folder");
   if (fs::exists(dir + "/CURRENT", ec)) return Status::Ok();
   const bool empty = fs::is_empty(dir, ec);
@@ -318,16 +321,14 @@ Status write_table(const rocksdb::Options& o, const std::string& path,
 Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
   // A generation number no key has: past the current one and past any generation a failed
   // write left behind (its keys are deleted below with every other generation but this one).
+  // A manifest this build cannot read (another version) is replaced like any other.
   uint64_t g = 1;
   {
     std::string v;
     rocksdb::Status rs = db->Get(rocksdb::ReadOptions(), kManifestKey, &v);
     if (!rs.ok() && !rs.IsNotFound()) return from_rocks(rs, "cannot read the manifest");
-    if (rs.ok()) {
-      auto current = decode_manifest(v);
-      if (!current.ok()) return current.status();
-      g = current->generation + 1;
-    }
+    if (rs.ok())
+      if (auto current = decode_manifest(v); current.ok()) g = current->generation + 1;
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
     it->SeekForPrev("g0");  // '0' follows '/': the last generation key
     if (it->Valid()) g = std::max(g, generation_of(it->key()) + 1);

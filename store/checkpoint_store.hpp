@@ -28,7 +28,7 @@
 //
 // Damage: a database that cannot be opened or read because it is damaged (RocksDB corruption, a
 // file it names missing, CURRENT missing from a folder that holds files, DATA/checkpoint not a
-// folder) is Corruption; whoever owns it sets it aside (store/checkpoint_set_aside.hpp). Other
+// folder or a link to nothing) is Corruption; whoever owns it sets it aside (store/checkpoint_set_aside.hpp). Other
 // failures are IoError.
 //
 // Files get the modes of store/file_access.hpp (0600, or 0640 with group access), whatever the

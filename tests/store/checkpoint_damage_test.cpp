@@ -2,6 +2,7 @@
 // part of it is damaged, and is set aside whole as DATA/checkpoint.damaged-<ms>, the newest one
 // kept, so that a new database can start at DATA/checkpoint.
 #include <catch2/catch.hpp>
+#include <rocksdb/db.h>
 
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,11 @@ TEST_CASE("each kind of damage to a checkpoint database is Corruption") {
       {"a MANIFEST of garbage", [](const std::string& dir) { overwrite(file_in(dir, "MANIFEST-", ""), std::string(300, 'z')); }},
       {"CURRENT without its newline", [](const std::string& dir) { overwrite(dir + "/CURRENT", "MANIFEST-000001"); }},
       {"CURRENT naming a MANIFEST that is not there", [](const std::string& dir) { overwrite(dir + "/CURRENT", "MANIFEST-009999\n"); }},
+      {"a link to nothing where the folder should be",
+       [](const std::string& dir) {
+         fs::remove_all(dir);
+         fs::create_symlink(dir + ".gone", dir);
+       }},
   };
   for (const auto& [what, damage] : damages) {
     INFO(what);
@@ -100,6 +106,29 @@ TEST_CASE("each kind of damage to a checkpoint database is Corruption") {
     damage(dir);
     check_damaged(dir);
   }
+}
+
+TEST_CASE("a checkpoint whose manifest this build cannot read is not damaged and the next write replaces it") {
+  test::TempDir t;
+  const std::string dir = written(t.path());
+  {
+    // A manifest of a later version, put there by hand.
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::Options(), dir, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::string later = encode_manifest(sample(2).manifest);
+    later[0] = char(99);  // the version, little-endian
+    REQUIRE(db->Put(rocksdb::WriteOptions(), "manifest", later).ok());
+    REQUIRE(db->Close().ok());
+  }
+  auto s = CheckpointStore::open(dir, true);
+  REQUIRE(s.ok());
+  CHECK((*s)->manifest().status().code() == Code::incompatible);
+  REQUIRE((*s)->write(sample(3)).ok());
+  auto d = (*s)->load();
+  REQUIRE(d.ok());
+  CHECK(d->meta == "meta-3");
+  CHECK(d->manifest.generation == 3);  // past every generation in the database
 }
 
 TEST_CASE("a damaged checkpoint is set aside whole, only the newest set-aside one is kept, and a new one starts in its place") {
