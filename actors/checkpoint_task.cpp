@@ -100,16 +100,17 @@ struct CheckpointTask::Impl {
   CheckpointOptions options;
   std::shared_ptr<RecallEngine> engine;
   CheckpointLog log;
-  std::unique_ptr<CheckpointStore> store;  // null until opened, and after a damaged one is set aside
   mutable std::mutex mutex;  // guards last, stop, health, replace
   std::condition_variable wake;
   std::optional<CheckpointManifest> last;
   bool stop = false;
   CheckpointHealth health;
   bool replace = false;  // a checkpoint the start could not use awaits its replacement: one op will do
+  // The members below are the task thread's (start() before it runs, finish() after it ends).
   // Failures of one run (until a checkpoint is written): the first logged, then one an hour.
   std::unique_ptr<LogLimiter> failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
   uint64_t failures_in_run = 0;
+  std::unique_ptr<CheckpointStore> store;  // null until opened, and after a damaged one is set aside
   Clock::time_point last_time = Clock::now();
   std::thread thread;
 
