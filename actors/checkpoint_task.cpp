@@ -224,10 +224,9 @@ CheckpointTask::~CheckpointTask() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-Result<std::unique_ptr<CheckpointTask>> CheckpointTask::start(const DataDir& dir, const VectorSpace& space,
-                                                              CheckpointOptions options,
-                                                              std::shared_ptr<RecallEngine> engine, CheckpointLog log,
-                                                              const CheckpointStart& found) {
+std::unique_ptr<CheckpointTask> CheckpointTask::start(const DataDir& dir, const VectorSpace& space,
+                                                      CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
+                                                      CheckpointLog log, const CheckpointStart& found) {
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->space = space;

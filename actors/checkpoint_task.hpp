@@ -131,12 +131,12 @@ std::string describe_checkpoint(const CheckpointManifest& m);
 class CheckpointTask {
  public:
   // Sets aside the checkpoint found when it is damaged, opens (creating) DATA/checkpoint and
-  // starts the thread. found: what the start made of the checkpoint (the one it used counts as
-  // the last checkpoint: its ops and time). A database that cannot be opened does not stop it:
-  // health() says why, and the next checkpoint tries again.
-  static Result<std::unique_ptr<CheckpointTask>> start(const DataDir& dir, const VectorSpace& space,
-                                                       CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
-                                                       CheckpointLog log, const CheckpointStart& found);
+  // starts the thread. found: what the start made of the checkpoint (the one it used is the last
+  // checkpoint for min_ops; the interval counts from now). A database that cannot be opened does
+  // not stop it: health() says why, and the next checkpoint tries again.
+  static std::unique_ptr<CheckpointTask> start(const DataDir& dir, const VectorSpace& space, CheckpointOptions options,
+                                               std::shared_ptr<RecallEngine> engine, CheckpointLog log,
+                                               const CheckpointStart& found);
   ~CheckpointTask();  // stops the thread; no checkpoint
 
   // Stops the thread, then writes a checkpoint when min_ops ops (at least one) were applied since
