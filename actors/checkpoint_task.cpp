@@ -12,8 +12,10 @@
 
 #include "replica/recall_engine.hpp"
 #include "replica/state_codec.hpp"
+#include "store/checkpoint_set_aside.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/record_lookup.hpp"
+#include "sync/log_limiter.hpp"
 
 namespace vasana {
 
@@ -23,105 +25,14 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::string describe(const CheckpointManifest& m) {
+}  // namespace
+
+std::string describe_checkpoint(const CheckpointManifest& m) {
   std::string s = "generation " + std::to_string(m.generation) + " (" + std::to_string(m.memories) + " memories, " +
                   std::to_string(m.ops_applied) + " ops; ";
   for (size_t i = 0; i < m.covered.size(); ++i)
     s += (i ? ", " : "") + to_hex(m.covered[i].writer) + " to " + std::to_string(m.covered[i].seqno.value);
   return s + ")";
-}
-
-}  // namespace
-
-CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log,
-                                      size_t threads) {
-  CheckpointStart cs;
-  auto store = CheckpointStore::open_read_only(checkpoint_dir(dir.root));
-  if (!store.ok()) {
-    if (store.status().code() != Code::not_found) log("checkpoint: not used: " + store.status().message() + "; replaying every op");
-    return cs;
-  }
-  auto t0 = Clock::now();
-  auto data = (*store)->load();
-  if (!data.ok()) {
-    if (data.status().code() != Code::not_found) log("checkpoint: not used: " + data.status().message() + "; replaying every op");
-    return cs;
-  }
-  const double read_ms = ms_since(t0);
-  // The state is decoded and digested on a thread of its own while the lanes load: neither reads
-  // the other.
-  ReplicaState state;
-  Status decoded;
-  double decode_ms = 0, digest_ms = 0;
-  Hash256 digest{};
-  std::thread state_thread([&] {
-    auto t1 = Clock::now();
-    decoded = StateCodec::decode(EncodedState{std::move(data->meta), std::move(data->chunks)}, &state);
-    decode_ms = ms_since(t1);
-    if (!decoded.ok()) return;
-    auto t2 = Clock::now();
-    digest = state.digest();
-    digest_ms = ms_since(t2);
-  });
-  std::vector<LaneSnapshot> snapshots;
-  for (auto& section : data->sections)
-    snapshots.push_back(LaneSnapshot{section.name, section.format, std::move(section.chunks)});
-  auto t3 = Clock::now();
-  std::vector<std::string> lines = engine.load_lanes(std::move(snapshots), threads);
-  const double lanes_ms = ms_since(t3);
-  state_thread.join();
-  if (!decoded.ok()) {
-    log("checkpoint: not used: " + decoded.message() + "; replaying every op");
-    return cs;
-  }
-  if (digest != data->manifest.digest) {
-    log("checkpoint: not used: its state's digest " + to_hex(digest) + " is not the one its manifest names (" +
-        to_hex(data->manifest.digest) + "); replaying every op");
-    return cs;
-  }
-  engine.load_state(std::move(state));
-  auto t4 = Clock::now();
-  for (auto& l : engine.finish_lanes(threads)) lines.push_back(std::move(l));
-  const double finish_ms = ms_since(t4);
-  cs.manifest_ = data->manifest;
-  for (const auto& c : data->manifest.covered) cs.covered_[c.writer] = c.seqno;
-  log("checkpoint: loaded " + describe(data->manifest) + ": read in " + std::to_string(int(read_ms)) +
-      " ms; state decoded in " + std::to_string(int(decode_ms)) + " ms and digest checked in " +
-      std::to_string(int(digest_ms)) + " ms while the lanes loaded in " + std::to_string(int(lanes_ms)) +
-      " ms; the other lanes made ready in " + std::to_string(int(finish_ms)) + " ms");
-  for (const auto& l : lines) log("checkpoint: lanes: " + l);
-  return cs;
-}
-
-bool CheckpointStart::covered(InstanceId writer, const RecordRef& r) {
-  if (!manifest_) return false;
-  auto it = covered_.find(writer);
-  if (it == covered_.end() || r.seqno > it->second) return false;
-  if (r.seqno == it->second) seen_[writer] = r.hash;
-  return true;
-}
-
-bool CheckpointStart::matches(const CheckpointLog& log) {
-  if (!manifest_) return true;
-  std::string why;
-  for (const auto& c : manifest_->covered) {
-    auto it = seen_.find(c.writer);
-    if (it == seen_.end()) {
-      why = "writer " + to_hex(c.writer) + "'s segments on disk do not reach seqno " + std::to_string(c.seqno.value);
-      break;
-    }
-    if (it->second != c.hash) {
-      why = "writer " + to_hex(c.writer) + "'s record " + std::to_string(c.seqno.value) +
-            " on disk has another chain hash than the checkpoint was made from";
-      break;
-    }
-  }
-  if (why.empty()) return true;
-  log("checkpoint: not used: " + why + "; replaying every op");
-  manifest_.reset();
-  covered_.clear();
-  seen_.clear();
-  return false;
 }
 
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
@@ -145,20 +56,22 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
     data.sections.push_back(CheckpointSection{std::move(lane.name), lane.format, std::move(lane.chunks)});
   }
   if (data.manifest.ops_applied == 0) return w;
+  w.bytes = e.meta.size();
+  for (const auto& c : e.chunks) w.bytes += c.size();
+  if (Status s = check_checkpoint_space(checkpoint_dir(dir.root), w.bytes + w.lane_bytes); !s.ok()) return s;
   // The digest is taken off the lock, of the state decoded back from the bytes: what a start
   // will load. It costs a second copy of the state for a moment.
   auto td = Clock::now();
   {
     ReplicaState copy;
     Status s = StateCodec::decode(e, &copy);
-    if (!s.ok()) return Status::Corruption("the encoded state does not decode: " + s.message());
+    // Not Corruption: that code says the checkpoint database is damaged.
+    if (!s.ok()) return Status::FailedPrecondition("the encoded state does not decode: " + s.message());
     data.manifest.digest = copy.digest();
   }
   w.digest_ms = ms_since(td);
   data.meta = std::move(e.meta);
   data.chunks = std::move(e.chunks);
-  w.bytes = data.meta.size();
-  for (const auto& c : data.chunks) w.bytes += c.size();
   data.manifest.state_format = kStateFormatVersion;
   data.manifest.created_ms = system_wall_ms();
   auto t1 = Clock::now();
@@ -187,37 +100,101 @@ struct CheckpointTask::Impl {
   CheckpointOptions options;
   std::shared_ptr<RecallEngine> engine;
   CheckpointLog log;
-  std::unique_ptr<CheckpointStore> store;
-  mutable std::mutex mutex;  // guards last, stop
+  mutable std::mutex mutex;  // guards last, stop, health, replace
   std::condition_variable wake;
   std::optional<CheckpointManifest> last;
   bool stop = false;
+  CheckpointHealth health;
+  bool replace = false;  // a checkpoint the start could not use awaits its replacement: one op will do
+  // The members below are the task thread's (start() before it runs, finish() after it ends).
+  // Failures of one run (until a checkpoint is written): the first logged, then one an hour.
+  std::unique_ptr<LogLimiter> failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
+  uint64_t failures_in_run = 0;
+  std::unique_ptr<CheckpointStore> store;  // null until opened, and after a damaged one is set aside
   Clock::time_point last_time = Clock::now();
   std::thread thread;
 
-  uint64_t ops_since_last() const {
+  // True when enough ops were applied since the last checkpoint for a new one (at least one).
+  bool due(uint64_t min_ops) const {
     uint64_t ops = 0;
     engine->read([&](const ReplicaState& s) { ops = s.ops_applied(); });
     std::lock_guard<std::mutex> g(mutex);
     const uint64_t before = last ? last->ops_applied : 0;
-    return ops > before ? ops - before : 0;
+    const uint64_t since = ops > before ? ops - before : 0;
+    return since >= std::max<uint64_t>(1, replace ? 1 : min_ops);
+  }
+
+  // Renames the damaged DATA/checkpoint out of the way (store/checkpoint_set_aside.hpp); the next
+  // checkpoint starts a new database.
+  void set_aside(const std::string& why) {
+    store.reset();
+    std::vector<std::string> actions;
+    auto name = set_aside_checkpoint(dir.root, &actions);
+    if (!name.ok()) {
+      log("checkpoint: damaged (" + why + ") and not set aside: " + name.status().message());
+      return;
+    }
+    const std::string where = dir.root + "/" + *name;
+    {
+      std::lock_guard<std::mutex> g(mutex);
+      health.damaged = "damaged (" + why + "), set aside as " + where + "; none until the next one is written";
+      ++health.set_aside;
+      replace = true;
+      last.reset();
+    }
+    log("checkpoint: damaged: " + why + "; set aside as " + where + "; a new one is written at the next interval");
+    for (const auto& a : actions) log("checkpoint: " + a);
+  }
+
+  // Opens DATA/checkpoint (creating it) unless it is open; a damaged one is set aside first.
+  Status open_store() {
+    if (store) return Status::Ok();
+    auto s = CheckpointStore::open(checkpoint_dir(dir.root), /*create=*/true);
+    if (!s.ok() && s.status().code() == Code::corruption) {
+      set_aside(s.status().message());
+      s = CheckpointStore::open(checkpoint_dir(dir.root), /*create=*/true);
+    }
+    if (!s.ok()) return s.status();
+    store = std::move(s.value());
+    return Status::Ok();
+  }
+
+  void failed(const std::string& why) {
+    {
+      std::lock_guard<std::mutex> g(mutex);
+      ++health.write_failures;
+      health.failed = why;
+    }
+    ++failures_in_run;
+    if (auto line = failure_log->admit("not written", "checkpoint: not written: " + why +
+                                                          "; the previous one stays; retried at the next interval"))
+      log(*line);
   }
 
   void write_one(const char* why) {
-    auto w = write_checkpoint(dir, space, *engine, *store);
+    Status opened = open_store();
+    auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store) : Result<CheckpointWrite>(opened);
     last_time = Clock::now();
     if (!w.ok()) {
-      log("checkpoint: not written: " + w.status().message() + "; the previous one stays");
+      // Damage found while writing: set aside, and the next attempt starts a new database.
+      if (w.status().code() == Code::corruption) set_aside(w.status().message());
+      failed(w.status().message());
       return;
     }
     if (!w->written) return;
-    log(std::string("checkpoint: wrote ") + describe(w->manifest) + " " + why + ": " + std::to_string(w->bytes >> 10) +
-        " KiB, lanes " + std::to_string(w->lane_bytes >> 10) + " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) +
-        " ms (saved in " + std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " +
-        std::to_string(int(w->digest_ms)) + " ms, chain hashes " +
-        std::to_string(int(w->hashes_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) + " ms");
+    log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " +
+        std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) +
+        " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) + " ms (saved in " +
+        std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " + std::to_string(int(w->digest_ms)) +
+        " ms, chain hashes " + std::to_string(int(w->hashes_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) +
+        " ms" + (failures_in_run ? " (after " + std::to_string(failures_in_run) + " failed attempts)" : ""));
+    failures_in_run = 0;
+    failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
     std::lock_guard<std::mutex> g(mutex);
     last = w->manifest;
+    health.failed.clear();
+    health.damaged.clear();
+    replace = false;
   }
 
   void run() {
@@ -230,7 +207,7 @@ struct CheckpointTask::Impl {
         if (stop) return;
       }
       if (Clock::now() - last_time < options.interval) continue;
-      if (ops_since_last() < options.min_ops) continue;
+      if (!due(options.min_ops)) continue;
       write_one("(interval)");
     }
   }
@@ -247,20 +224,19 @@ CheckpointTask::~CheckpointTask() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-Result<std::unique_ptr<CheckpointTask>> CheckpointTask::start(const DataDir& dir, const VectorSpace& space,
-                                                              CheckpointOptions options,
-                                                              std::shared_ptr<RecallEngine> engine, CheckpointLog log) {
+std::unique_ptr<CheckpointTask> CheckpointTask::start(const DataDir& dir, const VectorSpace& space,
+                                                      CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
+                                                      CheckpointLog log, const CheckpointStart& found) {
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->space = space;
   impl->options = options;
   impl->engine = std::move(engine);
   impl->log = std::move(log);
-  auto store = CheckpointStore::open(checkpoint_dir(dir.root), /*create=*/true);
-  if (!store.ok()) return store.status();
-  impl->store = std::move(store.value());
-  auto m = impl->store->manifest();
-  if (m.ok()) impl->last = *m;
+  impl->last = found.manifest();
+  impl->replace = found.refused();
+  if (!found.damaged().empty()) impl->set_aside(found.damaged());
+  if (Status s = impl->open_store(); !s.ok()) impl->failed(s.message());
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->run(); });
   return std::unique_ptr<CheckpointTask>(new CheckpointTask(std::move(impl)));
@@ -273,12 +249,17 @@ void CheckpointTask::finish() {
   }
   impl_->wake.notify_all();
   if (impl_->thread.joinable()) impl_->thread.join();
-  if (impl_->ops_since_last() >= std::max<uint64_t>(1, impl_->options.min_ops)) impl_->write_one("(shutdown)");
+  if (impl_->due(impl_->options.min_ops)) impl_->write_one("(shutdown)");
 }
 
 std::optional<CheckpointManifest> CheckpointTask::last() const {
   std::lock_guard<std::mutex> g(impl_->mutex);
   return impl_->last;
+}
+
+CheckpointHealth CheckpointTask::health() const {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  return impl_->health;
 }
 
 }  // namespace vasana

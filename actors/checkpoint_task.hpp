@@ -19,9 +19,20 @@
 //
 // In the background, CheckpointTask writes a new checkpoint when at least min_ops ops were
 // applied since the last one and interval has passed, and at clean shutdown (finish()) when
-// min_ops were applied since. The state is encoded and the lanes saved under the engine's read
-// lock (writes wait meanwhile; queries do not); the encoding is decoded again for the manifest's digest, the chain
-// hashes are looked up and RocksDB written outside it, on a low-priority thread of its own.
+// min_ops were applied since. When the start found a checkpoint it could not use, the next
+// interval (or the shutdown) writes a new one after a single op: min_ops is for making a good
+// checkpoint newer, not for replacing a useless one. The state is encoded and the lanes saved
+// under the engine's read lock (writes wait meanwhile; queries do not); the free space is checked
+// (store/checkpoint_store.hpp check_checkpoint_space), the encoding is decoded again for the
+// manifest's digest, the chain hashes are looked up and RocksDB written outside it, on a
+// low-priority thread of its own.
+//
+// Failures never stop the node. A checkpoint that cannot be written (a full disk, an I/O error,
+// a database that cannot be opened) is retried at the next interval; the first failure of a run
+// is logged, later ones at most once an hour, and health() shows the last one until a checkpoint
+// is written. A damaged checkpoint database (Corruption: found by the start, or when opening or
+// writing it) is set aside whole as DATA/checkpoint.damaged-<ms> (store/checkpoint_set_aside.hpp),
+// logged, and a new one written at the next interval; health() shows it until then.
 #pragma once
 
 #include <chrono>
@@ -70,8 +81,17 @@ class CheckpointStart {
   bool matches(const CheckpointLog& log);
   bool used() const { return manifest_.has_value(); }
   const std::optional<CheckpointManifest>& manifest() const { return manifest_; }
+  // A checkpoint was there and this start does not use it (damaged, of another format, or made
+  // from other segments).
+  bool refused() const { return found_ && !used(); }
+  // Why the checkpoint found is damaged (Corruption reading it, a state that does not decode or
+  // has another digest than its manifest names); "" when it is not. The checkpoint task sets a
+  // damaged one aside.
+  const std::string& damaged() const { return damaged_; }
 
  private:
+  bool found_ = false;
+  std::string damaged_;
   std::optional<CheckpointManifest> manifest_;
   std::map<InstanceId, Seqno> covered_;
   std::map<InstanceId, Hash256> seen_;  // hash of the covered record, as the scan found it
@@ -85,31 +105,48 @@ struct CheckpointWrite {
   double lanes_ms = 0;   // the state encoded and every lane saved, the semantic graphs after the lock included
   double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
-  double store_ms = 0;   // written to RocksDB (flush included)
+  double store_ms = 0;   // written to RocksDB (table files written and ingested, older generation compacted)
   uint64_t bytes = 0;    // encoded state
   uint64_t lane_bytes = 0;  // the lanes' snapshots
 };
 
 // Takes a checkpoint of engine's state now and makes it store's current one. Not written (Ok,
-// written = false) when the state holds no op. An error (a covered record not found in its
-// writer's segments, RocksDB failing) leaves the previous checkpoint current.
+// written = false) when the state holds no op. An error (not enough free space, a covered record
+// not found in its writer's segments, RocksDB failing) leaves the previous checkpoint current;
+// it is Corruption only when the store found its database damaged.
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
                                          CheckpointStore& store);
 
+// What `vasana status` and the metrics show of the checkpoints (sync/replication_status.hpp).
+struct CheckpointHealth {
+  std::string failed;           // why the last checkpoint was not written; "" once one is
+  std::string damaged;          // the damaged checkpoint set aside, until a new one is written; ""
+  uint64_t write_failures = 0;  // checkpoints not written because of an error, since start
+  uint64_t set_aside = 0;       // damaged checkpoints set aside since start
+};
+
+// "generation 3 (12 memories, 12 ops; <writer> to 12)", for log lines.
+std::string describe_checkpoint(const CheckpointManifest& m);
+
 class CheckpointTask {
  public:
-  // Opens (creating) DATA/checkpoint and starts the thread. last: the checkpoint the start used
-  // or found (its ops and time count as the last checkpoint).
-  static Result<std::unique_ptr<CheckpointTask>> start(const DataDir& dir, const VectorSpace& space,
-                                                       CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
-                                                       CheckpointLog log);
+  // Sets aside the checkpoint found when it is damaged, opens (creating) DATA/checkpoint and
+  // starts the thread. found: what the start made of the checkpoint (the one it used is the last
+  // checkpoint for min_ops; the interval counts from now). A database that cannot be opened does
+  // not stop it: health() says why, and the next checkpoint tries again.
+  static std::unique_ptr<CheckpointTask> start(const DataDir& dir, const VectorSpace& space, CheckpointOptions options,
+                                               std::shared_ptr<RecallEngine> engine, CheckpointLog log,
+                                               const CheckpointStart& found);
   ~CheckpointTask();  // stops the thread; no checkpoint
 
-  // Stops the thread, then writes a checkpoint when min_ops ops were applied since the last.
+  // Stops the thread, then writes a checkpoint when min_ops ops (at least one) were applied since
+  // the last, or one op when a checkpoint the start could not use is still to be replaced.
   // Call once nothing is applied to the engine any more (clean shutdown).
   void finish();
-  // The last checkpoint written or found (nullopt: none). Any thread.
+  // The last checkpoint written, or the one the start used (nullopt: none). Any thread.
   std::optional<CheckpointManifest> last() const;
+  // Any thread.
+  CheckpointHealth health() const;
 
   struct Impl;
 

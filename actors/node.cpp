@@ -155,6 +155,12 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
       st.checkpoint.ops = m->ops_applied;
       for (const auto& c : m->covered) st.checkpoint.covered.push_back(WriterApplied{to_hex(c.writer), c.seqno.value, c.writer == identity.instance});
     }
+    // The checkpoint is this node's own: its problems go under the own writer.
+    const CheckpointHealth h = checkpoint->health();
+    st.checkpoint.write_failures = h.write_failures;
+    st.checkpoint.set_aside = h.set_aside;
+    if (!h.failed.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-failed", 0, h.failed});
+    if (!h.damaged.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-damaged", 0, h.damaged});
   }
   if (replicator) replicator->fill_status(&st);
   if (tailer) {
@@ -544,14 +550,11 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
     }
   });
   if (impl->embedder) impl->embedder->start();
-  if (impl->options.checkpoint.enabled) {
-    // A checkpoint database that cannot be opened costs fast starts, not this start.
-    auto task = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine, impl->log);
-    if (task.ok())
-      impl->checkpoint = std::move(task.value());
-    else
-      impl->log("checkpoint: none written in this run: " + task.status().message());
-  }
+  // A checkpoint database that cannot be opened or written costs fast starts, not this start
+  // (vasana status shows it).
+  if (impl->options.checkpoint.enabled)
+    impl->checkpoint = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine,
+                                             impl->log, checkpoint);
   return Status::Ok();
 }
 

@@ -2,7 +2,10 @@
 // Every writer's verified records are applied to a fresh state (the full replay), and the ops
 // after the checkpoint to the checkpoint's state (the tail replay); the two states must have the
 // same digest, the checkpoint's state the digest its manifest names, and the segments the record
-// each covered seqno names with the manifest's chain hash.
+// each covered seqno names with the manifest's chain hash. A damaged checkpoint is a problem (the
+// node sets it aside at its next start); one the node already set aside
+// (DATA/checkpoint.damaged-<ms>, store/checkpoint_set_aside.hpp) is named, not checked: no start
+// reads it.
 #pragma once
 
 #include <string>

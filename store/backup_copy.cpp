@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "store/backup_temp_folder.hpp"
+#include "store/checkpoint_set_aside.hpp"
 #include "store/file_access.hpp"
 #include "store/file_io.hpp"
 #include "store/hybrid_clock.hpp"
@@ -215,6 +216,8 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
     if (name == "checkpoint")
       report.notes.push_back("left out checkpoint/: a node started from this backup rebuilds its state by "
                              "replaying every segment");
+    else if (is_set_aside_checkpoint(name))
+      report.notes.push_back("left out " + name + ": a damaged checkpoint the node set aside");
     else
       report.notes.push_back("left out " + source.root + "/" + name + ": not part of a vasana data directory");
   }

@@ -4,7 +4,8 @@
 // folder (whose segments keep a damaged own stream read-only on a node started from the copy).
 // What is not: the lock file, the client socket and client.endpoint (they belong to a running
 // process), checkpoint/ (a node started from the copy rebuilds its state by replaying every
-// segment) and the source's RESTORED marker (the copy gets its own). Anything else at the top of the directory is left out and named in the report.
+// segment) and any damaged checkpoint set aside beside it (checkpoint.damaged-<ms>), and the
+// source's RESTORED marker (the copy gets its own). Anything else at the top of the directory is left out and named in the report.
 //
 // Consistency without the node's help: segments are append-only and every record verifies
 // itself. Each writer's segments are listed once, then read in index order and verified as one

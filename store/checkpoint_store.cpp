@@ -1,18 +1,20 @@
 #include "store/checkpoint_store.hpp"
 
-#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
-#include <rocksdb/file_system.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/write_batch.h>
-#include <sys/stat.h>
+#include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include "store/file_access.hpp"
 #include "store/little_endian.hpp"
+#include "store/private_mode_file_system.hpp"
 
 namespace vasana {
 
@@ -21,57 +23,6 @@ namespace {
 // Version 2 added the sections; a version 1 manifest reads as one without sections.
 constexpr uint32_t kManifestVersion = 2;
 const char kManifestKey[] = "manifest";
-
-// Every file RocksDB creates gets private_file_mode() (store/file_access.hpp), and every folder
-// private_dir_mode(), at creation, whatever the umask.
-class PrivateModeFileSystem : public rocksdb::FileSystemWrapper {
- public:
-  explicit PrivateModeFileSystem(const std::shared_ptr<rocksdb::FileSystem>& t) : FileSystemWrapper(t) {}
-  const char* Name() const override { return "VasanaPrivateMode"; }
-
-  rocksdb::IOStatus NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* r, rocksdb::IODebugContext* d) override {
-    return file(f, target()->NewWritableFile(f, o, r, d));
-  }
-  rocksdb::IOStatus ReopenWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                       std::unique_ptr<rocksdb::FSWritableFile>* r,
-                                       rocksdb::IODebugContext* d) override {
-    return file(f, target()->ReopenWritableFile(f, o, r, d));
-  }
-  rocksdb::IOStatus ReuseWritableFile(const std::string& f, const std::string& old, const rocksdb::FileOptions& o,
-                                      std::unique_ptr<rocksdb::FSWritableFile>* r,
-                                      rocksdb::IODebugContext* d) override {
-    return file(f, target()->ReuseWritableFile(f, old, o, r, d));
-  }
-  rocksdb::IOStatus NewRandomRWFile(const std::string& f, const rocksdb::FileOptions& o,
-                                    std::unique_ptr<rocksdb::FSRandomRWFile>* r, rocksdb::IODebugContext* d) override {
-    return file(f, target()->NewRandomRWFile(f, o, r, d));
-  }
-  rocksdb::IOStatus LockFile(const std::string& f, const rocksdb::IOOptions& o, rocksdb::FileLock** l,
-                             rocksdb::IODebugContext* d) override {
-    return file(f, target()->LockFile(f, o, l, d));
-  }
-  rocksdb::IOStatus NewLogger(const std::string& f, const rocksdb::IOOptions& o, std::shared_ptr<rocksdb::Logger>* r,
-                              rocksdb::IODebugContext* d) override {
-    return file(f, target()->NewLogger(f, o, r, d));
-  }
-  rocksdb::IOStatus CreateDir(const std::string& f, const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
-    return dir(f, target()->CreateDir(f, o, d));
-  }
-  rocksdb::IOStatus CreateDirIfMissing(const std::string& f, const rocksdb::IOOptions& o,
-                                       rocksdb::IODebugContext* d) override {
-    return dir(f, target()->CreateDirIfMissing(f, o, d));
-  }
-
- private:
-  static rocksdb::IOStatus file(const std::string& f, rocksdb::IOStatus s) { return chmod_after(f, s, private_file_mode()); }
-  static rocksdb::IOStatus dir(const std::string& f, rocksdb::IOStatus s) { return chmod_after(f, s, private_dir_mode()); }
-  static rocksdb::IOStatus chmod_after(const std::string& f, rocksdb::IOStatus s, unsigned mode) {
-    if (!s.ok()) return s;
-    if (::chmod(f.c_str(), mode) != 0) return rocksdb::IOStatus::IOError("cannot set the mode of " + f);
-    return s;
-  }
-};
 
 std::string hex16(uint64_t v) {
   char b[17];
@@ -84,9 +35,32 @@ std::string chunk_key(uint64_t g, uint64_t i) { return generation_prefix(g) + "c
 std::string section_prefix(uint64_t g, uint64_t s) { return generation_prefix(g) + "s/" + hex16(s) + "/"; }
 std::string section_chunk_key(uint64_t g, uint64_t s, uint64_t i) { return section_prefix(g, s) + hex16(i); }
 
+// RocksDB's corruption, and a file it names that is missing, are Corruption: the database is
+// damaged. Every other failure (no space, no permission) is IoError.
 Status from_rocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return Status::Ok();
-  return Status::IoError("checkpoint: " + what + ": " + s.ToString());
+  const std::string m = "checkpoint: " + what + ": " + s.ToString();
+  if (s.IsCorruption() || s.IsPathNotFound()) return Status::Corruption(m);
+  return Status::IoError(m);
+}
+
+// The generation of a key "g/<generation>/...", or 0.
+uint64_t generation_of(const rocksdb::Slice& key) {
+  if (key.size() < 18 || !key.starts_with("g/")) return 0;
+  uint64_t g = 0;
+  for (size_t i = 2; i < 18; ++i) {
+    const char c = key[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return 0;
+    g = (g << 4) | uint64_t(d);
+  }
+  return g;
+}
+
+std::string mib(uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f MiB", double(bytes) / double(1 << 20));
+  return b;
 }
 
 void append_hash(std::string& s, const Hash256& h) { s.append(reinterpret_cast<const char*>(h.data()), h.size()); }
@@ -191,56 +165,87 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
 }
 
 struct CheckpointStore::Impl {
+  std::string dir;
+  bool read_only = false;
   std::unique_ptr<rocksdb::Env> env;
-  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::Options options;
+  std::unique_ptr<rocksdb::DB> db;  // null after a failed write, until the next call opens it again
+
+  Status open_db(bool create);
+  // Opens the database when a failed write closed it.
+  Status ensure_open() { return db ? Status::Ok() : open_db(/*create=*/!read_only); }
+  void close() {
+    if (db) (void)db->Close();
+    db.reset();
+  }
+  Status write_generation(CheckpointData& data);
 };
 
 CheckpointStore::CheckpointStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-CheckpointStore::~CheckpointStore() {
-  if (impl_->db) (void)impl_->db->Close();
-  impl_->db.reset();
-}
+CheckpointStore::~CheckpointStore() { impl_->close(); }
 
 namespace {
 
-Result<std::unique_ptr<CheckpointStore::Impl>> open_db(const std::string& dir, bool create, bool read_only) {
+// Corruption when dir is something a checkpoint database cannot be: not a folder, or a folder
+// holding files but no CURRENT (a database RocksDB never finished making, or one that lost it).
+// NotFound when there is nothing (or an empty folder) at dir.
+Status check_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!create && !std::filesystem::exists(dir + "/CURRENT", ec)) return Status::NotFound("no checkpoint in " + dir);
-  if (create) {
-    Status s = make_private_dirs(dir);
-    if (!s.ok()) return s;
+  const fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) {
+    if (fs::is_symlink(fs::symlink_status(dir, ec))) return Status::Corruption("checkpoint: " + dir + " is a link to nothing");
+    return Status::NotFound("no checkpoint in " + dir);
   }
-  auto impl = std::make_unique<CheckpointStore::Impl>();
-  impl->env = rocksdb::NewCompositeEnv(std::make_shared<PrivateModeFileSystem>(rocksdb::FileSystem::Default()));
-  rocksdb::Options o;
-  o.env = impl->env.get();
-  o.create_if_missing = create;
-  o.keep_log_file_num = 2;
-  o.max_manifest_file_size = 4 << 20;
-  o.compression = rocksdb::kLZ4Compression;
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status rs = read_only ? rocksdb::DB::OpenForReadOnly(o, dir, &db) : rocksdb::DB::Open(o, dir, &db);
-  if (!rs.ok()) return from_rocks(rs, "cannot open " + dir);
-  impl->db.reset(db);
-  return impl;
+  if (!fs::is_directory(st)) return Status::Corruption("checkpoint: " + dir + " is not a folder");
+  if (fs::exists(dir + "/CURRENT", ec)) return Status::Ok();
+  const bool empty = fs::is_empty(dir, ec);
+  if (ec) return Status::IoError("checkpoint: cannot list " + dir + ": " + ec.message());
+  if (empty) return Status::NotFound("no checkpoint in " + dir);
+  return Status::Corruption("checkpoint: " + dir + " holds files but no CURRENT");
 }
 
 }  // namespace
 
+Status CheckpointStore::Impl::open_db(bool create) {
+  Status shape = check_folder(dir);
+  if (shape.code() == Code::corruption || (!shape.ok() && !create)) return shape;
+  if (create) {
+    Status s = make_private_dirs(dir);
+    if (!s.ok()) return s;
+  }
+  if (!env) env = rocksdb::NewCompositeEnv(std::make_shared<PrivateModeFileSystem>(rocksdb::FileSystem::Default()));
+  options = rocksdb::Options();
+  options.env = env.get();
+  options.create_if_missing = create;
+  options.keep_log_file_num = 2;
+  options.max_manifest_file_size = 4 << 20;
+  options.compression = rocksdb::kLZ4Compression;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status rs = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, &raw) : rocksdb::DB::Open(options, dir, &raw);
+  if (!rs.ok()) return from_rocks(rs, "cannot open " + dir);
+  db.reset(raw);
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open(const std::string& dir, bool create) {
-  auto impl = open_db(dir, create, /*read_only=*/false);
-  if (!impl.ok()) return impl.status();
-  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl.value())));
+  auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  if (Status s = impl->open_db(create); !s.ok()) return s;
+  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl)));
 }
 
 Result<std::unique_ptr<CheckpointStore>> CheckpointStore::open_read_only(const std::string& dir) {
-  auto impl = open_db(dir, /*create=*/false, /*read_only=*/true);
-  if (!impl.ok()) return impl.status();
-  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl.value())));
+  auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  impl->read_only = true;
+  if (Status s = impl->open_db(/*create=*/false); !s.ok()) return s;
+  return std::unique_ptr<CheckpointStore>(new CheckpointStore(std::move(impl)));
 }
 
 Result<std::optional<CheckpointManifest>> CheckpointStore::manifest() const {
+  if (Status s = impl_->ensure_open(); !s.ok()) return s;
   std::string v;
   rocksdb::Status rs = impl_->db->Get(rocksdb::ReadOptions(), kManifestKey, &v);
   if (rs.IsNotFound()) return std::optional<CheckpointManifest>();
@@ -299,57 +304,113 @@ Result<CheckpointData> CheckpointStore::load() const {
   return d;
 }
 
-Status CheckpointStore::write(CheckpointData data) {
-  auto current = manifest();
+namespace {
+
+// Writes a table file at path holding what add() puts in it (keys in order), synced.
+Status write_table(const rocksdb::Options& o, const std::string& path,
+                   const std::function<rocksdb::Status(rocksdb::SstFileWriter&)>& add) {
+  rocksdb::SstFileWriter w(rocksdb::EnvOptions(o), o);
+  rocksdb::Status rs = w.Open(path);
+  if (rs.ok()) rs = add(w);
+  if (rs.ok()) rs = w.Finish();
+  return from_rocks(rs, "cannot write " + path);
+}
+
+}  // namespace
+
+Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
+  // A generation number no key has: past the current one and past any generation a failed
+  // write left behind (its keys are deleted below with every other generation but this one).
+  // A manifest this build cannot read (another version) is replaced like any other.
   uint64_t g = 1;
-  if (current.ok() && *current) g = (*current)->generation + 1;
-  // Chunks of a generation whose manifest was never written (a crash mid-write) are past the
-  // current one: they are deleted below with every other generation but g.
+  {
+    std::string v;
+    rocksdb::Status rs = db->Get(rocksdb::ReadOptions(), kManifestKey, &v);
+    if (!rs.ok() && !rs.IsNotFound()) return from_rocks(rs, "cannot read the manifest");
+    if (rs.ok())
+      if (auto current = decode_manifest(v); current.ok()) g = current->generation + 1;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+    it->SeekForPrev("g0");  // '0' follows '/': the last generation key
+    if (it->Valid()) g = std::max(g, generation_of(it->key()) + 1);
+    if (!it->status().ok()) return from_rocks(it->status(), "cannot read the generations");
+  }
   CheckpointManifest& m = data.manifest;
   m.generation = g;
   m.chunk_count = data.chunks.size();
-  rocksdb::WriteOptions plain;
-  constexpr size_t kBatchBytes = 16 << 20;
-  rocksdb::WriteBatch batch;
-  batch.Put(meta_key(g), data.meta);
-  for (size_t i = 0; i < data.chunks.size(); ++i) {
-    batch.Put(chunk_key(g, i), data.chunks[i]);
-    if (batch.GetDataSize() >= kBatchBytes) {
-      if (Status s = from_rocks(impl_->db->Write(plain, &batch), "cannot write chunks"); !s.ok()) return s;
-      batch.Clear();
-    }
-  }
   m.sections.clear();
-  for (uint64_t x = 0; x < data.sections.size(); ++x) {
-    const CheckpointSection& section = data.sections[x];
+  for (const CheckpointSection& section : data.sections) {
     CheckpointSectionInfo info{section.name, section.format, section.chunks.size(), 0};
-    for (uint64_t i = 0; i < section.chunks.size(); ++i) {
-      info.bytes += section.chunks[i].size();
-      batch.Put(section_chunk_key(g, x, i), section.chunks[i]);
-      if (batch.GetDataSize() >= kBatchBytes) {
-        if (Status s = from_rocks(impl_->db->Write(plain, &batch), "cannot write chunks"); !s.ok()) return s;
-        batch.Clear();
-      }
-    }
+    for (const auto& c : section.chunks) info.bytes += c.size();
     m.sections.push_back(std::move(info));
   }
-  // Last: the switch, synced (the WAL's sync covers the chunks written before it).
-  batch.Put(kManifestKey, encode_manifest(m));
-  batch.DeleteRange("g/", generation_prefix(g));
-  batch.DeleteRange(generation_prefix(g + 1), "g0");  // '0' follows '/'
-  rocksdb::WriteOptions synced;
-  synced.sync = true;
-  if (Status s = from_rocks(impl_->db->Write(synced, &batch), "cannot write the manifest"); !s.ok()) return s;
-  // The new generation to table files (a start then reads no write-ahead log), and the older
-  // generations compacted away now rather than at some later compaction. Not DeleteFilesInRange:
-  // with RocksDB 7.8 it also removed table files holding the new generation's keys (a checkpoint
-  // of a few hundred MiB lost whole write batches; the test "a checkpoint of several hundred MiB
-  // reads back whole after a reopen" shows it).
-  if (Status s = from_rocks(impl_->db->Flush(rocksdb::FlushOptions()), "cannot flush"); !s.ok()) return s;
+  namespace fs = std::filesystem;
+  const std::string staging = dir + "/ingest";
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // files of a write that died before ingesting them
+  if (Status s = make_private_dirs(staging); !s.ok()) return s;
+  struct RemoveStaging {
+    std::string path;
+    ~RemoveStaging() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_staging{staging};
+  rocksdb::IngestExternalFileOptions io;
+  io.move_files = true;            // linked into the database, not copied
+  io.write_global_seqno = false;   // the file stays as written (its sequence number is in the MANIFEST)
+  // The generation's keys, in key order ("c/" < "meta" < "s/"), named by no manifest yet.
+  const std::string state = staging + "/state.sst";
+  Status s = write_table(options, state, [&](rocksdb::SstFileWriter& w) {
+    rocksdb::Status rs;
+    for (size_t i = 0; i < data.chunks.size() && rs.ok(); ++i) rs = w.Put(chunk_key(g, i), data.chunks[i]);
+    if (rs.ok()) rs = w.Put(meta_key(g), data.meta);
+    for (uint64_t x = 0; x < data.sections.size() && rs.ok(); ++x)
+      for (uint64_t i = 0; i < data.sections[x].chunks.size() && rs.ok(); ++i)
+        rs = w.Put(section_chunk_key(g, x, i), data.sections[x].chunks[i]);
+    return rs;
+  });
+  if (s.ok()) s = from_rocks(db->IngestExternalFile({state}, io), "cannot add the state");
+  if (!s.ok()) return s;
+  // The switch: the manifest naming g, and every other generation deleted, in one file.
+  const std::string sw = staging + "/switch.sst";
+  s = write_table(options, sw, [&](rocksdb::SstFileWriter& w) {
+    rocksdb::Status rs = w.DeleteRange("g/", generation_prefix(g));
+    if (rs.ok()) rs = w.DeleteRange(generation_prefix(g + 1), "g0");
+    if (rs.ok()) rs = w.Put(kManifestKey, encode_manifest(m));
+    return rs;
+  });
+  if (s.ok()) s = from_rocks(db->IngestExternalFile({sw}, io), "cannot add the manifest");
+  if (!s.ok()) return s;
+  // The older generations compacted away now rather than at some later compaction. Not
+  // DeleteFilesInRange: with RocksDB 7.8 it also removed table files holding the new
+  // generation's keys. A compaction that fails (no space) leaves them for the next write.
   rocksdb::Slice begin("g/"), end(generation_prefix(g));
-  rocksdb::CompactRangeOptions co;
-  (void)impl_->db->CompactRange(co, &begin, &end);
+  if (!db->CompactRange(rocksdb::CompactRangeOptions(), &begin, &end).ok()) close();
   return Status::Ok();
+}
+
+Status CheckpointStore::write(CheckpointData data) {
+  if (impl_->read_only) return Status::FailedPrecondition("checkpoint: opened read-only");
+  if (Status s = impl_->ensure_open(); !s.ok()) return s;
+  Status s = impl_->write_generation(data);
+  // After a failed ingest or compaction RocksDB keeps a background error: the next call starts
+  // from a fresh open instead.
+  if (!s.ok()) impl_->close();
+  return s;
+}
+
+uint64_t checkpoint_space_needed(uint64_t bytes) { return 2 * bytes + (8u << 20); }
+
+Status check_checkpoint_space(const std::string& dir, uint64_t bytes) {
+  std::error_code ec;
+  const std::string at = std::filesystem::is_directory(dir, ec) ? dir : std::filesystem::path(dir).parent_path().string();
+  struct statvfs v {};
+  if (::statvfs(at.c_str(), &v) != 0) return Status::IoError("checkpoint: cannot read the free space of " + at);
+  const uint64_t free = uint64_t(v.f_bavail) * uint64_t(v.f_frsize);
+  const uint64_t needed = checkpoint_space_needed(bytes);
+  if (free >= needed) return Status::Ok();
+  return Status::IoError("checkpoint: not enough free space: " + mib(free) + " free in " + at + ", " + mib(needed) +
+                         " needed (twice the checkpoint's " + mib(bytes) + ", and 8 MiB to spare)");
 }
 
 Status CheckpointStore::overwrite_chunk_for_test(uint64_t index, const std::string& bytes) {
@@ -386,6 +447,7 @@ Status CheckpointStore::overwrite_section_chunk_for_test(const std::string& name
 }
 
 Status CheckpointStore::overwrite_manifest_for_test(const CheckpointManifest& m) {
+  if (Status s = impl_->ensure_open(); !s.ok()) return s;
   rocksdb::WriteOptions synced;
   synced.sync = true;
   return from_rocks(impl_->db->Put(synced, kManifestKey, encode_manifest(m)), "cannot write the manifest");

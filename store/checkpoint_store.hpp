@@ -15,10 +15,21 @@
 // that record at that seqno (the chain hash covers every record before it); otherwise it replays
 // everything.
 //
-// Durability: write() puts the new generation's chunks first, then in one synced WriteBatch the
-// manifest that names it and the deletion of every older generation. A crash before that batch
-// leaves the previous manifest and its generation in place; the orphaned chunks are deleted by the
-// next write(). Segments are never read or touched here.
+// Durability: write() does not use RocksDB's write-ahead log (after a failed append to it,
+// RocksDB 7.8's next flush or sync of that log can abort the process on an assertion). It writes
+// the new generation's keys into a table file of its own (SstFileWriter, synced, in
+// DATA/checkpoint/ingest/) and ingests it, then ingests a second file holding the manifest that
+// names the generation and the deletion of every other one: the switch is that one ingestion,
+// one synced MANIFEST record. A crash or a failure (a full disk) before it leaves the previous
+// manifest and its generation current; the keys of a generation no manifest names are deleted by
+// the next write(), the files left in ingest/ at its start. After any failure the database is
+// closed and the next call opens it again, so no RocksDB background error outlives it. Segments
+// are never read or touched here.
+//
+// Damage: a database that cannot be opened or read because it is damaged (RocksDB corruption, a
+// file it names missing, CURRENT missing from a folder that holds files, DATA/checkpoint not a
+// folder or a link to nothing) is Corruption; whoever owns it sets it aside (store/checkpoint_set_aside.hpp). Other
+// failures are IoError.
 //
 // Files get the modes of store/file_access.hpp (0600, or 0640 with group access), whatever the
 // umask: every file RocksDB creates is chmod()ed at creation.
@@ -83,7 +94,8 @@ struct CheckpointData {
 class CheckpointStore {
  public:
   // Opens (creating when create, with owner-only folders) the database in dir. NotFound when it
-  // does not exist and create is false; IoError for RocksDB errors, with RocksDB's message.
+  // does not exist (or dir is an empty folder) and create is false; Corruption when it is damaged;
+  // IoError for other RocksDB errors, with RocksDB's message.
   static Result<std::unique_ptr<CheckpointStore>> open(const std::string& dir, bool create);
   // The same without writing anything to dir (RocksDB's read-only mode): write() then fails.
   static Result<std::unique_ptr<CheckpointStore>> open_read_only(const std::string& dir);
@@ -96,8 +108,8 @@ class CheckpointStore {
   // The current checkpoint whole. NotFound when there is none; Corruption when a chunk is missing.
   Result<CheckpointData> load() const;
   // Makes data the current checkpoint (its manifest's generation, chunk_count and sections are
-  // set here).
-  // Atomic as described above.
+  // set here). Atomic as described above; an error leaves the previous checkpoint current.
+  // FailedPrecondition on a store opened read-only.
   Status write(CheckpointData data);
 
   // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.
@@ -115,6 +127,14 @@ class CheckpointStore {
 
 // DATA/checkpoint for a data directory root.
 std::string checkpoint_dir(const std::string& data_root);
+
+// The free space write() wants before it starts, for a checkpoint of bytes (state and sections):
+// twice that (the new generation's table file, then the compaction that drops the old one) and
+// 8 MiB to spare, so that a checkpoint never takes the last space the writer's segments need.
+uint64_t checkpoint_space_needed(uint64_t bytes);
+// IoError ("not enough free space: ...", with the figures) when the file system holding dir (or
+// its parent, when dir does not exist yet) has less than checkpoint_space_needed(bytes) free.
+Status check_checkpoint_space(const std::string& dir, uint64_t bytes);
 
 std::string encode_manifest(const CheckpointManifest& m);
 Result<CheckpointManifest> decode_manifest(const std::string& bytes);

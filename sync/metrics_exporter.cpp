@@ -169,7 +169,9 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   MetricFamily problems = family("vasana_writer_problem",
                                  "1 for each writer this node cannot take further now, by problem: clock-held (its "
                                  "next op is stamped too far ahead of this node's clock), copy-failed (its copy "
-                                 "cannot be written here; retried), apply-stopped (an op of it could not be applied).",
+                                 "cannot be written here; retried), apply-stopped (an op of it could not be applied); "
+                                 "under the own writer, checkpoint-failed (the state checkpoint cannot be written; "
+                                 "retried) and checkpoint-damaged (the one found was damaged and set aside).",
                                  MetricType::Gauge);
   for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
   MetricFamily holds = family("vasana_clock_skew_holds_total",
@@ -182,6 +184,18 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                       "(a full disk, say) since the process started; each is retried.",
                                       MetricType::Counter);
   add(copy_failures, {}, static_cast<double>(s.copy_failures));
+
+  MetricFamily checkpoint_failures = family("vasana_checkpoint_write_failures_total",
+                                            "State checkpoints not written because of an error (not enough free "
+                                            "space, an I/O error, a damaged database) since the process started; "
+                                            "each is retried at the next interval.",
+                                            MetricType::Counter);
+  add(checkpoint_failures, {}, static_cast<double>(s.checkpoint.write_failures));
+  MetricFamily checkpoints_set_aside = family("vasana_checkpoints_set_aside_total",
+                                              "Damaged state checkpoints set aside (DATA/checkpoint renamed to "
+                                              "DATA/checkpoint.damaged-<ms>) since the process started.",
+                                              MetricType::Counter);
+  add(checkpoints_set_aside, {}, static_cast<double>(s.checkpoint.set_aside));
 
   MetricFamily read_only = family("vasana_writer_read_only",
                                   "1 while this node's own writer refuses writes (state failed, repairing or "
@@ -206,7 +220,8 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &embed_pending, &embed_failed, &embed_dropped, &embed_vectors,
                           &embed_requests, &embed_skipped, &denied, &own_state, &io_failures, &read_only,
                           &problems, &holds, &copy_failures, &integrity, &digest, &up, &heard, &lag_ops, &lag_s,
-                          &received, &refused_chunks, &refused, &handshakes, &bad}) {
+                          &received, &refused_chunks, &refused, &handshakes, &bad, &checkpoint_failures,
+                          &checkpoints_set_aside}) {
     out.push_back(std::move(*f));
   }
   out.push_back(build_info_family());

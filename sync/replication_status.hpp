@@ -63,7 +63,10 @@ struct OwnWriterStatus {
 // A writer this node cannot take further now. problem: "clock-held" (its next op is stamped too
 // far ahead of this node's clock: sync.max_clock_skew_ms), "copy-failed" (its copy cannot be
 // written or synced here: retried), "apply-stopped" (an op of it could not be applied: its
-// later ops wait behind it).
+// later ops wait behind it). Under the own writer, the node's state checkpoint
+// (actors/checkpoint_task.hpp): "checkpoint-failed" (the last one could not be written, a full
+// disk say: retried at the next interval), "checkpoint-damaged" (the one found was damaged and set
+// aside: until a new one is written).
 struct WriterProblem {
   std::string writer;  // instance id, 16 hex digits
   std::string problem;
@@ -77,6 +80,8 @@ struct CheckpointStatus {
   uint64_t created_ms = 0;  // wall clock when it was taken
   uint64_t ops = 0;         // ops it holds, all writers
   std::vector<WriterApplied> covered;  // per writer, the last seqno it holds
+  uint64_t write_failures = 0;  // checkpoints not written because of an error since start
+  uint64_t set_aside = 0;       // damaged checkpoints set aside since start
 };
 
 // The embedding provider's work (actors/embedding_worker.hpp); all zero and provider "" when the

@@ -157,7 +157,9 @@ std::string status_to_json(const NodeStatus& s) {
     j["checkpoint"] = {{"generation", s.checkpoint.generation},
                        {"created_ms", s.checkpoint.created_ms},
                        {"ops", s.checkpoint.ops},
-                       {"covered", std::move(covered)}};
+                       {"covered", std::move(covered)},
+                       {"write_failures", s.checkpoint.write_failures},
+                       {"set_aside", s.checkpoint.set_aside}};
   }
   j["embedding"] = {{"provider", s.embedding.provider},         {"pending", s.embedding.pending},
                      {"failed", s.embedding.failed},             {"dropped", s.embedding.dropped},
@@ -289,6 +291,9 @@ Result<NodeStatus> status_from_json(std::string_view text) {
         s.checkpoint.covered.push_back(std::move(w));
       }
     }
+    // Written by nodes that count checkpoint failures; older ones leave them out.
+    if (c->contains("write_failures")) r.u64("write_failures", &s.checkpoint.write_failures);
+    if (c->contains("set_aside")) r.u64("set_aside", &s.checkpoint.set_aside);
   }
 
   if (const json* peers = top.array("peers")) {
@@ -375,6 +380,9 @@ std::string status_to_text(const NodeStatus& s) {
   for (const auto& [kind, count] : s.integrity_failures)
     integrity += (integrity.empty() ? "" : ", ") + kind + " " + std::to_string(count);
   if (!integrity.empty()) line("integrity", integrity + " failures since start");
+  if (s.checkpoint.write_failures > 0 || s.checkpoint.set_aside > 0)
+    line("checkpoint", "write failures " + std::to_string(s.checkpoint.write_failures) + ", damaged ones set aside " +
+                           std::to_string(s.checkpoint.set_aside) + ", since start");
 
   out += "\nwriters (" + std::to_string(s.writers.size()) + "), applied seqno\n";
   if (s.writers.empty()) out += "  none\n";

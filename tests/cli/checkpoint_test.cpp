@@ -257,21 +257,6 @@ TEST_CASE("a checkpoint whose state chunk was changed is not loaded and the star
   CHECK(digest == served);
 }
 
-TEST_CASE("a checkpoint folder that cannot be opened does not stop the start") {
-  TempDir tmp;
-  const std::string data = tmp.sub("data"), config = tmp.sub("node.toml");
-  write_text(config, "[checkpoint]\nmin_ops = 1\n");
-  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
-  write_text(checkpoint_dir(data), "not a folder");
-  ServeProcess node(data, tmp.sub("serve.err"), config);
-  REQUIRE(node.wait_ready() == "");
-  remember(data, tmp.path(), "still takes writes");
-  CHECK(contains(node.stderr_text(), "checkpoint: none written in this run: "));
-  auto st = node.terminate();
-  REQUIRE(st);
-  CHECK(st->code == 0);
-}
-
 TEST_CASE("verify --deep passes a checkpoint that agrees with the segments and fails a tampered one") {
   TempDir tmp;
   const std::string data = tmp.sub("data"), config = tmp.sub("node.toml");

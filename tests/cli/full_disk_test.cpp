@@ -1,46 +1,26 @@
 // A node whose disk fills up, through the real binary on a small tmpfs (the tests run as root):
 // writes are refused with the reason, `status` shows the writer failed, the node logs it once,
 // and once space is freed the writer takes writes again by itself, with a stream that verifies.
-#include <sys/mount.h>
-
+// A disk too full for a state checkpoint stops checkpoints, not the node: `status` and /metrics
+// show it, nothing of the failed attempts is left on disk, restarts go on from the last
+// checkpoint, and checkpoints are written again once space is freed.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
+#include "store/checkpoint_store.hpp"
 #include "sync/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/http_get.hpp"
 #include "tests/cli/serve_process.hpp"
+#include "tests/support/small_disk.hpp"
 
 namespace vasana::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A tmpfs of size bytes at path for the life of the object.
-struct SmallDisk {
-  std::string path;
-  bool mounted = false;
-  SmallDisk(std::string p, size_t bytes) : path(std::move(p)) {
-    std::filesystem::create_directories(path);
-    const std::string opts = "size=" + std::to_string(bytes) + ",mode=0700";
-    mounted = ::mount("tmpfs", path.c_str(), "tmpfs", 0, opts.c_str()) == 0;
-  }
-  ~SmallDisk() {
-    if (mounted) ::umount2(path.c_str(), MNT_DETACH);
-  }
-};
-
-// Fills the file system holding dir: a file written until the disk refuses more.
-void fill(const std::string& file) {
-  std::ofstream out(file, std::ios::binary);
-  const std::string block(64 * 1024, 'x');
-  for (int i = 0; i < 100000 && out.good(); ++i) out.write(block.data(), static_cast<std::streamsize>(block.size()));
-  out.close();
-  // Whatever is left is smaller than a block: take it byte by byte.
-  std::ofstream rest(file + ".rest", std::ios::binary);
-  for (int i = 0; i < 64 * 1024 && rest.good(); ++i) rest.put('x'), rest.flush();
-}
 
 NodeStatus status_of(const std::string& data, const std::string& scratch) {
   auto r = run_vasana({"status", "--data", data, "--json"}, scratch);
@@ -48,6 +28,35 @@ NodeStatus status_of(const std::string& data, const std::string& scratch) {
   auto st = status_from_json(r.out);
   REQUIRE(st.ok());
   return st.value();
+}
+
+bool has_problem(const NodeStatus& st, const std::string& problem) {
+  for (const WriterProblem& p : st.problems)
+    if (p.problem == problem && p.writer == st.instance) return true;
+  return false;
+}
+
+// data's status once ready(status) holds, or after timeout.
+NodeStatus status_when(const std::string& data, const std::string& scratch,
+                       const std::function<bool(const NodeStatus&)>& ready,
+                       std::chrono::milliseconds timeout = 15s) {
+  NodeStatus st = status_of(data, scratch);
+  for (auto end = std::chrono::steady_clock::now() + timeout; !ready(st) && std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(100ms);
+    st = status_of(data, scratch);
+  }
+  return st;
+}
+
+// Bytes of the files under dir, and the largest write-ahead log among them.
+std::pair<uint64_t, uint64_t> usage(const std::string& dir) {
+  uint64_t bytes = 0, largest_log = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    bytes += e.file_size();
+    if (e.path().extension() == ".log") largest_log = std::max<uint64_t>(largest_log, e.file_size());
+  }
+  return {bytes, largest_log};
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {
@@ -73,7 +82,7 @@ TEST_CASE("a full disk stops the writer visibly and once, and the writer takes w
   // Positive control: a write while there is room.
   REQUIRE(remember("before the disk filled").status.code == 0);
 
-  fill(disk.path + "/filler");
+  fill_disk(disk.path + "/filler");
   // tmpfs allocates whole pages: the first writes may still fit into the segment's last page.
   // Once one is refused, every later one is refused until there is room.
   const std::string filler_text(900, 'f');
@@ -127,6 +136,83 @@ TEST_CASE("a full disk stops the writer visibly and once, and the writer takes w
   // retry); the later ones were refused before anything was written.
   CHECK(full >= taken_while_full);
   CHECK(full <= taken_while_full + 1);
+}
+
+TEST_CASE("a disk too full for a checkpoint stops checkpoints visibly and never the node, and they resume when space is freed") {
+  TempDir tmp;
+  SmallDisk disk(tmp.sub("disk"), 24u << 20);
+  REQUIRE(disk.mounted);  // the test suite runs as root (README)
+  const std::string data = disk.path + "/data", config = tmp.sub("node.toml");
+  write_text(config, "[checkpoint]\nmin_ops = 1\ninterval_s = 1\n[metrics]\nlisten = \"127.0.0.1:0\"\n");
+  REQUIRE(init_data_dir_with_cli(data, tmp.path()) == "");
+  auto remember = [&](const std::string& text) {
+    auto r = run_vasana({"remember", "--data", data, "--realm", "r", text}, tmp.path());
+    INFO(r.err);
+    REQUIRE(r.status.code == 0);
+  };
+  const std::string filler_text(900, 'f');
+  auto node = std::make_unique<ServeProcess>(data, tmp.sub("serve1.err"), config);
+  REQUIRE(node->wait_ready() == "");
+  for (int i = 0; i < 30; ++i) remember("before the disk filled " + std::to_string(i) + " " + filler_text);
+  // Positive control: with room, checkpoints are written.
+  NodeStatus st = status_when(data, tmp.path(), [](const NodeStatus& s) { return s.checkpoint.ops == 30; });
+  REQUIRE(st.checkpoint.ops == 30);
+  const auto [bytes_before, log_before] = usage(checkpoint_dir(data));
+  CHECK(log_before == 0);
+
+  // 64 KiB left: room for the writer's next records, not for a checkpoint (it is larger).
+  fill_disk(disk.path + "/filler", 64u << 10);
+  for (int i = 0; i < 3; ++i) remember("while the disk is full " + std::to_string(i));
+  st = status_when(data, tmp.path(), [](const NodeStatus& s) { return s.checkpoint.write_failures > 0; });
+  {
+    INFO(node->stderr_text());
+    CHECK(has_problem(st, "checkpoint-failed"));
+    CHECK(st.checkpoint.write_failures > 0);
+    CHECK(st.checkpoint.ops == 30);  // the last one written stays
+    CHECK(st.own_writer.state == "writable");
+    CHECK(contains(node->stderr_text(), "checkpoint: not written: checkpoint: not enough free space"));
+    bool detail = false;
+    for (const WriterProblem& p : st.problems) detail |= contains(p.detail, "not enough free space");
+    CHECK(detail);
+    const std::string metrics = http_get(metrics_port(node->stderr_text()), "/metrics");
+    CHECK(contains(metrics, "vasana_writer_problem{writer=\"" + st.instance + "\",problem=\"checkpoint-failed\"} 1"));
+    CHECK_FALSE(contains(metrics, "vasana_checkpoint_write_failures_total 0"));
+  }
+  // A restart while the disk is still full: the stop and the start go on from the last checkpoint.
+  auto stopped = node->terminate();
+  REQUIRE(stopped);
+  CHECK(stopped->code == 0);
+  node = std::make_unique<ServeProcess>(data, tmp.sub("serve2.err"), config);
+  REQUIRE(node->wait_ready() == "");
+  {
+    INFO(node->stderr_text());
+    CHECK(contains(node->stderr_text(), "checkpoint: loaded generation"));
+    st = status_when(data, tmp.path(), [](const NodeStatus& s) { return s.checkpoint.write_failures > 0; });
+    CHECK(has_problem(st, "checkpoint-failed"));
+    CHECK(st.memories == 33);
+  }
+  const auto [bytes_full, log_full] = usage(checkpoint_dir(data));
+  CHECK(log_full == 0);
+  CHECK(bytes_full <= bytes_before + (512u << 10));
+
+  // Space comes back: the next interval writes a checkpoint of every op, and the problem goes.
+  std::filesystem::remove(disk.path + "/filler");
+  st = status_when(data, tmp.path(), [](const NodeStatus& s) { return s.checkpoint.ops == 33; });
+  {
+    INFO(node->stderr_text());
+    CHECK(st.checkpoint.ops == 33);
+    CHECK_FALSE(has_problem(st, "checkpoint-failed"));
+    CHECK(contains(node->stderr_text(), "failed attempts)"));
+  }
+  const std::string digest = status_of(data, tmp.path()).digest;
+  REQUIRE(node->terminate());
+  ServeProcess last(data, tmp.sub("serve3.err"), config);
+  REQUIRE(last.wait_ready() == "");
+  INFO(last.stderr_text());
+  CHECK(contains(last.stderr_text(), "memories, 33 ops;"));
+  CHECK(contains(last.stderr_text(), "checkpoint: loaded generation"));
+  CHECK(status_of(data, tmp.path()).digest == digest);
+  last.terminate();
 }
 
 }  // namespace vasana::test

@@ -223,3 +223,39 @@ TEST_CASE("the Prometheus text of a status has every family with its labels and 
     REQUIRE(text.find(expected) != std::string::npos);
   }
 }
+
+TEST_CASE("the checkpoint's failure counts go through JSON, the report and Prometheus, and an older status reads them as 0",
+          "[status]") {
+  NodeStatus s = sample_status();
+  s.checkpoint.generation = 4;
+  s.checkpoint.write_failures = 7;
+  s.checkpoint.set_aside = 1;
+  s.problems.push_back({"00000000000000aa", "checkpoint-failed", 0, "checkpoint: not enough free space"});
+  auto back = status_from_json(status_to_json(s));
+  REQUIRE(back.ok());
+  CHECK(back->checkpoint.generation == 4);
+  CHECK(back->checkpoint.write_failures == 7);
+  CHECK(back->checkpoint.set_aside == 1);
+  require_equal(s, *back);
+  const std::string text = status_to_text(s);
+  CHECK(text.find("checkpoint    write failures 7, damaged ones set aside 1, since start\n") != std::string::npos);
+  CHECK(text.find("00000000000000aa  checkpoint-failed: checkpoint: not enough free space\n") != std::string::npos);
+  const std::string prom = status_to_prometheus_text(s);
+  CHECK(prom.find("vasana_checkpoint_write_failures_total 7\n") != std::string::npos);
+  CHECK(prom.find("vasana_checkpoints_set_aside_total 1\n") != std::string::npos);
+  CHECK(prom.find("vasana_writer_problem{writer=\"00000000000000aa\",problem=\"checkpoint-failed\"} 1\n") != std::string::npos);
+
+  // Negative control: without failures the report has no checkpoint line, and a status written
+  // by a node that does not count them reads as none.
+  CHECK(status_to_text(sample_status()).find("\ncheckpoint ") == std::string::npos);
+  std::string older = status_to_json(sample_status());
+  for (const char* field : {",\"write_failures\":0", ",\"set_aside\":0"}) {
+    const size_t at = older.find(field);
+    REQUIRE(at != std::string::npos);
+    older.erase(at, std::string(field).size());
+  }
+  auto old = status_from_json(older);
+  REQUIRE(old.ok());
+  CHECK(old->checkpoint.write_failures == 0);
+  CHECK(old->checkpoint.set_aside == 0);
+}
