@@ -192,6 +192,8 @@ int cmd_serve(const Words& words) {
     ho.clients = cfg->clients;
     ho.node_endpoint = opts.dir.default_client_endpoint();
     ho.limits = cfg->limits;
+    ho.probe = node.value()->probe();
+    ho.log = log_line;
     auto started = HttpServer::start(std::move(ho));
     if (!started.ok()) {
       node.value()->stop();
