@@ -103,6 +103,7 @@ void HttpEventLoop::post(uint64_t connection, std::string rest, int status, bool
 }
 
 void HttpEventLoop::run() {
+  block_sigpipe_in_this_thread();
   std::vector<epoll_event> events(256);
   Clock::time_point next_tick = Clock::now() + kTick;
   while (!stopping_.load()) {

@@ -2,9 +2,12 @@
 // (cli/tls_stream.hpp). Nothing blocks: an operation that cannot go on says which readiness of
 // the socket it waits for. The stream owns its socket and closes it when destroyed.
 //
-// Threading: a stream is used by one thread at a time (the server's event loop).
+// Threading: a stream is used by one thread at a time (the server's event loop, or the worker
+// that has the connection's request), which has called block_sigpipe_in_this_thread().
 #pragma once
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +15,17 @@
 #include <cstddef>
 
 namespace vasana {
+
+// OpenSSL writes to its socket with write(2), which raises SIGPIPE in the writing thread when
+// the peer has gone, and SIGPIPE ends the process. Every thread that writes on an HttpStream
+// calls this first: SIGPIPE blocked there, such a write fails with EPIPE instead (the signal
+// stays pending on that thread, harmless).
+inline void block_sigpipe_in_this_thread() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 enum class StreamIo {
   ok,          // some bytes moved (or the handshake is done)

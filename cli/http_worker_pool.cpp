@@ -2,6 +2,7 @@
 
 #include <zmq.hpp>
 
+#include "cli/http_stream.hpp"
 #include "cli/node_client.hpp"
 
 namespace vasana {
@@ -54,6 +55,7 @@ Result<NodeClient*> HttpWorkerPool::current_client() {
 }
 
 void HttpWorkerPool::run() {
+  block_sigpipe_in_this_thread();  // a job writes its answer on the connection's stream
   std::unique_ptr<NodeClient> client;
   t_worker = WorkerSlot{&client, &endpoint_, &context_};
   for (;;) {
