@@ -266,6 +266,7 @@ bool HttpConnection::flush(Clock::time_point now) {
     case After::idle:
       phase_ = Phase::idle;
       deadline_ = now + env_.options->keep_alive_timeout;
+      if (in_.empty() && in_.capacity() > 4096) std::string().swap(in_);  // idle connections hold little
       break;
     case After::linger:
       stream_->shutdown_send();
