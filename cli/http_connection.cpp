@@ -246,10 +246,10 @@ bool HttpConnection::flush(Clock::time_point now) {
   while (out_pos_ < out_.size()) {
     size_t put = 0;
     const StreamIo r = stream_->write(out_.data() + out_pos_, out_.size() - out_pos_, put);
-    if (r == StreamIo::ok) {
+    if (r == StreamIo::ok && put > 0) {
       out_pos_ += put;
-    } else if (r == StreamIo::want_write || r == StreamIo::want_read) {
-      want_ = r == StreamIo::want_write ? Want::write : Want::read;
+    } else if (r == StreamIo::ok || r == StreamIo::want_write || r == StreamIo::want_read) {
+      want_ = r == StreamIo::want_read ? Want::read : Want::write;
       return false;
     } else {
       phase_ = Phase::closed;

@@ -99,7 +99,7 @@ struct HttpServer::Impl {
     while (sent < bytes.size()) {
       size_t put = 0;
       const StreamIo r = job.stream->write(bytes.data() + sent, bytes.size() - sent, put);
-      if (r != StreamIo::ok) {
+      if (r != StreamIo::ok || put == 0) {
         broken = r == StreamIo::failed || r == StreamIo::closed;
         break;
       }
