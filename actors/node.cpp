@@ -186,6 +186,7 @@ std::string Node::sync_endpoint() const { return impl_->replicator ? impl_->repl
 uint16_t Node::metrics_port() const { return impl_->metrics ? impl_->metrics->port() : 0; }
 std::string Node::metrics_url() const { return impl_->metrics ? impl_->metrics->url() : ""; }
 InstanceId Node::instance() const { return impl_->identity.instance; }
+std::shared_ptr<NodeProbe> Node::probe() const { return impl_->probe; }
 
 namespace {
 

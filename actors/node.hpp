@@ -26,6 +26,8 @@
 
 namespace vasana {
 
+class NodeProbe;
+
 struct NodeOptions {
   DataDir dir;
   std::vector<std::string> client_endpoints;  // empty: the data directory's IPC socket
@@ -92,6 +94,9 @@ class Node {
   PeerTraffic peer_traffic() const;
   uint16_t metrics_port() const;
   std::string metrics_url() const;  // "http://HOST:PORT/metrics"; "" when there is no exporter
+  // What the node measures for its metrics (sync/node_probe.hpp); front ends in the same
+  // process (the HTTP server) count into it too. Thread-safe; lives as long as any holder.
+  std::shared_ptr<NodeProbe> probe() const;
 
   struct Impl;
 

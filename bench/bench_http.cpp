@@ -86,15 +86,17 @@ int cmd_bench_http(const Words& words) {
   std::fflush(stdout);
   DataDir dir{root + "/node"};
   if (Status s = fill_data_dir(dir, n); !s.ok()) return bench::fail(kExitFailed, "http: " + s.message());
-  NodeOptions opts;
-  opts.dir = dir;
-  auto node = Node::start(opts, nullptr);
-  if (!node.ok()) return bench::fail(kExitFailed, "http: " + node.status().message());
-
+  // The HTTP server acts as this client; the node must know it to grant its recalls.
   ClientGrant bench;
   bench.name = "bench";
   bench.read = {kEveryRealm};
   bench.token = random_token();
+  NodeOptions opts;
+  opts.dir = dir;
+  opts.clients.add(bench);
+  auto node = Node::start(opts, nullptr);
+  if (!node.ok()) return bench::fail(kExitFailed, "http: " + node.status().message());
+
   HttpServerOptions ho;
   ho.http.listen = "127.0.0.1:0";
   ho.clients.add(bench);

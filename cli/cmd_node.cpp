@@ -110,6 +110,9 @@ int cmd_serve(const Words& words) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A write to a peer that has gone (a TLS socket of the HTTP server or the embedding client,
+  // which OpenSSL writes with write(2); a closed stderr) fails with EPIPE, never ends the node.
+  std::signal(SIGPIPE, SIG_IGN);
 
   NodeOptions opts;
   std::error_code ec;
@@ -192,6 +195,8 @@ int cmd_serve(const Words& words) {
     ho.clients = cfg->clients;
     ho.node_endpoint = opts.dir.default_client_endpoint();
     ho.limits = cfg->limits;
+    ho.probe = node.value()->probe();
+    ho.log = log_line;
     auto started = HttpServer::start(std::move(ho));
     if (!started.ok()) {
       node.value()->stop();

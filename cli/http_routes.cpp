@@ -1,5 +1,7 @@
 #include "cli/http_routes.hpp"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/analogy_json.hpp"
@@ -27,10 +29,14 @@ int http_status_of(ClientError e) {
   }
 }
 
-void bad_request(httplib::Response& res, const std::string& message) { set_json_error(res, 400, "bad_input", message); }
+void set_json_error(HttpResponse& res, int status, const std::string& code, const std::string& message) {
+  res = json_error(status, code, message);
+}
+
+void bad_request(HttpResponse& res, const std::string& message) { res = json_error(400, "bad_input", message); }
 
 // The request body as a JSON value; an empty body is an empty object. nullopt after answering 400.
-std::optional<json> body_json(const httplib::Request& req, httplib::Response& res) {
+std::optional<json> body_json(const HttpRequest& req, HttpResponse& res) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   try {
     return json::parse(req.body);
@@ -41,8 +47,8 @@ std::optional<json> body_json(const httplib::Request& req, httplib::Response& re
 }
 
 // The memory (or triplet) id of the path; nullopt after answering 400.
-std::optional<MemoryId> path_id(const httplib::Request& req, httplib::Response& res) {
-  const std::string text = req.matches.size() > 1 ? req.matches[1].str() : "";
+std::optional<MemoryId> path_id(const HttpRequest& req, HttpResponse& res) {
+  const std::string text = req.matches.size() > 1 ? req.matches[1] : "";
   auto id = MemoryId::parse(text);
   if (!id || id->seqno.value == 0) {
     bad_request(res, "id '" + text + "' is not an id (16 hex digits, '-', a seqno from 1: 9f3c2a1b4d5e6f70-42)");
@@ -52,7 +58,7 @@ std::optional<MemoryId> path_id(const httplib::Request& req, httplib::Response& 
 }
 
 // Refuses query parameters other than `allowed`; false after answering 400.
-bool only_params(const httplib::Request& req, httplib::Response& res, std::initializer_list<const char*> allowed) {
+bool only_params(const HttpRequest& req, HttpResponse& res, std::initializer_list<const char*> allowed) {
   for (const auto& [key, value] : req.params) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
@@ -65,10 +71,10 @@ bool only_params(const httplib::Request& req, httplib::Response& res, std::initi
 }
 
 // Every value of a repeatable query parameter, commas splitting values too.
-std::vector<std::string> param_list(const httplib::Request& req, const char* key) {
+std::vector<std::string> param_list(const HttpRequest& req, const char* key) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < req.get_param_value_count(key); ++i) {
-    const std::string v = req.get_param_value(key, i);
+  for (size_t i = 0; i < req.param_count(key); ++i) {
+    const std::string v = req.param(key, i);
     size_t start = 0;
     while (start <= v.size()) {
       const size_t comma = std::min(v.find(',', start), v.size());
@@ -80,9 +86,9 @@ std::vector<std::string> param_list(const httplib::Request& req, const char* key
 }
 
 // A true/false query parameter; false after answering 400.
-bool param_flag(const httplib::Request& req, httplib::Response& res, const char* key, bool& out) {
+bool param_flag(const HttpRequest& req, HttpResponse& res, const char* key, bool& out) {
   if (!req.has_param(key)) return true;
-  const std::string v = req.get_param_value(key);
+  const std::string v = req.param(key);
   if (v == "true" || v == "1" || v.empty()) {
     out = true;
   } else if (v == "false" || v == "0") {
@@ -98,20 +104,9 @@ class Routes {
  public:
   explicit Routes(const HttpRouteEnv& env) : env_(env) {}
 
-  // A route handler that knows its client (the pre-routing check let only known tokens through).
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&, const ClientGrant&)>;
-
-  httplib::Server::Handler with_client(Handler h) const {
-    return [this, h](const httplib::Request& req, httplib::Response& res) {
-      const ClientGrant* who = bearer_client(req, *env_.clients);
-      if (!who) return set_json_error(res, 401, "unauthorized", "a valid \"Authorization: Bearer TOKEN\" header is required");
-      h(req, res, *who);
-    };
-  }
-
   // Calls the node as `who`; on an answer of kind `expected` writes body(answer) with 200,
   // otherwise the error's status. A node that does not answer is 503.
-  void call(httplib::Response& res, const ClientGrant& who, ClientRequest request, ClientResponse::Kind expected,
+  void call(HttpResponse& res, const ClientGrant& who, ClientRequest request, ClientResponse::Kind expected,
             const std::function<std::string(const ClientResponse&)>& body) const {
     request.acting_as = who.name;
     request.via = "http";
@@ -126,8 +121,8 @@ class Routes {
     res.set_content(body(*answer), kJson);
   }
 
-  void add(httplib::Server& s) const {
-    s.Get("/healthz", with_client([this](const httplib::Request&, httplib::Response& res, const ClientGrant& who) {
+  void add(HttpRouter& router) const {
+    router.add("GET", "/healthz", [this](const HttpRequest&, HttpResponse& res, const ClientGrant& who) {
       ClientRequest r;
       r.kind = ClientRequest::Kind::ping;
       call(res, who, std::move(r), ClientResponse::Kind::pong, [](const ClientResponse& a) {
@@ -139,8 +134,8 @@ class Routes {
             .unum("last_seqno", a.info.last_seqno.value)
             .done();
       });
-    }));
-    s.Get("/v1/status", with_client([this](const httplib::Request&, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("GET", "/v1/status", [this](const HttpRequest&, HttpResponse& res, const ClientGrant& who) {
       ClientRequest r;
       r.kind = ClientRequest::Kind::status;
       call(res, who, std::move(r), ClientResponse::Kind::status, [this](const ClientResponse& a) {
@@ -149,19 +144,22 @@ class Routes {
         const HttpCounts c = env_.counts();
         out["http"] = {{"requests", c.requests},
                        {"unauthorized", c.unauthorized},
+                       {"throttled", c.throttled},
                        {"client_errors", c.client_errors},
-                       {"server_errors", c.server_errors}};
+                       {"server_errors", c.server_errors},
+                       {"connections_refused", c.connections_refused},
+                       {"timeouts", c.timeouts}};
         return out.dump();
       });
-    }));
-    s.Post("/v1/remember", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("POST", "/v1/remember", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto body = body_json(req, res);
       if (!body) return;
       auto r = remember_from_json(*body, env_.limits, "vasana-http");
       if (!r.ok()) return bad_request(res, r.status().message());
       call(res, who, std::move(r.value()), ClientResponse::Kind::remembered, remembered_json);
-    }));
-    s.Post("/v1/recall", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("POST", "/v1/recall", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto body = body_json(req, res);
       if (!body) return;
       bool explain = false;
@@ -177,19 +175,19 @@ class Routes {
       r.recall = std::move(q.value());
       call(res, who, std::move(r), ClientResponse::Kind::recalled,
            [explain](const ClientResponse& a) { return recall_answer_json(a.answer, explain); });
-    }));
-    s.Get("/v1/memories", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("GET", "/v1/memories", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       list(req, res, who);
-    }));
-    s.Post("/v1/analogy", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("POST", "/v1/analogy", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto body = body_json(req, res);
       if (!body) return;
       auto r = analogy_from_json(*body);
       if (!r.ok()) return bad_request(res, r.status().message());
       call(res, who, std::move(r.value()), ClientResponse::Kind::analogy,
            [](const ClientResponse& a) { return analogy_json(a.analogy); });
-    }));
-    s.Get(R"(/v1/memories/([^/]+))", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("GET", R"(/v1/memories/([^/]+))", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id) return;
       ClientRequest r;
@@ -197,8 +195,8 @@ class Routes {
       r.get = *id;
       call(res, who, std::move(r), ClientResponse::Kind::memory,
            [](const ClientResponse& a) { return memory_view_json(a.memory); });
-    }));
-    s.Get(R"(/v1/memories/([^/]+)/history)", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("GET", R"(/v1/memories/([^/]+)/history)", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id) return;
       ClientRequest r;
@@ -209,20 +207,20 @@ class Routes {
         for (size_t i = 0; i < a.history.size(); ++i) entries += (i ? "," : "") + history_entry_json(a.history[i]);
         return JsonObject().raw("history", entries + "]").done();
       });
-    }));
-    s.Delete(R"(/v1/memories/([^/]+))", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("DELETE", R"(/v1/memories/([^/]+))", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id || !only_params(req, res, {"reason"})) return;
       ClientRequest r;
       r.kind = ClientRequest::Kind::forget;
       r.forget.memory = *id;
-      r.forget.reason = req.get_param_value("reason");
+      r.forget.reason = req.param("reason");
       call(res, who, std::move(r), ClientResponse::Kind::written, written_json);
-    }));
-    memory_write(s, "update", update_from_json);
-    memory_write(s, "status", set_status_from_json);
-    memory_write(s, "pin", pin_from_json);
-    s.Post(R"(/v1/memories/([^/]+)/review)", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    memory_write(router, "update", update_from_json);
+    memory_write(router, "status", set_status_from_json);
+    memory_write(router, "pin", pin_from_json);
+    router.add("POST", R"(/v1/memories/([^/]+)/review)", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id) return;
       auto body = body_json(req, res);
@@ -230,18 +228,18 @@ class Routes {
       auto r = review_from_json(*body, *id, who.name);
       if (!r.ok()) return bad_request(res, r.status().message());
       call(res, who, std::move(r.value()), ClientResponse::Kind::written, written_json);
-    }));
-    body_write(s, "/v1/facts", fact_from_json);
-    body_write(s, "/v1/corrections", correction_from_json);
-    s.Delete(R"(/v1/facts/([^/]+))", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    body_write(router, "/v1/facts", fact_from_json);
+    body_write(router, "/v1/corrections", correction_from_json);
+    router.add("DELETE", R"(/v1/facts/([^/]+))", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id) return;
       ClientRequest r;
       r.kind = ClientRequest::Kind::retract;
       r.retract = *id;
       call(res, who, std::move(r), ClientResponse::Kind::written, written_json);
-    }));
-    s.Get("/v1/contradictions", with_client([this](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+    });
+    router.add("GET", "/v1/contradictions", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       if (!only_params(req, res, {"realm"})) return;
       ClientRequest r;
       r.kind = ClientRequest::Kind::contradictions;
@@ -252,7 +250,7 @@ class Routes {
         for (size_t i = 0; i < a.contradictions.size(); ++i) items += (i ? "," : "") + contradiction_json(a.contradictions[i]);
         return JsonObject().raw("contradictions", items + "]").done();
       });
-    }));
+    });
   }
 
  private:
@@ -260,8 +258,8 @@ class Routes {
   using Body = Result<ClientRequest> (*)(const json&);
 
   // POST /v1/memories/{id}/<what> with a JSON body: a write answered {"id", "seqno", "effective_ts"}.
-  void memory_write(httplib::Server& s, const std::string& what, MemoryBody parse) const {
-    s.Post("/v1/memories/([^/]+)/" + what, with_client([this, parse](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+  void memory_write(HttpRouter& router, const std::string& what, MemoryBody parse) const {
+    router.add("POST", "/v1/memories/([^/]+)/" + what, [this, parse](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
       if (!id) return;
       auto body = body_json(req, res);
@@ -269,26 +267,26 @@ class Routes {
       auto r = parse(*body, *id);
       if (!r.ok()) return bad_request(res, r.status().message());
       call(res, who, std::move(r.value()), ClientResponse::Kind::written, written_json);
-    }));
+    });
   }
 
-  void body_write(httplib::Server& s, const std::string& path, Body parse) const {
-    s.Post(path, with_client([this, parse](const httplib::Request& req, httplib::Response& res, const ClientGrant& who) {
+  void body_write(HttpRouter& router, const std::string& path, Body parse) const {
+    router.add("POST", path, [this, parse](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto body = body_json(req, res);
       if (!body) return;
       auto r = parse(*body);
       if (!r.ok()) return bad_request(res, r.status().message());
       call(res, who, std::move(r.value()), ClientResponse::Kind::written, written_json);
-    }));
+    });
   }
 
   // GET /v1/memories?realm=R&kind=..&status=..&tag=..&deleted=..&unreviewed=..&after=ID&limit=N
-  void list(const httplib::Request& req, httplib::Response& res, const ClientGrant& who) const {
+  void list(const HttpRequest& req, HttpResponse& res, const ClientGrant& who) const {
     if (!only_params(req, res, {"realm", "kind", "status", "tag", "deleted", "unreviewed", "after", "limit"})) return;
     ClientRequest r;
     r.kind = ClientRequest::Kind::list;
     ListRequest& l = r.list;
-    l.realm = req.get_param_value("realm");
+    l.realm = req.param("realm");
     if (l.realm.empty()) return bad_request(res, "realm is required");
     for (const auto& k : param_list(req, "kind")) {
       MemoryKind kind{};
@@ -303,12 +301,12 @@ class Routes {
     l.tags = param_list(req, "tag");
     if (!param_flag(req, res, "deleted", l.include_deleted) || !param_flag(req, res, "unreviewed", l.unreviewed)) return;
     if (req.has_param("after")) {
-      auto id = MemoryId::parse(req.get_param_value("after"));
-      if (!id) return bad_request(res, "after '" + req.get_param_value("after") + "' is not a memory id");
+      auto id = MemoryId::parse(req.param("after"));
+      if (!id) return bad_request(res, "after '" + req.param("after") + "' is not a memory id");
       l.after = *id;
     }
     if (req.has_param("limit")) {
-      const std::string v = req.get_param_value("limit");
+      const std::string v = req.param("limit");
       if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoul(v) < 1 ||
           std::stoul(v) > kMaxListLimit)
         return bad_request(res, "limit must be a number from 1 to " + std::to_string(kMaxListLimit) + " (got '" + v + "')");
@@ -330,26 +328,9 @@ class Routes {
 
 }  // namespace
 
-const ClientGrant* bearer_client(const httplib::Request& req, const ClientGrants& clients) {
-  if (req.get_header_value_count("Authorization") != 1) return nullptr;
-  const std::string h = req.get_header_value("Authorization");
-  static const std::string scheme = "bearer ";
-  if (h.size() <= scheme.size()) return nullptr;
-  for (size_t i = 0; i < scheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(h[i])) != scheme[i]) return nullptr;
-  const size_t start = h.find_first_not_of(' ', scheme.size());
-  if (start == std::string::npos) return nullptr;
-  return clients.by_token(std::string_view(h).substr(start));
-}
-
-void set_json_error(httplib::Response& res, int status, const std::string& code, const std::string& message) {
-  res.status = status;
-  res.set_content(JsonObject().str("error", code).str("message", message).done(), kJson);
-}
-
-std::shared_ptr<const void> add_http_routes(httplib::Server& server, const HttpRouteEnv& env) {
+std::shared_ptr<const void> add_http_routes(HttpRouter& router, const HttpRouteEnv& env) {
   auto routes = std::make_shared<const Routes>(env);
-  routes->add(server);
+  routes->add(router);
   return routes;
 }
 

@@ -1,112 +1,113 @@
 #include "cli/http_server.hpp"
 
-#include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-#include <httplib.h>
+#include <cerrno>
+#include <cstring>
 #include <zmq.hpp>
 
+#include "cli/http_admission.hpp"
+#include "cli/http_event_loop.hpp"
+#include "cli/http_router.hpp"
 #include "cli/http_routes.hpp"
+#include "cli/http_worker_pool.hpp"
 #include "cli/node_client.hpp"
+#include "cli/tls_stream.hpp"
 
 namespace vasana {
 
 namespace {
 
-// The worker threads of the server (httplib's TaskQueue). Each thread owns one NodeClient,
-// connected on its first call and kept for the thread's life, and finds it through
-// current_client() while it runs a task.
-class ClientWorkers : public httplib::TaskQueue {
- public:
-  ClientWorkers(size_t n, std::string endpoint, zmq::context_t& context) : endpoint_(std::move(endpoint)), context_(context) {
-    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { run(); });
+// A listening, non-blocking socket on host:port (port 0: the kernel's choice, written back).
+Result<int> listen_on(const std::string& host, int& port, const std::string& listen) {
+  sockaddr_storage a{};
+  socklen_t len = 0;
+  if (host.find(':') != std::string::npos) {
+    auto& v6 = reinterpret_cast<sockaddr_in6&>(a);
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = htons(uint16_t(port));
+    ::inet_pton(AF_INET6, host.c_str(), &v6.sin6_addr);
+    len = sizeof v6;
+  } else {
+    auto& v4 = reinterpret_cast<sockaddr_in&>(a);
+    v4.sin_family = AF_INET;
+    v4.sin_port = htons(uint16_t(port));
+    ::inet_pton(AF_INET, host.c_str(), &v4.sin_addr);
+    len = sizeof v4;
   }
-  ~ClientWorkers() override { shutdown(); }
-
-  void enqueue(std::function<void()> fn) override {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      jobs_.push_back(std::move(fn));
-    }
-    cv_.notify_one();
+  const int fd = ::socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::IoError(std::string("http: cannot make a socket: ") + std::strerror(errno));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd, 1024) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    return Status::IoError("http: cannot bind " + listen + " (" + why + ": in use, or not an address of this host)");
   }
+  len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  port = ntohs(a.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6&>(a).sin6_port
+                                       : reinterpret_cast<sockaddr_in&>(a).sin_port);
+  return fd;
+}
 
-  // Runs the jobs already queued, then ends the threads (their clients close with them).
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (stopping_) return;
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
+// Every open connection is a descriptor: let the process have as many as its hard limit allows.
+void raise_descriptor_limit() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &r);
   }
-
-  // The calling worker thread's client, connected now if it is not yet; an error when this is
-  // not a worker thread or the node's socket cannot be opened.
-  static Result<NodeClient*> current_client() {
-    if (!t_self) return Status::FailedPrecondition("not a worker thread of the HTTP server");
-    if (!*t_self) {
-      auto c = NodeClient::connect(t_endpoint, t_context);
-      if (!c.ok()) return Status::FailedPrecondition("cannot reach the node: " + c.status().message());
-      *t_self = std::move(c.value());
-    }
-    return t_self->get();
-  }
-
- private:
-  void run() {
-    std::unique_ptr<NodeClient> client;
-    t_self = &client;
-    t_endpoint = endpoint_;
-    t_context = &context_;
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> g(mu_);
-        cv_.wait(g, [this] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) break;
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      fn();
-    }
-    t_self = nullptr;
-  }
-
-  static thread_local std::unique_ptr<NodeClient>* t_self;
-  static thread_local std::string t_endpoint;
-  static thread_local void* t_context;
-
-  const std::string endpoint_;
-  zmq::context_t& context_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
-
-thread_local std::unique_ptr<NodeClient>* ClientWorkers::t_self = nullptr;
-thread_local std::string ClientWorkers::t_endpoint;
-thread_local void* ClientWorkers::t_context = nullptr;
+}
 
 }  // namespace
 
 struct HttpServer::Impl {
   HttpServerOptions options;
   zmq::context_t context{1};  // shared by the workers' clients; outlives them
-  std::unique_ptr<httplib::Server> server;
+  std::unique_ptr<TlsContext> tls;
+  HttpRouter router;
   std::shared_ptr<const void> routes;
-  std::thread listener;
+  std::unique_ptr<HttpAdmission> admission;
+  // Destroyed in reverse order: the workers (which write on the loop's connections and post to
+  // it) end before the loop goes.
+  std::unique_ptr<HttpEventLoop> loop;
+  std::unique_ptr<HttpWorkerPool> workers;
   std::string host;
   int port = 0;
-  std::atomic<uint64_t> requests{0}, unauthorized{0}, client_errors{0}, server_errors{0};
   bool stopped = false;
+
+  // A worker runs the request's route and gives the loop its answer.
+  void serve(HttpConnection::Job& job) {
+    HttpResponse res;
+    try {
+      router.dispatch(job.request, res, *job.who);
+    } catch (const std::exception& e) {
+      res = json_error(500, "internal", std::string("the HTTP server failed to answer: ") + e.what());
+    } catch (...) {
+      res = json_error(500, "internal", "the HTTP server failed to answer");
+    }
+    // The connection is this worker's until it posts: the answer goes out from here as far as
+    // the socket takes it without waiting, so the client need not wait for the loop's turn.
+    std::string bytes = serialize_response(res, job.keep_alive, job.head_only);
+    size_t sent = 0;
+    bool broken = false;
+    while (sent < bytes.size()) {
+      size_t put = 0;
+      const StreamIo r = job.stream->write(bytes.data() + sent, bytes.size() - sent, put);
+      if (r != StreamIo::ok || put == 0) {
+        broken = r == StreamIo::failed || r == StreamIo::closed;
+        break;
+      }
+      sent += put;
+    }
+    bytes.erase(0, sent);
+    loop->post(job.connection, std::move(bytes), res.status, job.keep_alive, broken);
+  }
 };
 
 HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -118,123 +119,61 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(HttpServerOptions options)
   for (const ClientGrant& g : options.clients.all()) any_token = any_token || !g.token.empty();
   if (!any_token)
     return Status::FailedPrecondition(
-        "http.listen is set but no client has a token (give a [clients.\"NAME\"] table a token_file): nobody could use the HTTP API");
+        "http.listen is set but no client has a token (give a [clients.\"NAME\"] table a token_file): nobody could use "
+        "the HTTP API");
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   Impl& im = *impl;
   Status where = split_http_listen(im.options.http.listen, im.host, im.port);
   if (!where.ok()) return Status::InvalidArgument("http.listen: " + where.message());
-
   if (im.options.http.tls()) {
-    auto ssl = std::make_unique<httplib::SSLServer>(im.options.http.tls_cert_file.c_str(),
-                                                    im.options.http.tls_key_file.c_str());
-    if (!ssl->is_valid())
-      return Status::IoError("http: cannot load the TLS certificate " + im.options.http.tls_cert_file + " and key " +
-                             im.options.http.tls_key_file + " (PEM files expected, the key matching the certificate)");
-    im.server = std::move(ssl);
-  } else {
-    im.server = std::make_unique<httplib::Server>();
+    auto tls = TlsContext::load(im.options.http.tls_cert_file, im.options.http.tls_key_file);
+    if (!tls.ok()) return Status::IoError("http: " + tls.status().message());
+    im.tls = std::move(tls.value());
   }
-  httplib::Server& s = *im.server;
-  const size_t workers = std::max<size_t>(1, im.options.workers);
-  const std::string endpoint = im.options.node_endpoint;
-  zmq::context_t* context = &im.context;
-  s.new_task_queue = [workers, endpoint, context] { return new ClientWorkers(workers, endpoint, *context); };
-  s.set_payload_max_length(im.options.http.max_body_bytes);
-  s.set_keep_alive_max_count(1000);
-  s.set_tcp_nodelay(true);
-
-  // Every request needs a known bearer token, before any route (or its absence) is looked at.
-  s.set_pre_routing_handler([&im](const httplib::Request& req, httplib::Response& res) {
-    if (bearer_client(req, im.options.clients)) return httplib::Server::HandlerResponse::Unhandled;
-    im.unauthorized.fetch_add(1);
-    res.set_header("WWW-Authenticate", "Bearer");
-    set_json_error(res, 401, "unauthorized", "a valid \"Authorization: Bearer TOKEN\" header is required");
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  // Statuses httplib sets itself (no route, body too large) get a JSON body too.
-  s.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    if (res.status == 404)
-      set_json_error(res, 404, "no_route", "no route for " + req.method + " " + req.path + " (see docs/http-api.md)");
-    else if (res.status == 413)
-      set_json_error(res, 413, "payload_too_large", "the request body is larger than http.max_body_bytes");
-    else
-      set_json_error(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    set_json_error(res, 500, "internal", "the HTTP server failed to answer: " + what);
-  });
-  s.set_logger([&im](const httplib::Request&, const httplib::Response& res) {
-    im.requests.fetch_add(1);
-    if (res.status >= 500)
-      im.server_errors.fetch_add(1);
-    else if (res.status >= 400)
-      im.client_errors.fetch_add(1);
-  });
 
   HttpRouteEnv env;
-  env.clients = &im.options.clients;
   env.limits = im.options.limits;
   const auto timeout = im.options.call_timeout;
   env.call = [timeout](ClientRequest r) -> Result<ClientResponse> {
-    auto client = ClientWorkers::current_client();
+    auto client = HttpWorkerPool::current_client();
     if (!client.ok()) return client.status();
     return (*client)->call(std::move(r), timeout);
   };
-  Impl* self = &im;
-  env.counts = [self] {
-    HttpCounts c;
-    c.requests = self->requests.load();
-    c.unauthorized = self->unauthorized.load();
-    c.client_errors = self->client_errors.load();
-    c.server_errors = self->server_errors.load();
-    return c;
-  };
-  im.routes = add_http_routes(s, env);
+  env.counts = [&im] { return im.admission->counts(); };
+  im.routes = add_http_routes(im.router, env);
+  im.admission = std::make_unique<HttpAdmission>(im.options.http, im.options.clients, im.options.probe, im.options.log);
 
-  if (im.port == 0) {
-    im.port = s.bind_to_any_port(im.host);
-    if (im.port < 0) return Status::IoError("http: cannot bind " + im.options.http.listen);
-  } else if (!s.bind_to_port(im.host, im.port)) {
-    return Status::IoError("http: cannot bind " + im.options.http.listen + " (in use, or not an address of this host)");
-  }
-  im.listener = std::thread([&s] { s.listen_after_bind(); });
-  // stop() only reaches a server that is listening: wait for it (a few milliseconds).
-  for (int i = 0; i < 5000 && !s.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto listener = listen_on(im.host, im.port, im.options.http.listen);
+  if (!listener.ok()) return listener.status();
+  raise_descriptor_limit();
+  im.workers = std::make_unique<HttpWorkerPool>(im.options.http.workers, im.options.node_endpoint, im.context);
+  HttpWorkerPool* workers = im.workers.get();
+  auto loop = HttpEventLoop::open(*listener, im.options.http, im.tls.get(), *im.admission,
+                                  [&im, workers](HttpConnection::Job job) {
+                                    workers->submit([&im, job = std::move(job)]() mutable { im.serve(job); });
+                                  });
+  if (!loop.ok()) return loop.status();  // the loop closed the listener
+  im.loop = std::move(loop.value());
+  im.loop->start();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
 void HttpServer::stop() {
   if (!impl_ || impl_->stopped) return;
   impl_->stopped = true;
-  impl_->server->stop();
-  if (impl_->listener.joinable()) impl_->listener.join();
+  if (impl_->loop) impl_->loop->stop();
+  if (impl_->workers) impl_->workers->shutdown();
 }
 
 int HttpServer::port() const { return impl_->port; }
 
 std::string HttpServer::url() const {
   const bool v6 = impl_->host.find(':') != std::string::npos;
-  return std::string(impl_->options.http.tls() ? "https" : "http") + "://" + (v6 ? "[" + impl_->host + "]" : impl_->host) +
-         ":" + std::to_string(impl_->port);
+  return std::string(impl_->options.http.tls() ? "https" : "http") + "://" +
+         (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" + std::to_string(impl_->port);
 }
 
-HttpCounts HttpServer::counts() const {
-  HttpCounts c;
-  c.requests = impl_->requests.load();
-  c.unauthorized = impl_->unauthorized.load();
-  c.client_errors = impl_->client_errors.load();
-  c.server_errors = impl_->server_errors.load();
-  return c;
-}
+HttpCounts HttpServer::counts() const { return impl_->admission->counts(); }
 
 }  // namespace vasana

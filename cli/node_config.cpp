@@ -231,7 +231,22 @@ const std::map<std::string, std::map<std::string, Key>>& schema() {
            return Status::Ok();
          })},
         {"max_body_bytes", integer_key(int64_t(kMinHttpBodyBytes), int64_t(kMaxHttpBodyBytes),
-                                       [](NodeConfig& c, int64_t v) { c.http.max_body_bytes = size_t(v); })}}},
+                                       [](NodeConfig& c, int64_t v) { c.http.max_body_bytes = size_t(v); })},
+        {"header_timeout_ms",
+         integer_key(100, 600000, [](NodeConfig& c, int64_t v) { c.http.header_timeout = std::chrono::milliseconds(v); })},
+        {"body_timeout_ms",
+         integer_key(100, 3600000, [](NodeConfig& c, int64_t v) { c.http.body_timeout = std::chrono::milliseconds(v); })},
+        {"write_timeout_ms",
+         integer_key(100, 3600000, [](NodeConfig& c, int64_t v) { c.http.write_timeout = std::chrono::milliseconds(v); })},
+        {"keep_alive_timeout_ms",
+         integer_key(100, 3600000, [](NodeConfig& c, int64_t v) { c.http.keep_alive_timeout = std::chrono::milliseconds(v); })},
+        {"max_connections", integer_key(1, 100000, [](NodeConfig& c, int64_t v) { c.http.max_connections = size_t(v); })},
+        {"max_connections_per_address",
+         integer_key(1, 100000, [](NodeConfig& c, int64_t v) { c.http.max_connections_per_address = size_t(v); })},
+        {"auth_failure_limit", integer_key(1, 1000000, [](NodeConfig& c, int64_t v) { c.http.auth_failure_limit = size_t(v); })},
+        {"auth_failure_window_s",
+         integer_key(1, 86400, [](NodeConfig& c, int64_t v) { c.http.auth_failure_window = std::chrono::seconds(v); })},
+        {"workers", integer_key(1, 256, [](NodeConfig& c, int64_t v) { c.http.workers = size_t(v); })}}},
       {"embedding",
        {{"url", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
            Status u = check_embedding_url(v);

@@ -17,7 +17,7 @@ set_target_properties(CAF::io PROPERTIES
 
 find_package(cppzmq 4.9 REQUIRED)
 find_package(CapnProto 0.9 CONFIG REQUIRED)
-find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto SSL)
 find_package(RocksDB 7 CONFIG REQUIRED)  # link RocksDB::rocksdb-shared (RocksDB::rocksdb is the static .a)
 find_package(tomlplusplus 3 CONFIG REQUIRED)
 find_package(nlohmann_json 3 CONFIG REQUIRED)

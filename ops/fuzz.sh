@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Long runs of the libFuzzer targets of tests/fuzz, and the regeneration of their seed corpora.
 #
-#   ops/fuzz.sh TARGET SECONDS   run one target (segment, op, client_request, peer_message)
+#   ops/fuzz.sh TARGET SECONDS   run one target (segment, op, client_request, peer_message, http_request)
 #   ops/fuzz.sh all SECONDS      run each target in turn for SECONDS
 #   ops/fuzz.sh corpus           rewrite tests/fuzz/corpus/* with the production encoders
 #
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=$root/build/fuzz
-targets=(segment op client_request peer_message)
+targets=(segment op client_request peer_message http_request)
 
 usage() {
   sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2

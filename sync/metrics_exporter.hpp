@@ -33,7 +33,8 @@
 //   vasana_state_digest                             gauge    the state digest's first 52 bits, as a number
 //   vasana_build_info{version,commit}               gauge    1
 // and, when a probe is given (sync/node_probe.hpp, sync/probe_families.hpp), the commit and
-// recall latency histograms and vasana_client_requests_total{transport,kind,result}.
+// recall latency histograms, vasana_client_requests_total{transport,kind,result} and the HTTP
+// server's vasana_http_refused_total{reason} and vasana_http_connections.
 // docs/metrics.md lists every family with its type, labels and meaning.
 //
 // The peer label is the peer's configured address (PeerStatus::address), the writer label the

@@ -95,6 +95,11 @@ void NodeProbe::integrity_found(const std::string& kind, uint64_t n) {
   integrity_[kind] += n;
 }
 
+void NodeProbe::http_refused(const std::string& reason, uint64_t n) {
+  std::lock_guard<std::mutex> g(mu_);
+  http_refused_[reason] += n;
+}
+
 std::map<std::string, uint64_t> NodeProbe::integrity_at_start() const {
   std::lock_guard<std::mutex> g(mu_);
   return integrity_;
@@ -110,6 +115,8 @@ ProbeSnapshot NodeProbe::snapshot() const {
   std::lock_guard<std::mutex> g(mu_);
   s.requests = requests_;
   s.integrity_at_start = integrity_;
+  s.http_refused = http_refused_;
+  s.http_connections = http_connections_.load(std::memory_order_relaxed);
   return s;
 }
 

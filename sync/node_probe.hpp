@@ -1,10 +1,11 @@
 // What a node measures as it works, for the Prometheus exporter (sync/metrics_exporter.hpp):
 // the writer's commit timings and batch sizes, recall latency per lane, client requests by
 // transport, kind and result, and integrity failures found at start. Domain code calls the
-// probe's plain methods; only the exporter turns what it holds into metrics.
+// probe's plain methods; only the exporter turns what it holds into metrics. The HTTP server
+// counts its refusals and open connections here too (http_refused, http_connections).
 //
 // Threading: every method is thread-safe. Observing a histogram is lock-free (atomic buckets);
-// request_answered() and integrity_found() take a short mutex (one map lookup). snapshot() may
+// request_answered(), integrity_found() and http_refused() take a short mutex (one map lookup). snapshot() may
 // run beside all of them; it is not an atomic cut (a histogram's count and sum may be one
 // observation apart).
 #pragma once
@@ -55,6 +56,8 @@ struct ProbeSnapshot {
   // (transport, kind, result) -> answers sent
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> requests;
   std::map<std::string, uint64_t> integrity_at_start;  // by kind
+  std::map<std::string, uint64_t> http_refused;        // by reason (NodeProbe::http_refused)
+  int64_t http_connections = 0;                        // open now
 };
 
 class NodeProbe {
@@ -75,6 +78,11 @@ class NodeProbe {
   void request_answered(const std::string& transport, const std::string& kind, const std::string& result);
   // At start: n integrity failures of this kind were found (and handled).
   void integrity_found(const std::string& kind, uint64_t n);
+  // The HTTP server (cli/http_admission.hpp): n requests or connections refused before the node
+  // saw them, for this reason; n = 0 makes the series exist.
+  void http_refused(const std::string& reason, uint64_t n = 1);
+  // The HTTP server: connections open now.
+  void http_connections(int64_t open) { http_connections_.store(open, std::memory_order_relaxed); }
 
   ProbeSnapshot snapshot() const;
   // What integrity_found() booked, by kind.
@@ -86,6 +94,8 @@ class NodeProbe {
   mutable std::mutex mu_;
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> requests_;  // guarded by mu_
   std::map<std::string, uint64_t> integrity_;                                         // guarded by mu_
+  std::map<std::string, uint64_t> http_refused_;                                      // guarded by mu_
+  std::atomic<int64_t> http_connections_{0};
 };
 
 }  // namespace vasana

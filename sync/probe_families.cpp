@@ -84,6 +84,29 @@ std::vector<MetricFamily> probe_families(const ProbeSnapshot& p) {
     requests.metric.push_back(std::move(m));
   }
   out.push_back(std::move(requests));
+
+  MetricFamily http_refused;
+  http_refused.name = "vasana_http_refused_total";
+  http_refused.help =
+      "Requests and connections the HTTP server refused before the node saw them, by reason: unauthorized (401, a "
+      "failed login), throttled (429 after failed logins), connection-limit, header-timeout, body-timeout, "
+      "write-timeout, too-large, malformed, tls-handshake.";
+  http_refused.type = MetricType::Counter;
+  for (const auto& [reason, count] : p.http_refused) {
+    ClientMetric m;
+    m.label = {{"reason", reason}};
+    m.counter.value = static_cast<double>(count);
+    http_refused.metric.push_back(std::move(m));
+  }
+  out.push_back(std::move(http_refused));
+  MetricFamily connections;
+  connections.name = "vasana_http_connections";
+  connections.help = "Connections the HTTP server has open now (0 without [http] listen).";
+  connections.type = MetricType::Gauge;
+  ClientMetric open;
+  open.gauge.value = static_cast<double>(p.http_connections);
+  connections.metric.push_back(std::move(open));
+  out.push_back(std::move(connections));
   return out;
 }
 

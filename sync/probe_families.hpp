@@ -13,7 +13,8 @@ namespace vasana {
 
 // vasana_log_write_seconds, vasana_log_fdatasync_seconds, vasana_group_commit_records,
 // vasana_recall_seconds, vasana_recall_lane_seconds{lane},
-// vasana_client_requests_total{transport,kind,result}.
+// vasana_client_requests_total{transport,kind,result}, vasana_http_refused_total{reason},
+// vasana_http_connections.
 std::vector<prometheus::MetricFamily> probe_families(const ProbeSnapshot& p);
 
 // vasana_build_info{version,commit} 1.

@@ -65,6 +65,7 @@ TEST_CASE("docs/metrics.md lists every metric the exporter serves, with its type
                                            std::vector<std::string>{"ipc"}, std::vector<std::string>{"recall"});
   probe->log_committed(0.0001, 0.0002, 3);
   probe->recall_answered(0.001, {"keyword"}, {0.0005});
+  probe->http_refused("unauthorized");
   const NodeStatus st = full_status();
   auto exporter = MetricsExporter::start("127.0.0.1:0", [st] { return st; }, probe);
   REQUIRE(exporter.ok());

@@ -27,7 +27,10 @@ auto fields(const NodeConfig& c) {
                          c.scoring_file, c.semantic.exact_limit, c.semantic.index.ef_construction,
                          c.semantic.index.ef_search, c.checkpoint.enabled, c.checkpoint.interval.count(),
                          c.checkpoint.min_ops, c.http.listen, c.http.tls_cert_file, c.http.tls_key_file,
-                         c.http.max_body_bytes);
+                         c.http.max_body_bytes, c.http.header_timeout.count(), c.http.body_timeout.count(),
+                         c.http.write_timeout.count(), c.http.keep_alive_timeout.count(), c.http.max_connections,
+                         c.http.max_connections_per_address, c.http.auth_failure_limit,
+                         c.http.auth_failure_window.count(), c.http.workers);
 }
 
 NodeConfig parse_ok(const std::string& text) {
@@ -77,6 +80,22 @@ const std::vector<IntegerKey>& integer_keys() {
        [](const NodeConfig& c) { return int64_t(c.checkpoint.min_ops); }},
       {"http", "max_body_bytes", 1024, 64 << 20, 4 << 20,
        [](const NodeConfig& c) { return int64_t(c.http.max_body_bytes); }},
+      {"http", "header_timeout_ms", 100, 600000, 10000,
+       [](const NodeConfig& c) { return int64_t(c.http.header_timeout.count()); }},
+      {"http", "body_timeout_ms", 100, 3600000, 60000,
+       [](const NodeConfig& c) { return int64_t(c.http.body_timeout.count()); }},
+      {"http", "write_timeout_ms", 100, 3600000, 30000,
+       [](const NodeConfig& c) { return int64_t(c.http.write_timeout.count()); }},
+      {"http", "keep_alive_timeout_ms", 100, 3600000, 5000,
+       [](const NodeConfig& c) { return int64_t(c.http.keep_alive_timeout.count()); }},
+      {"http", "max_connections", 1, 100000, 1024, [](const NodeConfig& c) { return int64_t(c.http.max_connections); }},
+      {"http", "max_connections_per_address", 1, 100000, 64,
+       [](const NodeConfig& c) { return int64_t(c.http.max_connections_per_address); }},
+      {"http", "auth_failure_limit", 1, 1000000, 10,
+       [](const NodeConfig& c) { return int64_t(c.http.auth_failure_limit); }},
+      {"http", "auth_failure_window_s", 1, 86400, 60,
+       [](const NodeConfig& c) { return int64_t(c.http.auth_failure_window.count()); }},
+      {"http", "workers", 1, 256, 8, [](const NodeConfig& c) { return int64_t(c.http.workers); }},
   };
   return keys;
 }

@@ -1,7 +1,8 @@
 // Writes the seed corpora of the fuzz targets with the production encoders: every op type
 // (encode_op, encode_put_memory), segments written by the real log writer (a sealed one holding
-// every op type and the open one after it), every client request type (encode_request) and every
-// peer message kind (encode_peer_message, chunks carrying the real segments' bytes).
+// every op type and the open one after it), every client request type (encode_request), every
+// peer message kind (encode_peer_message, chunks carrying the real segments' bytes) and what HTTP
+// clients send on a connection.
 //
 // Usage: fuzz_corpus_gen CORPUS_DIR  (ops/fuzz.sh corpus runs it on tests/fuzz/corpus).
 // Deterministic: the same build writes the same files.
@@ -274,6 +275,26 @@ void write_peer_messages(const fs::path& dir, const std::vector<std::string>& se
   write_file(dir / "regression-hello-nul-texts.msg", message_bytes(mb));
 }
 
+// What HTTP clients send on a connection: heads with and without bodies, a chunked body with an
+// extension and a trailer, requests pipelined on one connection, an Expect: 100-continue head.
+void write_http_requests(const fs::path& dir) {
+  fs::create_directories(dir);
+  const std::string auth = "Authorization: Bearer tok-agent-a-0123456789abcdefghijklmnopqrstuvwxyz\r\n";
+  const std::string body = "{\"realm\":\"notes\",\"text\":\"the staging database runs on port 5433\"}";
+  write_file(dir / "get.http", "GET /v1/memories?realm=notes&tag=db,x&limit=50 HTTP/1.1\r\nHost: n\r\n" + auth + "\r\n");
+  write_file(dir / "post_length.http", "POST /v1/remember HTTP/1.1\r\nHost: n\r\n" + auth +
+                                           "Content-Type: application/json\r\nContent-Length: " +
+                                           std::to_string(body.size()) + "\r\n\r\n" + body);
+  write_file(dir / "post_chunked.http", "POST /v1/remember HTTP/1.1\r\nHost: n\r\n" + auth +
+                                            "Transfer-Encoding: chunked\r\n\r\n10;part=1\r\n" + body.substr(0, 16) +
+                                            "\r\n" + "0\r\nX-Trailer: t\r\n\r\n");
+  write_file(dir / "pipelined.http", "GET /healthz HTTP/1.1\r\n" + auth + "\r\nDELETE /v1/memories/0000000000000001-2?reason=x%20y HTTP/1.1\r\n" +
+                                         auth + "Connection: close\r\n\r\n");
+  write_file(dir / "expect_continue.http", "POST /v1/recall HTTP/1.1\r\nHost: n\r\n" + auth +
+                                               "Expect: 100-continue\r\nContent-Length: 2\r\n\r\n{}");
+  write_file(dir / "http10.http", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,6 +308,7 @@ int main(int argc, char** argv) {
     auto segments = write_segments(root / "segment");
     write_requests(root / "client_request");
     write_peer_messages(root / "peer_message", segments);
+    write_http_requests(root / "http_request");
   } catch (const std::exception& e) {
     std::cerr << "fuzz_corpus_gen: " << e.what() << "\n";
     return 1;

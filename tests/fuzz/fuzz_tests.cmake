@@ -27,7 +27,7 @@ ExternalProject_Add(fuzz_targets
   BUILD_ALWAYS ON
   INSTALL_COMMAND "")
 
-foreach(target segment op client_request peer_message)
+foreach(target segment op client_request peer_message http_request)
   add_test(NAME fuzz.${target}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_fuzz.sh ${VASANA_FUZZ_DIR}/${target}_fuzz
                    ${CMAKE_CURRENT_LIST_DIR}/corpus/${target} ${VASANA_FUZZ_DIR}/ctest/${target} ${VASANA_FUZZ_SECONDS})
