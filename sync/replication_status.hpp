@@ -4,7 +4,9 @@
 // Lag (DESIGN.md "Replication"), per peer and per writer: lag_ops is how many of the writer's
 // ops the peer has advertised that this node has not applied (peer_seqno - applied_seqno, 0 when
 // this node is level or ahead); lag_seconds is the time since the newest op the peer has that
-// this node has not applied (now - its effective timestamp), 0 when lag_ops is 0.
+// this node has not applied (now - its effective timestamp), 0 when lag_ops is 0. For a writer
+// the clock bound holds here (its ops stamped ahead of this node's clock) it is at least the
+// time since the hold began, so it grows while the writer is held.
 #pragma once
 
 #include <cstdint>
