@@ -56,7 +56,9 @@ struct OwnWriterStatus {
   // "writable"; "failed": an I/O error stopped it (retried every second until the disk takes
   // the failed step again); "repairing": its stream is damaged, or the node was started from a
   // backup, and it is being fetched back from peers; "read-only": its stream is damaged and no peer or sibling can repair it
-  // (`vasana repair`).
+  // (`vasana repair`); "clock-ahead": its stream is stamped more than sync.max_clock_skew_ms
+  // ahead of this node's clock, and writes wait until the clock is within that
+  // (actors/writer_state.hpp).
   std::string state = "writable";
   std::string reason;        // why it is not writable; "" when it is
   uint64_t io_failures = 0;  // I/O errors that stopped it since the process started
@@ -65,7 +67,8 @@ struct OwnWriterStatus {
 // A writer this node cannot take further now. problem: "clock-held" (its next op is stamped too
 // far ahead of this node's clock: sync.max_clock_skew_ms), "copy-failed" (its copy cannot be
 // written or synced here: retried), "apply-stopped" (an op of it could not be applied: its
-// later ops wait behind it).
+// later ops wait behind it), "clock-ahead" (this node's own writer, while its state is
+// clock-ahead: seqno is its last op).
 struct WriterProblem {
   std::string writer;  // instance id, 16 hex digits
   std::string problem;
