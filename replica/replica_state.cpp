@@ -280,8 +280,10 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const RetractTripletOp& o) {
                    ch.triplets = true;
+                   // The first retraction (the least key) is when the triplet stopped being
+                   // live, however many nodes retract it and in whatever order they arrive.
                    auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
-                   if (!inserted && it->second < key) it->second = key;
+                   if (!inserted && key < it->second) it->second = key;
                    auto t = triplets_.find(o.triplet);
                    if (t == triplets_.end()) early_retractions_[o.triplet].push_back(key);
                    if (t != triplets_.end()) {
