@@ -1,7 +1,7 @@
 // A seeded multi-writer op workload for convergence tests: several writers produce random ops
 // (puts, concurrent updates of the same memories, some with a valid time, equal timestamps
 // across writers, deletes, triplets added and retracted (some twice), conflicting functional claims with both
-// policies, corrections, reviews, pins, accesses), and any interleaving that keeps
+// policies, corrections, reviews, pins), and any interleaving that keeps
 // each writer's order can be replayed. Replay a failure with VASANA_TEST_SEED=<seed>.
 #pragma once
 
@@ -90,11 +90,8 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
       } else if (roll < 85) {
         op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
-      } else if (roll < 90) {
-        op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       } else {
-        op = AccessOp{pick(memories), rng() % 2 ? AccessKind::recalled : AccessKind::reinforced,
-                      float(rng() % 1000) / 3.0f};
+        op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       }
       out[w].push_back(KeyedOp{key, std::move(op)});
     }

@@ -18,7 +18,7 @@ constexpr InstanceId kA{0xa1}, kB{0xb2};
 OrderKey key(InstanceId w, uint64_t seq, uint64_t ms) { return OrderKey{Hlc::make(ms, seq % 3), w, Seqno(seq)}; }
 
 // Every op type, with the rare registers set: out-of-line status notes with a successor,
-// tombstones, reviews, access counts and weights, vectors, duplicate refs (one shadowed),
+// tombstones, reviews, pins, vectors, duplicate refs (one shadowed),
 // retracted and live triplets, corrections, and an update whose put has not arrived.
 ReplicaState every_op_state() {
   ReplicaState s;
@@ -56,9 +56,8 @@ ReplicaState every_op_state() {
   B(SetVectorOp{m2, {1.0f, 2.0f, 3.0f}, "test/3/1"});
   B(DeleteMemoryOp{m2, "duplicate"});
   A(ReviewDecisionOp{m1, ReviewVerdict::reject, "ana", "not what we do"});
-  A(AccessOp{m1, AccessKind::recalled, 1.0f});
-  A(AccessOp{m1, AccessKind::reinforced, 0.3f});
-  B(AccessOp{m1, AccessKind::reinforced, 2.5f});
+  A(SetPinnedOp{m1, false});
+  A(SetPinnedOp{m1, true});
   A(AddTripletOp{"work", "api", "uses", "postgres", 10, 20, m1});  // kA-8
   A(AddTripletOp{"work", "api", "uses", "mysql", kOpenPast, kOpenFuture, m1});  // kA-9
   B(RetractTripletOp{MemoryId{kA, Seqno(9)}, "wrong"});
