@@ -69,15 +69,6 @@ std::optional<Refusal> check_in_realm(const CallerView& view, const MemoryId& id
   return std::nullopt;
 }
 
-Status check_valid_time(const std::string& what, int64_t from, int64_t to) {
-  Status s = check_time_ms(what + " valid-from", from);
-  if (s.ok()) s = check_time_ms(what + " valid-to", to);
-  if (s.ok() && from > to)
-    s = Status::InvalidArgument(what + " valid-from (" + format_time_ms(from) + ") is after valid-to (" +
-                                format_time_ms(to) + ")");
-  return s;
-}
-
 Status check_fact(const FactInput& f, const std::string& what) {
   for (auto [name, v] : {std::pair<const char*, const std::string*>{"subject", &f.subject},
                          {"predicate", &f.predicate},
@@ -86,7 +77,7 @@ Status check_fact(const FactInput& f, const std::string& what) {
     if (!s.ok()) return s;
     if (phrase_words(*v).empty()) return Status::InvalidArgument(what + " " + name + " has no words");
   }
-  return check_valid_time(what, f.valid_from_ms, f.valid_to_ms);
+  return check_valid_time_ms(what, f.valid_from_ms, f.valid_to_ms);
 }
 
 Status check_tags(const std::vector<std::string>& tags) {
@@ -523,7 +514,7 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
         v = Status::InvalidArgument("update: give new text, tags or valid time");
       if (v.ok() && u.has_text) v = check_new_text(u.text, limits_);
       if (v.ok() && u.replace_tags) v = check_tags(u.tags);
-      if (v.ok() && u.has_valid_time) v = check_valid_time("update", u.valid_from_ms, u.valid_to_ms);
+      if (v.ok() && u.has_valid_time) v = check_valid_time_ms("update", u.valid_from_ms, u.valid_to_ms);
       break;
     }
     case K::forget: v = check_text("reason", q.forget.reason, kMaxNoteBytes, false); break;

@@ -117,9 +117,15 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   if (writer_state) {
     const WriterHealth h = writer_state->health();
-    st.own_writer.state = h.writable ? "writable" : h.failed ? "failed" : h.repairing ? "repairing" : "read-only";
+    st.own_writer.state = h.writable      ? "writable"
+                          : h.failed      ? "failed"
+                          : h.repairing   ? "repairing"
+                          : h.clock_ahead ? "clock-ahead"
+                                          : "read-only";
     st.own_writer.reason = h.reason;
     st.own_writer.io_failures = h.io_failures;
+    if (h.clock_ahead)
+      st.problems.push_back(WriterProblem{st.instance, "clock-ahead", writer_state->info().last_durable.value, h.reason});
   }
   for (const ApplyFailures::Stuck& f : apply_failures.stuck(applied))
     st.problems.push_back(WriterProblem{to_hex(f.writer), "apply-stopped", f.seqno.value,
@@ -345,6 +351,8 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   state->set_probe(impl->probe);
   state->set_read_only_last_seqno(rec->scan.last_seqno);
   state->observe(newest);  // the clock orders new ops after every op already applied
+  // Writes wait while that is beyond the clock bound peers apply (actors/writer_state.hpp).
+  state->set_clock_bound(impl->options.sync.max_clock_skew);
   impl->writer_state = state;
 
   // The version vector and the copies of other writers. A copy that stopped early is cut back

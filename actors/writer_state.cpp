@@ -1,5 +1,6 @@
 #include "actors/writer_state.hpp"
 
+#include "protocol/memory_input.hpp"
 #include "sync/node_probe.hpp"
 
 namespace vasana {
@@ -36,6 +37,7 @@ void WriterState::note_health() {
   health_.reason = read_only_reason();
   health_.repairing = !writer_ && !repair_note_.empty();
   if (health_.repairing) health_.reason = repair_note_;
+  health_.clock_ahead = disk_writable() && clock_ahead_;
 }
 
 void WriterState::set_repairing(std::string reason) {
@@ -69,10 +71,43 @@ void WriterState::note_failure(const Status& s) {
 std::string WriterState::read_only_reason() const {
   if (!writer_) return read_only_reason_;
   if (!writer_->failure().ok()) return writer_->failure().message();
+  if (clock_ahead_) return clock_reason_;
   return "";
 }
 
+void WriterState::set_clock_bound(std::chrono::milliseconds max_ahead) {
+  max_ahead_ = max_ahead;
+  if (disk_writable()) check_clock();
+}
+
+bool WriterState::check_clock() {
+  if (max_ahead_.count() <= 0) return true;
+  clock_.observe(Hlc(remote_floor_.load(std::memory_order_relaxed)));
+  const uint64_t ahead = clock_.ahead_ms();
+  const uint64_t bound = static_cast<uint64_t>(max_ahead_.count());
+  const bool beyond = ahead > bound;
+  if (beyond == clock_ahead_) return !beyond;
+  clock_ahead_ = beyond;
+  if (beyond) {
+    const int64_t newest = static_cast<int64_t>(clock_.last().physical_ms());
+    clock_reason_ = "the own stream is stamped up to " + format_time_ms(newest) +
+                    ", more than sync.max_clock_skew_ms (" + std::to_string(bound) +
+                    " ms) ahead of this node's clock: writes are refused until the clock reaches " +
+                    format_time_ms(newest - static_cast<int64_t>(bound)) +
+                    " (peers would hold an op stamped now, and recall --known-at now would not see it)";
+    if (log_)
+      log_("writer: " + clock_reason_ + "; it is " + std::to_string(ahead / 1000) +
+           " s ahead now. Set this host's clock right if it is behind (ops/RUNBOOK.md, \"A writer's clock is ahead\")");
+  } else {
+    clock_reason_.clear();
+    if (log_) log_("writer: this node's clock is within sync.max_clock_skew_ms of the own stream again; writable");
+  }
+  note_health();
+  return !beyond;
+}
+
 Result<StagedRecord> WriterState::stage(uint16_t op_type, std::string payload) {
+  if (disk_writable()) check_clock();
   if (!writable()) return Status::FailedPrecondition("writes are refused: " + read_only_reason());
   clock_.observe(Hlc(remote_floor_.load(std::memory_order_relaxed)));
   StagedRecord r = writer_->stage(clock_.now(), op_type, payload);
@@ -117,9 +152,13 @@ Status WriterState::retry(uint64_t now_ms) {
       log_("writer: the own stream is repaired (verified up to seqno " + std::to_string(writer_->last_durable().value) +
            "); writable again");
     announce_head();
+    check_clock();
     return Status::Ok();
   }
-  if (writer_->failure().ok()) return Status::Ok();
+  if (writer_->failure().ok()) {
+    check_clock();
+    return Status::Ok();
+  }
   const size_t n = writer_->pending_records();
   Status s = writer_->retry(now_ms);
   if (!s.ok()) {
@@ -133,6 +172,7 @@ Status WriterState::retry(uint64_t now_ms) {
          (n > 0 ? "; the " + std::to_string(n) + " record(s) whose write failed are durable now" : std::string()));
   publish(n);
   hand_off();  // their writers were answered when the write failed: nobody waits for an answer
+  check_clock();
   return Status::Ok();
 }
 
@@ -184,7 +224,7 @@ void WriterState::announce_head() {
 }
 
 Status WriterState::maybe_seal(uint64_t now_ms) {
-  if (!writable()) return Status::Ok();
+  if (!disk_writable()) return Status::Ok();
   const SegmentIndex before = writer_->open_segment();
   Status s = writer_->maybe_seal(now_ms);
   if (s.ok() && writer_->open_segment() != before) announce_head();

@@ -17,11 +17,20 @@
 // subscribers. The actor answers the flush's writers in between, so that where cores are few
 // the thread that sends the answers is woken before the replica's thread, which applies them.
 //
+// The clock bound (set_clock_bound): while the writer's clock (its newest op, or the newest op
+// applied here) is more than sync.max_clock_skew_ms ahead of the wall clock, as after a run with
+// a clock in the future or with this host's clock set back, an op stamped now would be held by
+// every peer (sync/mirror_set.hpp) and missed by `recall --known-at` now. Appends are then
+// refused (health: clock_ahead, with the reason, logged once) rather than stamped ahead; the
+// writer takes them again by itself once the wall clock is within the bound (checked on every
+// append and by retry(), every second). Nothing is stamped below an earlier op meanwhile.
+//
 // Threading: one owner (the writer actor), but health() and info() may be called from any
 // thread.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <optional>
 
@@ -69,6 +78,7 @@ struct WriterHealth {
   bool writable = false;
   bool failed = false;       // stopped by an I/O error (retried); false and not writable: read-only
   bool repairing = false;    // read-only while its stream is fetched back from peers
+  bool clock_ahead = false;  // refused while its clock is beyond the clock bound (above)
   std::string reason;        // why not writable
   uint64_t io_failures = 0;  // since start
 };
@@ -94,8 +104,12 @@ class WriterState {
   void hand_off();
   Status maybe_seal(uint64_t now_ms);
   // After an I/O failure: redoes the failed step (LogWriter::retry). Ok when writable again.
-  // A read-only writer instead takes up the writer handed over by resume(), if any.
+  // A read-only writer instead takes up the writer handed over by resume(), if any. Either way
+  // it then checks the clock bound again.
   Status retry(uint64_t now_ms);
+  // Sets the clock bound (above) and checks it at once (logged when the stream is beyond it).
+  // Zero, the default: no bound.
+  void set_clock_bound(std::chrono::milliseconds max_ahead);
   // Own-stream repair, from any thread. set_repairing(): health() says the stream is being
   // repaired, and why it is read-only meanwhile ("" ends it). resume(): the repaired stream's
   // writer, taken up by the owner's next retry() (the writer actor calls it every second); from
@@ -128,7 +142,7 @@ class WriterState {
   std::optional<StreamHead> durable_head() const;
 
   InstanceId instance() const { return instance_; }
-  bool writable() const { return writer_ && writer_->failure().ok(); }
+  bool writable() const { return disk_writable() && !clock_ahead_; }
   std::string read_only_reason() const;
   Seqno last_durable() const { return writer_ ? writer_->last_durable() : last_seqno_read_only_; }
   uint64_t flushes() const { return flushes_.load(std::memory_order_relaxed); }
@@ -162,6 +176,9 @@ class WriterState {
   std::vector<HeadListener> head_listeners_;
   std::atomic<uint64_t> remote_floor_{0};  // newest remote op applied (an Hlc value)
   void announce_head();
+  bool disk_writable() const { return writer_ && writer_->failure().ok(); }
+  // Checks the clock bound (the owner's thread): books and logs a change. True when within it.
+  bool check_clock();
   // Publishes the last successful write: the counters, the head listeners, the acknowledged
   // seqno; its records wait in durable_ for hand_off().
   void publish(size_t records);
@@ -175,6 +192,9 @@ class WriterState {
   std::string repair_note_;                // guarded by health_mutex_
   std::unique_ptr<LogWriter> resumed_;     // guarded by health_mutex_
   bool failed_ = false;  // the writer's own view (its thread only)
+  std::chrono::milliseconds max_ahead_{0};  // the clock bound; 0: none
+  bool clock_ahead_ = false;                // beyond it (its thread only)
+  std::string clock_reason_;                // why, while clock_ahead_
   Seqno last_seqno_read_only_;
   // Written by the owner, read by info() from any thread.
   std::atomic<uint64_t> flushes_{0};

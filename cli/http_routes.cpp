@@ -40,7 +40,7 @@ std::optional<json> body_json(const HttpRequest& req, HttpResponse& res) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   try {
     return json::parse(req.body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error; out_of_range for a number like 1e400
     bad_request(res, std::string("the body is not valid JSON: ") + e.what());
     return std::nullopt;
   }

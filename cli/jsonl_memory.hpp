@@ -20,7 +20,8 @@ namespace vasana {
 
 // A time field of a JSON line: epoch milliseconds (an integer) or a string in a form
 // parse_time_ms reads. InvalidArgument naming the field when it is neither or outside the
-// supported times (a JSON integer above INT64_MAX included: it is never wrapped).
+// supported times (an open bound's int64 extreme, and a JSON integer above INT64_MAX, included:
+// neither is ever taken as a time).
 Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name);
 
 // InvalidArgument saying what is wrong with the line (parsed by parse_bounded_json,

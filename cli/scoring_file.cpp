@@ -21,7 +21,6 @@ std::map<std::string, Setter> make_fields() {
       {"pool_factor", [](ScoringWeights& w, double v) { w.pool_factor = v < 1 ? 0 : size_t(v); }},
       {"known_threshold", [](ScoringWeights& w, double v) { w.known_threshold = v; }},
       {"exact_phrase_boost", [](ScoringWeights& w, double v) { w.exact_phrase_boost = v; }},
-      {"reinforce_gain", [](ScoringWeights& w, double v) { w.reinforce_gain = v; }},
       {"strength_max", [](ScoringWeights& w, double v) { w.strength_max = v; }},
       {"kind_prior.correction", [](ScoringWeights& w, double v) { w.kind_prior[0] = v; }},
       {"kind_prior.preference", [](ScoringWeights& w, double v) { w.kind_prior[1] = v; }},
@@ -50,6 +49,9 @@ Status set_field(const std::string& name, const toml::node& n, ScoringWeights& w
   auto it = fields().find(name);
   if (name == "rrf_k")
     return Status::InvalidArgument("rrf_k is not a field: fusion is score-aware (see fusion_window and lane_weight)");
+  if (name == "reinforce_gain")
+    return Status::InvalidArgument("reinforce_gain is not a field: nothing counts reinforcements (strength is "
+                                   "strength_max for a pinned memory, 1 for any other)");
   if (it == fields().end()) return Status::InvalidArgument("unknown field '" + name + "'");
   if (!n.is_number()) return Status::InvalidArgument(name + " must be a number");
   if ((name == "pool_factor" || name == "fusion_window") && !n.is_integer())

@@ -41,7 +41,8 @@ struct AnalogyView {
 };
 
 // Ok, or InvalidArgument naming what is missing or bad: a, b and c non-empty (at most 1000
-// bytes each), at least one realm, each a valid realm name (check_realm).
+// bytes each), at least one realm, each a valid realm name (check_realm), as_of a supported
+// time (check_time_ms).
 Status validate_analogy(const AnalogyRequest& r);
 
 }  // namespace vasana

@@ -20,6 +20,7 @@ Status validate_analogy(const AnalogyRequest& r) {
   if (r.realms.empty()) return Status::InvalidArgument("analogy: name at least one realm");
   for (const auto& realm : r.realms)
     if (Status v = check_realm(realm); !v.ok()) return v;
+  if (r.as_of_ms) return check_time_ms("analogy: as-of", *r.as_of_ms);
   return Status::Ok();
 }
 

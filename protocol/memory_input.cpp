@@ -101,9 +101,7 @@ Status check_label(const char* name, std::string_view v, size_t max, bool requir
 
 Status check_realm(std::string_view realm) { return check_label("realm", realm, kMaxRealmBytes, true); }
 
-bool is_supported_time_ms(int64_t ms) {
-  return ms == kOpenPast || ms == kOpenFuture || (ms >= kMinTimeMs && ms <= kMaxTimeMs);
-}
+bool is_supported_time_ms(int64_t ms) { return ms >= kMinTimeMs && ms <= kMaxTimeMs; }
 
 Status check_time_ms(std::string_view name, int64_t ms) {
   if (is_supported_time_ms(ms)) return Status::Ok();
@@ -111,6 +109,16 @@ Status check_time_ms(std::string_view name, int64_t ms) {
                                  " ms is outside the supported times (epoch milliseconds " +
                                  std::to_string(kMinTimeMs) + " to " + std::to_string(kMaxTimeMs) +
                                  ", years 0000 to 9999)");
+}
+
+Status check_valid_time_ms(std::string_view what, int64_t from, int64_t to) {
+  const std::string prefix = what.empty() ? std::string() : std::string(what) + " ";
+  Status s = from == kOpenPast ? Status::Ok() : check_time_ms(prefix + "valid-from", from);
+  if (s.ok()) s = to == kOpenFuture ? Status::Ok() : check_time_ms(prefix + "valid-to", to);
+  if (s.ok() && from > to)
+    s = Status::InvalidArgument(prefix + "valid-from (" + format_time_ms(from) + ") is after valid-to (" +
+                                format_time_ms(to) + ")");
+  return s;
 }
 
 Status validate_memory(const MemoryInput& m, const InputLimits& limits) {
@@ -137,13 +145,8 @@ Status validate_memory(const MemoryInput& m, const InputLimits& limits) {
   if (!s.ok()) return s;
   s = check_text("source tool", m.source_tool, kMaxSourceBytes, false);
   if (!s.ok()) return s;
-  s = check_time_ms("valid-from", m.valid_from_ms);
+  s = check_valid_time_ms("", m.valid_from_ms, m.valid_to_ms);
   if (!s.ok()) return s;
-  s = check_time_ms("valid-to", m.valid_to_ms);
-  if (!s.ok()) return s;
-  if (m.valid_from_ms > m.valid_to_ms)
-    return Status::InvalidArgument("valid-from (" + format_time_ms(m.valid_from_ms) + ") is after valid-to (" +
-                                   format_time_ms(m.valid_to_ms) + ")");
   if (!m.vector.empty() && limits.vector_dim != 0 && m.vector.size() != limits.vector_dim)
     return Status::InvalidArgument("vector has " + std::to_string(m.vector.size()) +
                                    " dimensions; this store's vector space has " + std::to_string(limits.vector_dim));

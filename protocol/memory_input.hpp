@@ -71,19 +71,26 @@ Status check_text(std::string_view name, std::string_view v, size_t max, bool re
 Status check_realm(std::string_view realm);
 
 // The times a client may give: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (what the
-// text form can write), and the two open bounds kOpenPast and kOpenFuture.
+// text form can write). The open bounds kOpenPast and kOpenFuture are not times: a client leaves
+// a valid-time bound out to make it open, and can never send one as a time (it would be stored
+// as open, the opposite of what it says).
 constexpr int64_t kMinTimeMs = -62167219200000;  // 0000-01-01T00:00:00.000Z
 constexpr int64_t kMaxTimeMs = 253402300799999;  // 9999-12-31T23:59:59.999Z
 bool is_supported_time_ms(int64_t ms);
 // Ok, or InvalidArgument naming the field, the value and the supported range.
 Status check_time_ms(std::string_view name, int64_t ms);
+// A valid time as the protocol carries it, on the client and again on the node: from is
+// kOpenPast (open) or a supported time, to is kOpenFuture (open) or a supported time, and from
+// is not after to. InvalidArgument naming the bound ("<what> valid-from ..."; what may be "").
+Status check_valid_time_ms(std::string_view what, int64_t from, int64_t to);
 // How the accepted time forms are described in error messages.
 inline constexpr std::string_view kTimeFormsHelp =
-    "use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds, from year 0000 to 9999";
+    "use 2026-11-30, 2026-11-30T12:00:00Z or epoch milliseconds, from year 0000 to 9999 "
+    "(-62167219200000 to 253402300799999 ms)";
 
 // Parses "2026-11-30", "2026-11-30T12:34:56Z", "2026-11-30T12:34:56.789Z" (UTC only) or a
 // plain integer of milliseconds since the epoch; nullopt for anything else, including an
-// integer outside the supported times (is_supported_time_ms).
+// integer outside the supported times (is_supported_time_ms: the open bounds too).
 std::optional<int64_t> parse_time_ms(std::string_view s);
 // The inverse for display: "2026-11-30T12:34:56.789Z"; "open" for the two open bounds. Any
 // other int64 is written exactly too (years past 9999 with more digits, years before 0000 with

@@ -41,7 +41,7 @@ static_assert(static_cast<int>(schema::Kind::EPISODE) == static_cast<int>(Memory
 static_assert(static_cast<int>(schema::Status::ARCHIVED) == static_cast<int>(MemoryStatus::archived));
 static_assert(static_cast<int>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) ==
               static_cast<int>(Epistemic::autonomous_synthesis));
-static_assert(std::variant_size_v<OpValue> == kMaxOpType);
+static_assert(std::variant_size_v<OpValue> == kMaxOpType - 1);  // every op type but the retired access
 
 // Op type code = union ordinal + 1: a reordering of the schema breaks the build here.
 static_assert(static_cast<uint16_t>(Op::PUT_MEMORY) + 1 == static_cast<uint16_t>(OpType::put_memory));
@@ -167,13 +167,8 @@ std::string render(Op::Reader op) {
       o.str("reviewer", sv(r.getReviewer())).str("note", sv(r.getNote()));
       break;
     }
-    case Op::ACCESS: {
-      auto a = op.getAccess();
-      o.str("memory", id_text(a.getMemory()));
-      o.str("access", a.getKind() == schema::AccessKind::RECALLED ? "recalled" : "reinforced");
-      o.real("weight", a.getWeight());
-      break;
-    }
+    case Op::ACCESS:
+      break;  // retired: validate_op refuses it before anything is rendered
     case Op::SET_PINNED: {
       auto p = op.getSetPinned();
       o.str("memory", id_text(p.getMemory())).boolean("pinned", p.getPinned());
@@ -232,7 +227,12 @@ MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
   return m;
 }
 
-uint16_t op_type_of(const OpValue& op) { return static_cast<uint16_t>(op.index() + 1); }
+uint16_t op_type_of(const OpValue& op) {
+  // OpValue's alternatives are the op types in order, the retired access (10) left out.
+  constexpr uint16_t kAccess = static_cast<uint16_t>(OpType::access);
+  const auto code = static_cast<uint16_t>(op.index() + 1);
+  return code < kAccess ? code : code + 1;
+}
 
 namespace {
 
@@ -332,12 +332,6 @@ std::string encode_op(const OpValue& value) {
             r.setReviewer(text_of(o.reviewer));
             r.setNote(text_of(o.note));
           },
-          [&](const AccessOp& o) {
-            auto a = op.initAccess();
-            set_memory_id(a.initMemory(), o.memory);
-            a.setKind(static_cast<schema::AccessKind>(o.kind));
-            a.setWeight(o.weight);
-          },
           [&](const SetPinnedOp& o) {
             auto p = op.initSetPinned();
             set_memory_id(p.initMemory(), o.memory);
@@ -370,6 +364,10 @@ namespace {
 Status check_op_type(uint16_t op_type) {
   if (!op_type_name(op_type))
     return Status::Incompatible("op type " + std::to_string(op_type) + " is newer than this build; upgrade vasana");
+  // No vasana ever wrote one: a record of it was not written by a writer of this format.
+  if (is_retired_op_type(op_type))
+    return Status::Corruption("op type " + std::to_string(op_type) + " (" + std::string(*op_type_name(op_type)) +
+                              ") is retired: no writer writes it");
   return Status::Ok();
 }
 Status check_op_holds(uint16_t op_type, Op::Reader op) {
@@ -477,12 +475,11 @@ T& holding(OpValue& v) {
 }
 
 // How many values each schema enum has (its last value + 1).
-constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kAccessKinds = 2, kPolicies = 2;
+constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kPolicies = 2;
 static_assert(static_cast<uint16_t>(schema::Kind::EPISODE) + 1 == kKinds);
 static_assert(static_cast<uint16_t>(schema::Status::ARCHIVED) + 1 == kStatuses);
 static_assert(static_cast<uint16_t>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) + 1 == kEpistemics);
 static_assert(static_cast<uint16_t>(schema::Decision::REJECT) + 1 == kDecisions);
-static_assert(static_cast<uint16_t>(schema::AccessKind::REINFORCED) + 1 == kAccessKinds);
 static_assert(static_cast<uint16_t>(schema::ConflictPolicy::CONTRADICT) + 1 == kPolicies);
 
 // Every field of op into out; which() is known to be a member this build has (check_op_holds).
@@ -585,14 +582,8 @@ Status decode_into(Op::Reader op, OpValue& out) {
       d.text("note", r.getNote(), v.note);
       break;
     }
-    case Op::ACCESS: {
-      auto a = op.getAccess();
-      auto& v = holding<AccessOp>(out);
-      d.id("memory", a.getMemory(), v.memory, /*required=*/true);
-      d.enumerated("access kind", a.getKind(), kAccessKinds, v.kind);
-      v.weight = a.getWeight();
-      break;
-    }
+    case Op::ACCESS:
+      return Status::Corruption("access is retired");  // check_op_type refuses it first
     case Op::SET_PINNED: {
       auto p = op.getSetPinned();
       auto& v = holding<SetPinnedOp>(out);

@@ -30,7 +30,8 @@ Result<MemoryInput> decode_put_memory(std::string_view payload);
 // member is op_type, every field readable as its schema type, every Text valid UTF-8, every
 // enum a value this build knows, the fields an op needs present (a put's realm and text, the
 // memory or triplet an op acts on), vectors of at most kMaxVectorDim values. Corruption when it
-// is not; Incompatible when op_type or an enum value is newer than this build. Every check of a
+// is not, and for the retired access op type (protocol/op_type.hpp), which no writer writes;
+// Incompatible when op_type or an enum value is newer than this build. Every check of a
 // record's payload (a segment's scan, a peer's chunk, `vasana verify`) is this one.
 // Threading: any thread; it reuses one decoded value per thread.
 Status validate_op(uint16_t op_type, std::string_view payload);

@@ -1,5 +1,7 @@
 // The op type code stored in every record header. Code = ordinal of the op in the Op union of
 // protocol/ops.capnp + 1 (0 is never a valid op). op_codec.cpp asserts the mapping.
+// Code 10 (access) is retired: it is in the schema, but no vasana writes it and every reader
+// refuses a record of it as corrupt (docs/segment-format.md, "Op payloads").
 #pragma once
 
 #include <cstdint>
@@ -18,11 +20,13 @@ enum class OpType : uint16_t {
   retract_triplet = 7,
   add_correction = 8,
   review_decision = 9,
-  access = 10,
+  access = 10,  // retired
   set_pinned = 11,
 };
 
 constexpr uint16_t kMaxOpType = 11;
+
+constexpr bool is_retired_op_type(uint16_t code) { return code == static_cast<uint16_t>(OpType::access); }
 
 // "put_memory", ...; nullopt for a code this build does not know.
 std::optional<std::string_view> op_type_name(uint16_t code);

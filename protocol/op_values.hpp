@@ -17,7 +17,6 @@ enum class MemoryKind : uint8_t { correction, preference, wisdom, insight, opera
 enum class MemoryStatus : uint8_t { active, verified, observed, proposed, superseded, contradicted, archived };
 enum class Epistemic : uint8_t { user_stated, tool_derived, model_inferred, autonomous_synthesis };
 enum class ReviewVerdict : uint8_t { approve, reject };
-enum class AccessKind : uint8_t { recalled, reinforced };
 enum class ConflictPolicy : uint8_t { supersede, contradict };
 
 const char* kind_name(MemoryKind k);
@@ -101,19 +100,14 @@ struct ReviewDecisionOp {
   std::string note;
 };
 
-struct AccessOp {
-  MemoryId memory;
-  AccessKind kind = AccessKind::recalled;
-  float weight = 1.0f;
-};
-
 struct SetPinnedOp {
   MemoryId memory;
   bool pinned = false;
 };
 
-// Alternatives in OpType order (protocol/op_type.hpp): index + 1 == op type code.
+// Alternatives in OpType order (protocol/op_type.hpp), without the retired access op: op_type_of()
+// gives each its code.
 using OpValue = std::variant<PutMemoryOp, UpdateContentOp, SetStatusOp, SetVectorOp, DeleteMemoryOp, AddTripletOp,
-                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, AccessOp, SetPinnedOp>;
+                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, SetPinnedOp>;
 
 }  // namespace vasana

@@ -7,6 +7,8 @@
 #   header is the union ordinal + 1 (protocol/op_codec.cpp asserts the mapping). A node that reads
 #   an op type it does not know stops applying that writer's stream with an "upgrade needed"
 #   error: it never skips an op, because skipping would make replicas diverge.
+# - An op may be retired: it stays in the union (its ordinal stays taken), no writer writes it,
+#   and a reader refuses a record of it as corrupt. access (op type 10) is retired.
 # - Defaults are part of the format: changing a default changes the meaning of old records.
 # - Times are milliseconds since the Unix epoch (UTC). Open bounds use the Int64 extremes.
 @0xb459490827150e32;
@@ -144,6 +146,7 @@ struct ReviewDecision {
   note @3 :Text;
 }
 
+# Retired, with the op that uses them (Op.access): kept so that no other op takes the ordinal.
 enum AccessKind {
   recalled @0;
   reinforced @1;
@@ -171,7 +174,7 @@ struct Op {
     retractTriplet @6 :RetractTriplet;
     addCorrection @7 :AddCorrection;
     reviewDecision @8 :ReviewDecision;
-    access @9 :Access;
+    access @9 :Access;  # retired: no writer writes it, a reader refuses it as corrupt (docs/segment-format.md)
     setPinned @10 :SetPinned;
   }
 }

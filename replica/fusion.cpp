@@ -24,10 +24,7 @@ std::string normalized_phrase(const std::string& s) {
 
 namespace {
 
-double strength_of(const MemoryRecord& m, const ScoringWeights& w) {
-  if (m.pinned) return w.strength_max;
-  return std::min(w.strength_max, 1.0 + w.reinforce_gain * std::log2(1.0 + double(m.reinforcements)));
-}
+double strength_of(const MemoryRecord& m, const ScoringWeights& w) { return m.pinned ? w.strength_max : 1.0; }
 
 }  // namespace
 

@@ -127,13 +127,6 @@ struct MemoryRecord {
   Lww<std::vector<float>> vector;
   Lww<StatusValue> status;
   OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
-
-  // Access ops are counted, not merged by version: each op is applied exactly once.
-  // The weight sum is kept in millionths as an integer: integer sums do not depend on the
-  // order of the additions, floating-point sums do, and replicas must agree bit for bit.
-  uint64_t recalls = 0;
-  uint64_t reinforcements = 0;
-  int64_t reinforcement_micros = 0;
 };
 
 struct TripletRecord {

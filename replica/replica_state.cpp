@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <cmath>
 #include <algorithm>
 #include <cstring>
 #include <tuple>
@@ -280,8 +279,10 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  },
                  [&](const RetractTripletOp& o) {
                    ch.triplets = true;
+                   // The first retraction (the least key) is when the triplet stopped being
+                   // live, however many nodes retract it and in whatever order they arrive.
                    auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
-                   if (!inserted && it->second < key) it->second = key;
+                   if (!inserted && key < it->second) it->second = key;
                    auto t = triplets_.find(o.triplet);
                    if (t == triplets_.end()) early_retractions_[o.triplet].push_back(key);
                    if (t != triplets_.end()) {
@@ -311,17 +312,6 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    record_write(writes_after_put(history(m).pinned, m, m.pinned), key, o.pinned);
                    if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
                      m.pinned = o.pinned;
-                 },
-                 [&](const AccessOp& o) {
-                   ch.memory = o.memory;
-                   touched(o.memory, key);
-                   MemoryRecord& m = record(o.memory);
-                   if (o.kind == AccessKind::recalled) {
-                     ++m.recalls;
-                   } else {
-                     ++m.reinforcements;
-                     m.reinforcement_micros += std::llround(double(o.weight) * 1e6);
-                   }
                  },
              },
              op);
@@ -505,9 +495,11 @@ Hash256 ReplicaState::digest() const {
       d.key(w.first);
       d.str(w.second.text);
     }
-    d.u64(m.recalls);
-    d.u64(m.reinforcements);
-    d.i64(m.reinforcement_micros);
+    // Three zero words where the counters of the retired access op were hashed (always zero:
+    // no writer wrote one), so that digests compare with those of builds that kept them.
+    d.u64(0);
+    d.u64(0);
+    d.i64(0);
   }
   d.u64(triplets_.size());
   for (const auto& [id, t] : triplets_) {

@@ -166,7 +166,7 @@ class ReplicaState {
   MemoryTable memories_;  // also records of updates whose put has not arrived
   size_t created_count_ = 0;
   std::map<MemoryId, TripletRecord> triplets_;
-  std::map<MemoryId, OrderKey> retracted_;  // triplet id -> the retraction's key
+  std::map<MemoryId, OrderKey> retracted_;  // triplet id -> its first retraction's key (the least)
   std::map<MemoryId, CorrectionRecord> corrections_;
   std::map<ClaimGroup, std::set<MemoryId>> claim_groups_;  // functional triplet ids, retracted ones too
   // Per memory, the keys of the ops other than its put that touched it (history_keys), in order.

@@ -26,7 +26,6 @@ Status validate(const ScoringWeights& w) {
   if (s.ok()) s = check("status.active", w.status.active, 0.25, 4);
   if (s.ok()) s = check("status.observed", w.status.observed, 0.25, 4);
   if (s.ok()) s = check("status.staged", w.status.staged, 0.05, 1);
-  if (s.ok()) s = check("reinforce_gain", w.reinforce_gain, 0, 1);
   if (s.ok()) s = check("strength_max", w.strength_max, 1, 4);
   if (s.ok()) s = check("prior_bound", w.prior_bound, 1, 2);
   if (s.ok()) s = check("exact_phrase_boost", w.exact_phrase_boost, 1, 4);

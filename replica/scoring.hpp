@@ -30,9 +30,7 @@ struct ScoringWeights {
   // [1 / prior_bound, prior_bound], so that they break near-ties and relevance decides.
   std::array<double, 6> kind_prior = {1.3, 1.2, 1.1, 1.0, 1.0, 0.9};
   StatusWeights status;
-  // Strength: 1 + reinforce_gain * log2(1 + reinforcements), capped at strength_max; pinned
-  // memories get strength_max.
-  double reinforce_gain = 0.1;
+  // Strength: strength_max for a pinned memory, 1 for any other.
   double strength_max = 1.5;
   double prior_bound = 1.15;
   // A memory containing the whole query phrase (two or more words) is multiplied by this.

@@ -95,9 +95,6 @@ If<X, MemoryRecord> describe(IO& io, X& m) {
   io(m.vector);
   io(m.status);
   io(m.verdicts);
-  io(m.recalls);
-  io(m.reinforcements);
-  io(m.reinforcement_micros);
 }
 template <class IO, class X>
 If<X, TripletRecord> describe(IO& io, X& t) {

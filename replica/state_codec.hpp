@@ -29,7 +29,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 2;
+inline constexpr uint32_t kStateFormatVersion = 4;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

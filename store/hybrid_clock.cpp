@@ -23,6 +23,11 @@ void HybridClock::observe(Hlc seen) {
   if (seen > last_) last_ = seen;
 }
 
+uint64_t HybridClock::ahead_ms() const {
+  const uint64_t wall = wall_ms_();
+  return last_.physical_ms() > wall ? last_.physical_ms() - wall : 0;
+}
+
 uint64_t system_wall_ms() {
   using namespace std::chrono;
   return static_cast<uint64_t>(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());

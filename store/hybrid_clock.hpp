@@ -22,6 +22,8 @@ class HybridClock {
   // Advances past a timestamp seen elsewhere (a recovered record, a remote op).
   void observe(Hlc seen);
   Hlc last() const { return last_; }
+  // How far last() is ahead of the wall clock now, in milliseconds; 0 when it is not ahead.
+  uint64_t ahead_ms() const;
 
  private:
   std::function<uint64_t()> wall_ms_;

@@ -158,9 +158,10 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   MetricFamily own_state = family("vasana_own_writer_state",
                                   "1 for the state this node's own writer is in, 0 for the others: writable; failed "
                                   "(an I/O error stopped it; retried); repairing (its stream is damaged, or the node was "
-                                  "restored from a backup, and it is fetched back from peers); read-only (damaged, nothing to repair it from).",
+                                  "restored from a backup, and it is fetched back from peers); read-only (damaged, nothing to repair it from); "
+                                  "clock-ahead (its stream is stamped beyond sync.max_clock_skew_ms ahead of this node's clock).",
                                   MetricType::Gauge);
-  for (const char* st : {"writable", "failed", "repairing", "read-only"})
+  for (const char* st : {"writable", "failed", "repairing", "read-only", "clock-ahead"})
     add(own_state, {{"state", st}}, s.own_writer.state == st ? 1 : 0);
   MetricFamily io_failures = family("vasana_own_writer_io_failures_total",
                                     "I/O errors that stopped this node's own writer since the process started.",
@@ -170,8 +171,9 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                  "1 for each writer this node cannot take further now, by problem: clock-held (its "
                                  "next op is stamped too far ahead of this node's clock), copy-failed (its copy "
                                  "cannot be written here; retried), apply-stopped (an op of it could not be applied); "
-                                 "under the own writer, checkpoint-failed (the state checkpoint cannot be written; "
-                                 "retried) and checkpoint-damaged (the one found was damaged and set aside).",
+                                 "under the own writer, clock-ahead (its stream is stamped too far ahead of this "
+                                 "node's clock), checkpoint-failed (the state checkpoint cannot be written; retried) "
+                                 "and checkpoint-damaged (the one found was damaged and set aside).",
                                  MetricType::Gauge);
   for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
   MetricFamily holds = family("vasana_clock_skew_holds_total",

@@ -246,6 +246,7 @@ bool MirrorSet::retry_copy(InstanceId writer, Entry& e, std::chrono::steady_cloc
 void MirrorSet::note_hold(InstanceId writer, Entry& e, const std::optional<WriterMirror::HeldRecord>& held) {
   if (held && !e.held) {
     ++clock_holds_;
+    e.held_since = Clock::now();
     const uint64_t now = bound_.wall_ms ? bound_.wall_ms() : system_wall_ms();
     const uint64_t at = held->ts.physical_ms();
     log_("sync: writer " + to_hex(writer) + " op " + std::to_string(held->seqno.value) + " is stamped " +
@@ -278,6 +279,13 @@ uint64_t MirrorSet::copy_failures() const {
 uint64_t MirrorSet::clock_holds() const {
   std::lock_guard<std::mutex> g(mutex_);
   return clock_holds_;
+}
+
+std::optional<double> MirrorSet::held_seconds(InstanceId writer) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  auto found = entries_.find(writer);
+  if (found == entries_.end() || !found->second.held) return std::nullopt;
+  return std::chrono::duration<double>(Clock::now() - found->second.held_since).count();
 }
 
 size_t MirrorSet::copies() const {

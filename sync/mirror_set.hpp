@@ -134,6 +134,9 @@ class MirrorSet {
   std::vector<CopyProblem> problems() const;
   // Times a writer was held by the clock bound since start.
   uint64_t clock_holds() const;
+  // Seconds since the clock bound began to hold writer here (this node has everything of it
+  // before the held op since then); nullopt while it is not held. Lag shows at least this.
+  std::optional<double> held_seconds(InstanceId writer) const;
   // Times a copy could not be written or synced since start.
   uint64_t copy_failures() const;
   // Writers this node keeps a copy of (or state for).
@@ -158,6 +161,7 @@ class MirrorSet {
     Seqno skip_through;   // applied before a rewind: not applied again
     bool failure_logged = false;  // the failure is logged; cleared (and logged) by the next write
     std::optional<WriterMirror::HeldRecord> held;  // clock bound: not fetched until it is due
+    std::chrono::steady_clock::time_point held_since;  // when held was first noted
   };
   // A claim of a writer with no entry (nothing of it held here).
   struct NewClaim {

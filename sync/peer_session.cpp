@@ -150,6 +150,8 @@ PeerStatus PeerSession::status() const {
     if (l.lag_ops > 0) {
       const uint64_t ts = h.last_ts.physical_ms();
       l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
+      // Ops stamped ahead of this clock and held by the clock bound: behind since the hold.
+      if (auto held = i.mirrors->held_seconds(h.writer)) l.lag_seconds = std::max(l.lag_seconds, *held);
     }
     st.writers.push_back(l);
   }

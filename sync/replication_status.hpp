@@ -4,7 +4,9 @@
 // Lag (DESIGN.md "Replication"), per peer and per writer: lag_ops is how many of the writer's
 // ops the peer has advertised that this node has not applied (peer_seqno - applied_seqno, 0 when
 // this node is level or ahead); lag_seconds is the time since the newest op the peer has that
-// this node has not applied (now - its effective timestamp), 0 when lag_ops is 0.
+// this node has not applied (now - its effective timestamp), 0 when lag_ops is 0. For a writer
+// the clock bound holds here (its ops stamped ahead of this node's clock) it is at least the
+// time since the hold began, so it grows while the writer is held.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +56,9 @@ struct OwnWriterStatus {
   // "writable"; "failed": an I/O error stopped it (retried every second until the disk takes
   // the failed step again); "repairing": its stream is damaged, or the node was started from a
   // backup, and it is being fetched back from peers; "read-only": its stream is damaged and no peer or sibling can repair it
-  // (`vasana repair`).
+  // (`vasana repair`); "clock-ahead": its stream is stamped more than sync.max_clock_skew_ms
+  // ahead of this node's clock, and writes wait until the clock is within that
+  // (actors/writer_state.hpp).
   std::string state = "writable";
   std::string reason;        // why it is not writable; "" when it is
   uint64_t io_failures = 0;  // I/O errors that stopped it since the process started
@@ -63,10 +67,11 @@ struct OwnWriterStatus {
 // A writer this node cannot take further now. problem: "clock-held" (its next op is stamped too
 // far ahead of this node's clock: sync.max_clock_skew_ms), "copy-failed" (its copy cannot be
 // written or synced here: retried), "apply-stopped" (an op of it could not be applied: its
-// later ops wait behind it). Under the own writer, the node's state checkpoint
-// (actors/checkpoint_task.hpp): "checkpoint-failed" (the last one could not be written, a full
-// disk say: retried at the next interval), "checkpoint-damaged" (the one found was damaged and set
-// aside: until a new one is written).
+// later ops wait behind it). Under the own writer, "clock-ahead" (while its state is clock-ahead:
+// seqno is its last op) and the node's state checkpoint (actors/checkpoint_task.hpp):
+// "checkpoint-failed" (the last one could not be written, a full disk say: retried at the next
+// interval), "checkpoint-damaged" (the one found was damaged and set aside: until a new one is
+// written).
 struct WriterProblem {
   std::string writer;  // instance id, 16 hex digits
   std::string problem;

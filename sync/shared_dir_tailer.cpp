@@ -194,6 +194,7 @@ std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, Instan
             l.lag_ops = l.peer_seqno - l.applied_seqno;
             const uint64_t ts = last.ts.physical_ms();
             l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
+            if (auto held = mirrors_->held_seconds(w.instance)) l.lag_seconds = std::max(l.lag_seconds, *held);
           }
         }
         // This node is its own writer's origin: shown only when the sibling holds more of it

@@ -208,6 +208,9 @@ Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Check
   }
   const SegmentScan& scan = checked.scan;
   const bool fresh = chunk.offset == 0;
+  // A hold is news even when nothing before the held record is left to store (the chunk starts
+  // with it): the caller stops fetching that writer until the record is due.
+  out.held = checked.held;
   if (chunk.bytes.empty()) return out;
   if (fresh && !scan.header) return out;  // not even the whole header yet
   if (scan.verified_bytes == 0) return out;
@@ -256,7 +259,6 @@ Result<WriterMirror::Accepted> WriterMirror::store(const PeerChunk& chunk, Check
     next_.min_ts = last.ts;
   }
   out.records = std::move(checked.records);
-  out.held = checked.held;
   if (sync_now) {
     durable_ = head();
     durable_position_ = position();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/writer_state.hpp"
+#include "protocol/memory_input.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "store/hybrid_clock.hpp"
@@ -150,6 +151,81 @@ TEST_CASE("a read-only writer state refuses to stage and says why") {
   CHECK_FALSE(ro.writable());
   CHECK(ro.last_durable() == Seqno(41));
   CHECK(ro.read_only_reason() == "segment 3 is corrupt");
+}
+
+TEST_CASE("a writer whose stream is stamped beyond the clock bound refuses writes until the clock is within it") {
+  EventLog log;
+  RecordingFileSystem fs(log, SyncFaults{});
+  const uint64_t future = 2'000'000'000'000ull;  // 2033: a run with its clock ten years ahead
+  const uint64_t now = future - 315'360'000'000ull;
+  auto wall = std::make_shared<std::atomic<uint64_t>>(future);
+  auto w = LogWriter::open(fs, "/fake/writers/" + to_hex(kInstance), kInstance, VectorSpace{}, StreamTail{},
+                           LogWriterOptions{}, future);
+  REQUIRE(w.ok());
+  WriterState state(kInstance, std::move(w.value()), HybridClock([wall] { return wall->load(); }),
+                    GroupCommitOptions{}, "");
+  std::vector<std::string> lines;
+  state.set_log([&](const std::string& l) { lines.push_back(l); });
+  state.set_clock_bound(std::chrono::milliseconds(60000));
+  auto first = state.stage(kPut, payload("written with the clock ahead"));
+  REQUIRE(first.ok());
+  REQUIRE(state.flush().ok());
+  CHECK(state.health().writable);
+
+  // The clock is set right: the stream is ten years ahead of it.
+  wall->store(now);
+  REQUIRE(state.retry(now).ok());  // the writer actor's tick, every second
+  WriterHealth h = state.health();
+  CHECK_FALSE(h.writable);
+  CHECK(h.clock_ahead);
+  CHECK_FALSE(h.failed);
+  CHECK(h.reason.find("more than sync.max_clock_skew_ms (60000 ms) ahead") != std::string::npos);
+  CHECK(h.reason.find(format_time_ms(int64_t(future))) != std::string::npos);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].find("writer: the own stream is stamped up to") == 0);
+  CHECK_FALSE(state.info().writable);
+  auto refused = state.stage(kPut, payload("refused while ahead"));
+  CHECK(refused.status().code() == Code::failed_precondition);
+  CHECK(refused.status().message().find("writes are refused until the clock reaches") != std::string::npos);
+  CHECK_FALSE(state.has_pending());
+
+  // Within the bound, not yet past the stream: writable again, and stamped after its last op.
+  wall->store(future - 60000);
+  auto taken = state.stage(kPut, payload("taken once within the bound"));
+  REQUIRE(taken.ok());
+  CHECK(first->ts < taken->ts);
+  REQUIRE(state.flush().ok());
+  h = state.health();
+  CHECK(h.writable);
+  CHECK_FALSE(h.clock_ahead);
+  CHECK(h.reason.empty());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].find("within sync.max_clock_skew_ms") != std::string::npos);
+}
+
+TEST_CASE("a writer whose stream is ahead by less than the clock bound keeps writing, after its last op") {
+  EventLog log;
+  RecordingFileSystem fs(log, SyncFaults{});
+  const uint64_t t0 = 1'700'000'000'000ull;
+  auto wall = std::make_shared<std::atomic<uint64_t>>(t0);
+  auto w = LogWriter::open(fs, "/fake/writers/" + to_hex(kInstance), kInstance, VectorSpace{}, StreamTail{},
+                           LogWriterOptions{}, t0);
+  REQUIRE(w.ok());
+  WriterState state(kInstance, std::move(w.value()), HybridClock([wall] { return wall->load(); }),
+                    GroupCommitOptions{}, "");
+  state.set_clock_bound(std::chrono::milliseconds(60000));
+  auto first = state.stage(kPut, payload("one"));
+  REQUIRE(first.ok());
+  REQUIRE(state.flush().ok());
+  wall->store(t0 - 59000);  // set back less than the bound
+  REQUIRE(state.retry(t0 - 59000).ok());
+  CHECK(state.health().writable);
+  auto second = state.stage(kPut, payload("two"));
+  REQUIRE(second.ok());
+  CHECK(first->ts < second->ts);  // never backwards
+  // The same writer with a remote op applied at the bound stays writable too.
+  state.observe_remote(Hlc::make(t0 - 59000 + 60000, 0));
+  CHECK(state.stage(kPut, payload("three")).ok());
 }
 
 }  // namespace vasana::test

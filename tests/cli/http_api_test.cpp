@@ -323,4 +323,45 @@ TEST_CASE("an HTTP client gets exactly its grants: reads in its realm, 403 elsew
   CHECK(contains(metrics, R"(vasana_client_requests_total{transport="ipc",kind="remember",result="permission-denied"} 0)"));
 }
 
+
+TEST_CASE("HTTP refuses the int64 extremes and numbers past a double as times with 400, never storing them as open") {
+  TempDir tmp;
+  REQUIRE(init_data_dir_with_cli(tmp.sub("d"), tmp.path()) == "");
+  ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"), http_config(tmp));
+  REQUIRE(node.wait_ready() == "");
+  const std::string url = http_url(node);
+  const std::vector<std::string> writer = {"-H", "Authorization: Bearer " + kToken};
+  auto post = [&](const std::string& path, const std::string& body) {
+    auto args = writer;
+    args.insert(args.end(), {"-d", body});
+    return curl(tmp, url + path, args);
+  };
+  auto refused = [&](const std::string& path, const std::string& body, const std::string& says) {
+    Reply r = post(path, body);
+    INFO(path << " " << body << " -> " << r.status << " " << r.body);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.body, nullptr, false).value("error", "") == "bad_input");
+    CHECK(contains(r.body, says));
+  };
+  const std::string range = "outside the supported times";
+  refused("/v1/remember", R"({"realm":"notes","text":"a","valid_from":-9223372036854775808})", range);
+  refused("/v1/remember", R"({"realm":"notes","text":"b","valid_to":9223372036854775807})", range);
+  refused("/v1/remember", R"({"realm":"notes","text":"c","valid_from":9223372036854775807})", range);
+  refused("/v1/remember", R"({"realm":"notes","text":"d","valid_to":1e400})", "not valid JSON");
+  refused("/v1/facts", R"({"realm":"notes","subject":"a","predicate":"b","object":"c","valid_to":-9223372036854775808})", range);
+  refused("/v1/recall", R"({"query":"x","realms":["notes"],"known_at":-9223372036854775808})", range);
+  refused("/v1/recall", R"({"query":"x","realms":["notes"],"as_of":9223372036854775807})", range);
+  refused("/v1/recall", R"({"query":"x","realms":["notes"],"since":9223372036854775807})", range);
+  refused("/v1/recall", R"({"query":"x","realms":["notes"],"until":-9223372036854775808})", range);
+  refused("/v1/analogy", R"({"a":"x","b":"y","c":"z","realms":["notes"],"as_of":-9223372036854775808})", range);
+  // Nothing was written; positive control: the extreme supported times are stored as given.
+  Reply list = curl(tmp, url + "/v1/memories?realm=notes", writer);
+  CHECK_FALSE(contains(list.body, "\"text\":\"a\""));
+  Reply ok = post("/v1/remember", R"({"realm":"notes","text":"kept","valid_from":-62167219200000,"valid_to":253402300799999})");
+  CHECK(ok.status == 200);
+  list = curl(tmp, url + "/v1/memories?realm=notes", writer);
+  CHECK(contains(list.body, "0000-01-01T00:00:00.000Z"));
+  CHECK(contains(list.body, "9999-12-31T23:59:59.999Z"));
+}
+
 }  // namespace vasana::test

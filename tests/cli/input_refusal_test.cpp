@@ -204,4 +204,101 @@ TEST_CASE("the node validates recall queries: realm, text size, lanes, limit and
   check_refused(d.run({"recall", "--data", d.data, "--realm", "bad\x01realm", "q"}), {"realm contains control characters"});
 }
 
+
+TEST_CASE("the int64 extremes that stand for an open bound are refused as times on every way in, never stored as open") {
+  ServedDir d;
+  const std::string min = "-9223372036854775808", max = "9223372036854775807";
+  const std::string range = "-62167219200000 to 253402300799999";
+  // The command line.
+  check_refused(d.run({"remember", "--data", d.data, "--realm", "r", "--valid-from", min, "t"}),
+                {"--valid-from '" + min + "' is not a time", range});
+  check_refused(d.run({"remember", "--data", d.data, "--realm", "r", "--valid-to", max, "t"}),
+                {"--valid-to '" + max + "' is not a time", range});
+  check_refused(d.run({"fact", "--data", d.data, "--realm", "r", "--valid-to", min, "a|b|c"}), {"--valid-to '" + min + "'"});
+  check_refused(d.run({"update", "--data", d.data, "00000000000000ab-1", "--valid-from", max}), {"--valid-from '" + max + "'"});
+  for (const char* option : {"--as-of", "--known-at", "--since", "--until"})
+    for (const std::string& t : {min, max})
+      check_refused(d.run({"recall", "--data", d.data, "--realm", "r", option, t, "q"}),
+                    {std::string(option) + " '" + t + "' is not a time"});
+  check_refused(d.run({"analogy", "--data", d.data, "--realm", "r", "--as-of", min, "a", "b", "c"}), {"--as-of '" + min + "'"});
+  // Import lines and recall --batch lines.
+  const std::string file = d.tmp.sub("times.jsonl");
+  write_text(file, "{\"text\": \"open?\", \"ref\": \"a\", \"valid_from\": " + min + "}\n");
+  check_refused(d.run({"import", "--data", d.data, "--realm", "r", file}),
+                {"line 1: valid_from " + min + " ms is outside the supported times"});
+  write_text(file, "{\"text\": \"open?\", \"ref\": \"a\", \"valid_to\": \"" + max + "\"}\n");
+  check_refused(d.run({"import", "--data", d.data, "--realm", "r", file}), {"line 1: valid_to '" + max + "' is not a time"});
+  const std::string batch = d.tmp.sub("batch.jsonl");
+  for (const char* field : {"as_of", "known_at", "since", "until"}) {
+    write_text(batch, "{\"query\": \"q\", \"realms\": [\"r\"], \"" + std::string(field) + "\": " + max + "}\n");
+    auto b = d.run({"recall", "--data", d.data, "--batch", batch});
+    CAPTURE(field, b.out, b.err);
+    CHECK(b.status.code == 2);
+    CHECK(contains(b.out, std::string(field) + " " + max + " ms is outside the supported times"));
+  }
+  CHECK(d.records() == 0);
+  // Positive control: the latest supported time is stored as given.
+  auto ok = d.run({"remember", "--data", d.data, "--realm", "r", "--valid-to", "253402300799999", "t"});
+  CAPTURE(ok.err);
+  CHECK(ok.status.code == 0);
+  CHECK(d.records() == 1);
+}
+
+TEST_CASE("the node refuses an open bound's extreme sent as a time by a client that skips the command line") {
+  ServedDir d;
+  auto client = d.client();
+  auto call = [&](ClientRequest req) {
+    auto r = client->call(req, 10s);
+    REQUIRE(r.ok());
+    return r.value();
+  };
+  auto refused = [&](ClientRequest req, const std::string& says) {
+    const ClientResponse r = call(std::move(req));
+    CAPTURE(r.message);
+    CHECK(r.kind == ClientResponse::Kind::error);
+    CHECK(r.error == ClientError::bad_input);
+    CHECK(contains(r.message, says));
+  };
+  ClientRequest remember;
+  remember.kind = ClientRequest::Kind::remember;
+  remember.memory.realm = "r";
+  remember.memory.text = "the far future as a start";
+  remember.memory.valid_from_ms = kOpenFuture;  // the open end of valid time, in the start's place
+  refused(remember, "valid-from 9223372036854775807 ms is outside the supported times");
+  remember.memory.valid_from_ms = kOpenPast;
+  remember.memory.valid_to_ms = kOpenPast;
+  refused(remember, "valid-to -9223372036854775808 ms is outside the supported times");
+  ClientRequest fact;
+  fact.kind = ClientRequest::Kind::fact;
+  fact.fact.realm = "r";
+  fact.fact.fact = FactInput{"a", "b", "c", kOpenFuture, kOpenFuture};
+  refused(fact, "valid-from 9223372036854775807 ms");
+  ClientRequest recall;
+  recall.kind = ClientRequest::Kind::recall;
+  recall.recall.text = "q";
+  recall.recall.realms = {"r"};
+  recall.recall.as_of_ms = kOpenPast;
+  refused(recall, "as-of -9223372036854775808 ms is outside the supported times");
+  recall.recall.as_of_ms.reset();
+  recall.recall.known_at_ms = kOpenFuture;
+  refused(recall, "known-at 9223372036854775807 ms");
+  recall.recall.known_at_ms.reset();
+  recall.recall.window_from_ms = kOpenFuture;
+  refused(recall, "since 9223372036854775807 ms");
+  recall.recall.window_from_ms.reset();
+  recall.recall.window_to_ms = kOpenPast;
+  refused(recall, "until -9223372036854775808 ms");
+  ClientRequest analogy;
+  analogy.kind = ClientRequest::Kind::analogy;
+  analogy.analogy = AnalogyRequest{"a", "b", "c", {"r"}, kOpenPast};
+  refused(analogy, "as-of -9223372036854775808 ms");
+  CHECK(d.records() == 0);
+  // Positive controls: open bounds in their own places, and a recall at a supported time.
+  remember.memory.valid_to_ms = kOpenFuture;
+  CHECK(call(remember).kind == ClientResponse::Kind::remembered);
+  recall.recall.window_to_ms = kMaxTimeMs;
+  CHECK(call(recall).kind == ClientResponse::Kind::recalled);
+  CHECK(d.records() == 1);
+}
+
 }  // namespace vasana::test

@@ -239,3 +239,27 @@ TEST_CASE("mcp answers a line over the size limit with an error and serves the n
   CHECK(got[2]["id"] == 2);  // the last line has no newline and is answered all the same
   CHECK(got[2]["result"] == json::object());
 }
+
+TEST_CASE("mcp refuses the int64 extremes as times before asking the node, and passes a supported time on") {
+  FakeNode node;
+  McpTools tools(node.call());
+  McpServer s(tools);
+  auto refused = [&](const std::string& tool, const json& args, const std::string& field) {
+    json r = tool_call(s, tool, args);
+    INFO(r.dump());
+    CHECK(r["result"]["isError"] == true);
+    CHECK(r["result"]["content"][0]["text"].get<std::string>().find("field '" + field + "'") != std::string::npos);
+  };
+  refused("remember", {{"realm", "ops"}, {"text", "x"}, {"valid_from", "-9223372036854775808"}}, "valid_from");
+  refused("remember", {{"realm", "ops"}, {"text", "x"}, {"valid_to", "9223372036854775807"}}, "valid_to");
+  refused("recall", {{"query", "x"}, {"realms", {"ops"}}, {"known_at", "9223372036854775807"}}, "known_at");
+  refused("recall", {{"query", "x"}, {"realms", {"ops"}}, {"as_of", "-9223372036854775808"}}, "as_of");
+  refused("update", {{"id", "00000000000000ab-1"}, {"valid_to", "-9223372036854775808"}}, "valid_to");
+  refused("recall_analogy", {{"a", "x"}, {"b", "y"}, {"c", "z"}, {"realms", {"ops"}}, {"as_of", "9223372036854775807"}},
+          "as_of");
+  CHECK(node.seen.empty());
+  // Positive control: the latest supported time goes to the node as given.
+  (void)tool_call(s, "remember", {{"realm", "ops"}, {"text", "x"}, {"valid_to", "253402300799999"}});
+  REQUIRE(node.seen.size() == 1);
+  CHECK(node.seen[0].memory.valid_to_ms == 253402300799999);
+}

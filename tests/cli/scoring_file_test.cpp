@@ -37,7 +37,6 @@ TEST_CASE("the example scoring file, uncommented, loads and equals the built-in 
   CHECK(w->pool_factor == d.pool_factor);
   CHECK(w->known_threshold == d.known_threshold);
   CHECK(w->exact_phrase_boost == d.exact_phrase_boost);
-  CHECK(w->reinforce_gain == d.reinforce_gain);
   CHECK(w->strength_max == d.strength_max);
   CHECK(w->kind_prior == d.kind_prior);
   CHECK(w->status.verified == d.status.verified);
@@ -70,6 +69,8 @@ TEST_CASE("an unknown scoring field or a wrong type is refused naming it") {
   CHECK_THAT(w.status().message(), Catch::Contains("fusion_window must be a number"));
   w = parse_scoring("rrf_k = 60\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("rrf_k is not a field"));
+  w = parse_scoring("reinforce_gain = 0.1\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("reinforce_gain is not a field: nothing counts reinforcements"));
   w = parse_scoring("pool_factor = 2.5\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("pool_factor must be an integer"));
 }

@@ -27,9 +27,10 @@ std::string sound_put(uint64_t i) {
 }
 
 // Writes writer's stream into dir's writers/<writer>/: n sound puts, and the payload bad (when
-// not empty) as record bad_at (1-based). Returns the offset bad's record starts at.
+// not empty, of op type bad_type) as record bad_at (1-based). Returns the offset bad's record
+// starts at.
 uint64_t write_stream(const DataDir& dir, InstanceId writer, const VectorSpace& space, uint64_t n,
-                      const std::string& bad = "", uint64_t bad_at = 0) {
+                      const std::string& bad = "", uint64_t bad_at = 0, uint16_t bad_type = kPutType) {
   fs::create_directories(dir.writer_dir(writer));
   auto w = LogWriter::open(posix_file_system(), dir.writer_dir(writer), writer, space, StreamTail{},
                            LogWriterOptions{}, 1000);
@@ -38,7 +39,7 @@ uint64_t write_stream(const DataDir& dir, InstanceId writer, const VectorSpace& 
   for (uint64_t i = 1; i <= n; ++i) {
     const bool is_bad = !bad.empty() && i == bad_at;
     if (is_bad) bad_offset = w.value()->durable_segment_bytes();
-    w.value()->stage(Hlc::make(1'700'000'000'000ull + i, 0), kPutType, is_bad ? bad : sound_put(i));
+    w.value()->stage(Hlc::make(1'700'000'000'000ull + i, 0), is_bad ? bad_type : kPutType, is_bad ? bad : sound_put(i));
     REQUIRE(w.value()->commit().ok());
   }
   return bad_offset;
@@ -103,6 +104,24 @@ TEST_CASE("verify reports a malformed op in a copy of another writer's stream wi
   CHECK(r.status.code == 1);
   CHECK(contains(r.out, "writer " + to_hex(other) + ": 1 records"));
   CHECK(contains(r.out, "at offset " + std::to_string(offset) + ": put_memory: malformed message"));
+  CHECK(contains(r.out, "verify: CORRUPTION FOUND"));
+}
+
+TEST_CASE("verify reports a record of the retired access op type as corruption with exit 1") {
+  VerifyFixture f;
+  capnp::MallocMessageBuilder mb;
+  auto a = mb.initRoot<schema::Op>().initAccess();
+  a.initMemory().setSeqno(1);
+  a.setKind(schema::AccessKind::REINFORCED);
+  a.setWeight(1.0f);
+  const uint64_t offset =
+      write_stream(f.dir(), f.id.instance, f.id.vector_space, 4, message_bytes(mb), 3, static_cast<uint16_t>(OpType::access));
+  auto r = run_vasana({"verify", f.data}, f.tmp.path());
+  CAPTURE(r.out, r.err);
+  CHECK(r.status.exited);
+  CHECK(r.status.code == 1);
+  CHECK(contains(r.out, "2 records"));
+  CHECK(contains(r.out, "at offset " + std::to_string(offset) + ": op type 10 (access) is retired"));
   CHECK(contains(r.out, "verify: CORRUPTION FOUND"));
 }
 

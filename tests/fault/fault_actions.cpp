@@ -17,6 +17,8 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 const char* kFaketimeLib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+// sync.max_clock_skew_ms of the run's nodes (its default), in seconds.
+constexpr int64_t kDefaultClockBoundS = 60;
 
 // The own writer's last verified seqno of a stopped node's data directory (0 when unreadable).
 struct OwnHead {
@@ -96,6 +98,16 @@ std::string FaultActions::apply(const Fault& f) {
       ::unsetenv("FAKETIME");
       ::unsetenv("FAKETIME_DONT_FAKE_MONOTONIC");
       if (!e.empty()) return e;
+      // Its own stream (and the ops applied there) stand where the clock was before: set back
+      // more than the clock bound (60 s), the writer must refuse writes (clock-ahead) rather
+      // than stamp them ahead of its clock. It may be repairing first; writable it must not be.
+      if (f.skew_s < -(kDefaultClockBoundS + 1)) {
+        const std::string got = c_.await_own_state(i, "clock-ahead", 10s);
+        log_("  n" + std::to_string(i) + " own writer with its clock " + offset + ": " +
+             (got.empty() ? std::string("clock-ahead") : got));
+        if (got.rfind("own writer writable", 0) == 0)
+          return "n" + std::to_string(i) + " restarted with its clock " + offset + " takes writes stamped ahead of it";
+      }
       std::this_thread::sleep_for(f.hold);
       c_.kill(i);
       return restart(i, "a restart with its clock set right");

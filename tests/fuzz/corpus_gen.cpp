@@ -59,7 +59,7 @@ MemoryInput sample_memory() {
   return m;
 }
 
-// One op of every type, as the gateway builds them.
+// One op of every type a writer writes (all but the retired access), as the gateway builds them.
 std::vector<OpValue> every_op() {
   std::vector<OpValue> ops;
   PutMemoryOp put;
@@ -92,7 +92,6 @@ std::vector<OpValue> every_op() {
   ops.push_back(RetractTripletOp{mem(6), "wrong unit"});
   ops.push_back(AddCorrectionOp{"project/vasana", "RocksDB 6", "RocksDB 7", "Debian 12 ships 7", mem(1)});
   ops.push_back(ReviewDecisionOp{mem(1), ReviewVerdict::reject, "alice", "not confirmed"});
-  ops.push_back(AccessOp{mem(1), AccessKind::reinforced, 0.5f});
   ops.push_back(SetPinnedOp{mem(1), true});
   return ops;
 }

@@ -1,8 +1,8 @@
 // Fuzz target: an op payload through the op codec (protocol/op_codec), as every record's check
 // (validate_op) and the replica (decode_op) read it.
 //
-// Input: one byte of op type, then the payload (corpus/op holds every op type as the real
-// encoders write it). The payload is read where it lies (not word-aligned, as in a segment) by
+// Input: one byte of op type, then the payload (corpus/op holds every op type a writer writes,
+// as the real encoders write it). The payload is read where it lies (not word-aligned, as in a segment) by
 // validate_op and from an aligned copy by decode_op.
 //
 // Invariants checked, beyond "no crash, no sanitizer report":

@@ -137,6 +137,30 @@ TEST_CASE("contradicting claims are an open contradiction until a claim is retra
   }
 }
 
+TEST_CASE("a claim retracted on two nodes stops counting at its first retraction, known-at between the two included") {
+  const OrderKey m1 = key_at(100, 1, 1), m2 = key_at(200, 1, 2), t1 = key_at(300, 1, 3), t2 = key_at(400, 2, 1);
+  const OrderKey first = key_at(500, 1, 4), second = key_at(700, 2, 2);
+  for (bool first_arrives_first : {true, false}) {
+    CAPTURE(first_arrives_first);
+    ReplicaState s;
+    REQUIRE(s.apply(m1, put("ana lives in lisbon")).ok());
+    REQUIRE(s.apply(m2, put("ana lives in porto")).ok());
+    REQUIRE(s.apply(t1, claim("lisbon", m1.op_id())).ok());
+    REQUIRE(s.apply(t2, claim("porto", m2.op_id(), kOpenPast, ConflictPolicy::contradict)).ok());
+    const OrderKey a = first_arrives_first ? first : second, b = first_arrives_first ? second : first;
+    REQUIRE(s.apply(a, RetractTripletOp{t2.op_id(), "wrong"}).ok());
+    REQUIRE(s.apply(b, RetractTripletOp{t2.op_id(), "wrong too"}).ok());
+    for (const OrderKey& m : {m1, m2}) {
+      const MemoryRecord& r = *s.memory(m.op_id());
+      // Contradicted while both claims were live (positive control), not from the first retraction on.
+      CHECK(memory_as_of(r, 450).status == MemoryStatus::contradicted);
+      CHECK(memory_as_of(r, 600).status == MemoryStatus::active);
+      CHECK(memory_as_of(r, 800).status == MemoryStatus::active);
+      CHECK(effective_status(r) == MemoryStatus::active);
+    }
+  }
+}
+
 namespace {
 
 // Functional claims on few groups by several writers, with memories to be their sources and a

@@ -118,7 +118,7 @@ TEST_CASE("history keys list every op that touched a memory, in order, in any ar
       {key_at(1100, 2, 1), UpdateContentOp{id, "v2", false, {}}},
       {key_at(1200, 2, 2), SetStatusOp{id, MemoryStatus::verified, "", {}}},
       {key_at(1300, 2, 3), SetPinnedOp{id, true}},
-      {key_at(1400, 2, 4), AccessOp{id, AccessKind::recalled, 1}},
+      {key_at(1400, 2, 4), SetPinnedOp{id, false}},
       {key_at(1500, 2, 5), AddTripletOp{"work", "a", "b", "c", kOpenPast, kOpenFuture, id}},
       {key_at(1600, 2, 6), RetractTripletOp{MemoryId{InstanceId(2), Seqno(5)}, "wrong"}},
       {key_at(1700, 2, 7), AddCorrectionOp{"work", "x", "y", "", id}},

@@ -1,7 +1,7 @@
 // A seeded multi-writer op workload for convergence tests: several writers produce random ops
 // (puts, concurrent updates of the same memories, some with a valid time, equal timestamps
-// across writers, deletes, triplets added and retracted, conflicting functional claims with both
-// policies, corrections, reviews, pins, accesses), and any interleaving that keeps
+// across writers, deletes, triplets added and retracted (some twice), conflicting functional claims with both
+// policies, corrections, reviews, pins), and any interleaving that keeps
 // each writer's order can be replayed. Replay a failure with VASANA_TEST_SEED=<seed>.
 #pragma once
 
@@ -31,7 +31,7 @@ inline uint64_t test_seed() {
 // different writers often share one, and updates often race.
 inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t writers, size_t ops_per_writer) {
   std::vector<std::vector<KeyedOp>> out(writers);
-  std::vector<MemoryId> memories, triplets;
+  std::vector<MemoryId> memories, triplets, retracted;
   std::vector<uint64_t> clock(writers, 1000);
   auto pick = [&](const std::vector<MemoryId>& v) { return v[rng() % v.size()]; };
   const char* words[] = {"deploy", "cluster", "staging", "retry", "budget", "latency", "owner", "schema"};
@@ -82,16 +82,16 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         op = t;
         triplets.push_back(key.op_id());
       } else if (roll < 76 && !triplets.empty()) {
-        op = RetractTripletOp{pick(triplets), "wrong"};
+        // Half the time a triplet retracted already: two nodes retracting the same claim.
+        const MemoryId t = !retracted.empty() && rng() % 2 == 0 ? pick(retracted) : pick(triplets);
+        retracted.push_back(t);
+        op = RetractTripletOp{t, "wrong"};
       } else if (roll < 80) {
         op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
       } else if (roll < 85) {
         op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
-      } else if (roll < 90) {
-        op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       } else {
-        op = AccessOp{pick(memories), rng() % 2 ? AccessKind::recalled : AccessKind::reinforced,
-                      float(rng() % 1000) / 3.0f};
+        op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       }
       out[w].push_back(KeyedOp{key, std::move(op)});
     }

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/state_codec.hpp"
 #include "op_workload.hpp"
@@ -17,7 +18,7 @@ constexpr InstanceId kA{0xa1}, kB{0xb2};
 OrderKey key(InstanceId w, uint64_t seq, uint64_t ms) { return OrderKey{Hlc::make(ms, seq % 3), w, Seqno(seq)}; }
 
 // Every op type, with the rare registers set: out-of-line status notes with a successor,
-// tombstones, reviews, access counts and weights, vectors, duplicate refs (one shadowed),
+// tombstones, reviews, pins, vectors, duplicate refs (one shadowed),
 // retracted and live triplets, corrections, and an update whose put has not arrived.
 ReplicaState every_op_state() {
   ReplicaState s;
@@ -55,12 +56,12 @@ ReplicaState every_op_state() {
   B(SetVectorOp{m2, {1.0f, 2.0f, 3.0f}, "test/3/1"});
   B(DeleteMemoryOp{m2, "duplicate"});
   A(ReviewDecisionOp{m1, ReviewVerdict::reject, "ana", "not what we do"});
-  A(AccessOp{m1, AccessKind::recalled, 1.0f});
-  A(AccessOp{m1, AccessKind::reinforced, 0.3f});
-  B(AccessOp{m1, AccessKind::reinforced, 2.5f});
+  A(SetPinnedOp{m1, false});
+  A(SetPinnedOp{m1, true});
   A(AddTripletOp{"work", "api", "uses", "postgres", 10, 20, m1});  // kA-8
   A(AddTripletOp{"work", "api", "uses", "mysql", kOpenPast, kOpenFuture, m1});  // kA-9
   B(RetractTripletOp{MemoryId{kA, Seqno(9)}, "wrong"});
+  A(RetractTripletOp{MemoryId{kA, Seqno(9)}, "retracted on the other node too"});
   B(RetractTripletOp{MemoryId{kA, Seqno(40)}, "retracted before it arrives"});
   A(AddCorrectionOp{"work", "mysql", "postgres", "we moved", m1});
   // An update of a memory whose put is not applied (another writer's stream ran ahead).
@@ -97,6 +98,33 @@ TEST_CASE("a state loaded from its encoding has the digest of the original") {
     REQUIRE(loaded.apply(key(kA, s.applied().at(kA).value + 1, 9000), u).ok());
     check_same(loaded, more);
   }
+}
+
+TEST_CASE("a claim retracted twice is loaded retracted from its first retraction") {
+  ReplicaState s;
+  auto at = [](uint64_t ms, InstanceId w, uint64_t seq) { return OrderKey{Hlc::make(ms, 0), w, Seqno(seq)}; };
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "ana lives in lisbon";
+  REQUIRE(s.apply(at(100, kA, 1), p).ok());
+  p.text = "ana lives in porto";
+  REQUIRE(s.apply(at(200, kA, 2), p).ok());
+  AddTripletOp t{"work", "ana", "lives_in", "lisbon", kOpenPast, kOpenFuture, MemoryId{kA, Seqno(1)}};
+  t.functional = true;
+  t.on_conflict = ConflictPolicy::contradict;
+  REQUIRE(s.apply(at(300, kA, 3), t).ok());
+  t.object = "porto";
+  t.source_memory = MemoryId{kA, Seqno(2)};
+  REQUIRE(s.apply(at(400, kB, 1), t).ok());
+  // The later retraction arrives first.
+  REQUIRE(s.apply(at(700, kB, 2), RetractTripletOp{MemoryId{kB, Seqno(1)}, "second"}).ok());
+  REQUIRE(s.apply(at(500, kA, 4), RetractTripletOp{MemoryId{kB, Seqno(1)}, "first"}).ok());
+  ReplicaState loaded;
+  REQUIRE(StateCodec::decode(StateCodec::encode(s), &loaded).ok());
+  check_same(loaded, s);
+  const MemoryRecord& m = *loaded.memory(MemoryId{kA, Seqno(1)});
+  CHECK(memory_as_of(m, 450).status == MemoryStatus::contradicted);
+  CHECK(memory_as_of(m, 600).status == MemoryStatus::active);
 }
 
 TEST_CASE("random multi-writer states survive the round trip with their digest") {

@@ -99,3 +99,14 @@ TEST_CASE("an analogy request needs a, b, c and at least one valid realm") {
   r.c = std::string(1001, 'x');
   CHECK(validate_analogy(r).message().find("longer than") != std::string::npos);
 }
+
+TEST_CASE("an analogy request's as_of must be a supported time, never an open bound's extreme") {
+  AnalogyRequest r = paris_request();
+  r.as_of_ms = kMaxTimeMs;
+  CHECK(validate_analogy(r).ok());
+  for (int64_t t : {kOpenPast, kOpenFuture, kMaxTimeMs + 1}) {
+    r.as_of_ms = t;
+    CHECK(validate_analogy(r).message().find("as-of " + std::to_string(t) + " ms is outside the supported times") !=
+          std::string::npos);
+  }
+}

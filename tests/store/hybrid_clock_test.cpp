@@ -45,3 +45,15 @@ TEST_CASE("the hybrid clock borrows the next millisecond when the logical counte
   CHECK(next > Hlc::make(2000, 0xffff));
   CHECK(clock.now() == Hlc::make(2001, 1));
 }
+
+TEST_CASE("the hybrid clock says how far its last timestamp is ahead of the wall clock", "[clock]") {
+  uint64_t wall = 1000;
+  HybridClock clock([&] { return wall; });
+  CHECK(clock.ahead_ms() == 0);
+  clock.observe(Hlc::make(61000, 3));  // its stream's newest op, stamped a minute ahead
+  CHECK(clock.ahead_ms() == 60000);
+  wall = 61000;
+  CHECK(clock.ahead_ms() == 0);
+  wall = 90000;  // behind the wall clock: not ahead
+  CHECK(clock.ahead_ms() == 0);
+}

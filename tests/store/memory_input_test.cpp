@@ -200,11 +200,33 @@ TEST_CASE("validation refuses times outside the years 0000 to 9999 but keeps the
   CHECK(parse_time_ms("-62167219200000") == kMinTimeMs);
   CHECK(parse_time_ms("9999-12-31T23:59:59.999Z") == kMaxTimeMs);
   CHECK(parse_time_ms("0000-01-01") == kMinTimeMs);
-  CHECK(parse_time_ms("9223372036854775807") == kOpenFuture);
+  CHECK_FALSE(parse_time_ms("9223372036854775807").has_value());  // the open end is no time
+  CHECK_FALSE(parse_time_ms("-9223372036854775808").has_value());
   CHECK_FALSE(parse_time_ms("253402300800000").has_value());
   CHECK_FALSE(parse_time_ms("9223372036854775806").has_value());
   CHECK_FALSE(parse_time_ms("18446744073709551615").has_value());
   CHECK_FALSE(parse_time_ms("-9223372036854775809").has_value());
+}
+
+TEST_CASE("an open bound's int64 extreme is refused as a time, and in the other bound's place", "[protocol]") {
+  CHECK_FALSE(is_supported_time_ms(kOpenPast));
+  CHECK_FALSE(is_supported_time_ms(kOpenFuture));
+  CHECK(check_time_ms("as-of", kOpenPast).message() ==
+        "as-of -9223372036854775808 ms is outside the supported times (epoch milliseconds -62167219200000 to "
+        "253402300799999, years 0000 to 9999)");
+  MemoryInput m = good_memory();
+  m.valid_from_ms = kOpenFuture;  // starts at the open end: stored, it would read as open from the start
+  check_rejected(m, "valid-from 9223372036854775807 ms is outside the supported times");
+  m = good_memory();
+  m.valid_to_ms = kOpenPast;
+  check_rejected(m, "valid-to -9223372036854775808 ms is outside the supported times");
+  CHECK(check_valid_time_ms("update", kOpenFuture, kOpenFuture).message().rfind("update valid-from 9223372036854775807", 0) == 0);
+  CHECK(check_valid_time_ms("fact", 5, 4).message() ==
+        "fact valid-from (1970-01-01T00:00:00.005Z) is after valid-to (1970-01-01T00:00:00.004Z)");
+  // Positive controls: each open bound in its own place, and the supported extremes.
+  CHECK(check_valid_time_ms("", kOpenPast, kOpenFuture).ok());
+  CHECK(check_valid_time_ms("", kOpenPast, kMinTimeMs).ok());
+  CHECK(check_valid_time_ms("", kMaxTimeMs, kOpenFuture).ok());
 }
 
 TEST_CASE("format_time_ms writes every int64 exactly, the extremes included", "[protocol]") {

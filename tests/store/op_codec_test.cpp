@@ -2,13 +2,18 @@
 // type its record header claims; protocol/capnp_bytes.hpp reads a message wherever it lies.
 #include <catch2/catch.hpp>
 
+#include <capnp/message.h>
+
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "protocol/capnp_bytes.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "protocol/op_values.hpp"
+#include "protocol/ops.capnp.h"
 #include "tests/store/test_support.hpp"
 
 using namespace vasana;
@@ -193,9 +198,8 @@ TEST_CASE("encode_op writes every op type so that decode_op gives its fields bac
                                     RetractTripletOp{target, "stale"},
                                     AddCorrectionOp{"work", "make", "ninja", "ci", target},
                                     ReviewDecisionOp{target, ReviewVerdict::reject, "ana", "no"},
-                                    AccessOp{target, AccessKind::reinforced, 2.0f},
                                     pin};
-  REQUIRE(ops.size() == kMaxOpType);
+  REQUIRE(ops.size() == kMaxOpType - 1);  // every op type but the retired access
   for (const OpValue& op : ops) {
     const uint16_t type = op_type_of(op);
     const std::string bytes = encode_op(op);
@@ -221,4 +225,27 @@ TEST_CASE("encode_op writes every op type so that decode_op gives its fields bac
   CHECK(std::get<AddTripletOp>(*t).on_conflict == ConflictPolicy::contradict);
   // Negative control: another op's bytes do not decode as this type.
   CHECK_FALSE(decode_op(op_type_of(ops[0]), encode_op(ops[1])).ok());
+}
+
+TEST_CASE("the retired access op type is refused as corruption, whatever its payload, and no op value encodes to it") {
+  for (float weight : {1.0f, std::nanf(""), 1e30f}) {
+    capnp::MallocMessageBuilder mb;
+    auto a = mb.initRoot<schema::Op>().initAccess();
+    a.initMemory().setInstance(7);
+    a.getMemory().setSeqno(1);
+    a.setKind(schema::AccessKind::RECALLED);
+    a.setWeight(weight);
+    const std::string payload = message_bytes(mb);
+    const uint16_t access = static_cast<uint16_t>(OpType::access);
+    Status v = validate_op(access, payload);
+    CHECK(v.code() == Code::corruption);
+    CHECK(v.message() == "op type 10 (access) is retired: no writer writes it");
+    CHECK(decode_op(access, payload).status().code() == Code::corruption);
+    CHECK(op_fields_json(access, payload).status().code() == Code::corruption);
+    // The same bytes under another op type are a mismatch, not an op.
+    CHECK(validate_op(static_cast<uint16_t>(OpType::set_pinned), payload).code() == Code::corruption);
+  }
+  // The op values around it keep their codes: nothing encodes as 10.
+  CHECK(op_type_of(ReviewDecisionOp{}) == static_cast<uint16_t>(OpType::review_decision));
+  CHECK(op_type_of(SetPinnedOp{}) == static_cast<uint16_t>(OpType::set_pinned));
 }

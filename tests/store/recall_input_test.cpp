@@ -91,6 +91,19 @@ TEST_CASE("recall validation refuses bad realms, lanes, limits, text, vectors an
   q.window_from_ms = 2000;
   q.window_to_ms = 1000;
   check_refused(q, "since (1970-01-01T00:00:02.000Z) is after until");
+  // An open bound's extreme is no time, in any of the four.
+  q = good_query();
+  q.known_at_ms = kOpenFuture;
+  check_refused(q, "known-at 9223372036854775807 ms is outside the supported times");
+  q = good_query();
+  q.as_of_ms = kOpenPast;
+  check_refused(q, "as-of -9223372036854775808 ms");
+  q = good_query();
+  q.window_from_ms = kOpenFuture;
+  check_refused(q, "since 9223372036854775807 ms");
+  q = good_query();
+  q.window_to_ms = kOpenPast;
+  check_refused(q, "until -9223372036854775808 ms");
 }
 
 TEST_CASE("the client codec carries text whole, bytes after a NUL included", "[protocol]") {

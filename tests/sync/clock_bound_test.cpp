@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sync/mirror_set.hpp"
@@ -101,6 +102,42 @@ TEST_CASE("a writer whose next op is stamped beyond the clock bound is held ther
   CHECK(n.set.problems().empty());
   CHECK(n.set.clock_holds() == 1);
   CHECK(n.logged("no longer holds op 6"));
+  check_byte_identical(origin, n.node.wdir(origin.instance()));
+}
+
+TEST_CASE("a writer is held and shown held when the op beyond the clock bound is the first of a chunk",
+          "[sync][mirror_set][clock]") {
+  Origin origin(5, 500);
+  BoundNode n(std::chrono::milliseconds(1000));
+  n.wall = test_ts(12).physical_ms();
+  n.fetch_all(origin);
+  REQUIRE(n.applied_seqnos() == seqno_range(1, 5));
+  REQUIRE(n.set.problems().empty());
+  // The writer goes on in the same open segment with ops stamped further ahead than this
+  // clock allows: the next chunk starts with a held op, and nothing before it is left to store.
+  for (int i = 0; i < 3; ++i) origin.append(/*seal=*/false);
+  n.wall = test_ts(6).physical_ms() - 1000 - 1;
+  const int rounds = n.fetch_all(origin);
+  CHECK(rounds <= 2);  // not fetched over and over
+  CHECK(n.applied_seqnos() == seqno_range(1, 5));
+  auto problems = n.set.problems();
+  REQUIRE(problems.size() == 1);
+  REQUIRE(problems[0].held.has_value());
+  CHECK(problems[0].held->seqno == Seqno(6));
+  CHECK(n.set.clock_holds() == 1);
+  CHECK(n.logged("writer " + to_hex(origin.instance()) + " op 6 is stamped"));
+  auto held_for = n.set.held_seconds(origin.instance());
+  REQUIRE(held_for.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(*n.set.held_seconds(origin.instance()) > *held_for);  // grows while held
+  CHECK(n.set.claim(kSession, {origin.head()}, 4096).empty());
+
+  // Positive control: once the clock is within the bound, ops 6 to 8 are taken.
+  n.wall = test_ts(8).physical_ms();
+  n.fetch_all(origin);
+  CHECK(n.applied_seqnos() == seqno_range(1, 8));
+  CHECK(n.set.problems().empty());
+  CHECK_FALSE(n.set.held_seconds(origin.instance()).has_value());
   check_byte_identical(origin, n.node.wdir(origin.instance()));
 }
 

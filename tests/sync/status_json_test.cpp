@@ -259,3 +259,26 @@ TEST_CASE("the checkpoint's failure counts go through JSON, the report and Prome
   CHECK(old->checkpoint.write_failures == 0);
   CHECK(old->checkpoint.set_aside == 0);
 }
+
+TEST_CASE("an own writer whose stream is ahead of the clock bound shows as clock-ahead, refusing writes, on /metrics",
+          "[metrics]") {
+  NodeStatus s = sample_status();
+  s.own_writer = OwnWriterStatus{"clock-ahead", "the own stream is stamped up to 2036-01-01T00:00:00.000Z", 0};
+  s.problems = {{"00000000000000aa", "clock-ahead", 500, "the own stream is stamped up to 2036-01-01T00:00:00.000Z"}};
+  const std::string text = status_to_prometheus_text(s);
+  INFO(text);
+  for (const char* expected : {
+           "vasana_own_writer_state{state=\"clock-ahead\"} 1\n",
+           "vasana_own_writer_state{state=\"writable\"} 0\n",
+           "vasana_writer_read_only 1\n",
+           "vasana_writer_problem{writer=\"00000000000000aa\",problem=\"clock-ahead\"} 1\n",
+       })
+    CHECK(text.find(expected) != std::string::npos);
+  // Negative control: a writable writer has no clock-ahead series at 1.
+  s.own_writer = OwnWriterStatus{};
+  s.problems.clear();
+  const std::string writable = status_to_prometheus_text(s);
+  CHECK(writable.find("vasana_own_writer_state{state=\"clock-ahead\"} 0\n") != std::string::npos);
+  CHECK(writable.find("vasana_writer_read_only 0\n") != std::string::npos);
+  CHECK(writable.find("problem=\"clock-ahead\"") == std::string::npos);
+}
