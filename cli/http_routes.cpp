@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/analogy_json.hpp"
+#include "cli/bounded_json.hpp"
 #include "cli/memory_view_text.hpp"
 #include "cli/request_json.hpp"
 #include "cli/response_json.hpp"
@@ -38,12 +39,12 @@ void bad_request(HttpResponse& res, const std::string& message) { res = json_err
 // The request body as a JSON value; an empty body is an empty object. nullopt after answering 400.
 std::optional<json> body_json(const HttpRequest& req, HttpResponse& res) {
   if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
-  try {
-    return json::parse(req.body);
-  } catch (const json::exception& e) {  // parse_error; out_of_range for a number like 1e400
-    bad_request(res, std::string("the body is not valid JSON: ") + e.what());
+  auto body = parse_bounded_json(req.body);  // nesting bounded: a deep body cannot overflow the stack
+  if (!body.ok()) {
+    bad_request(res, "the body is " + body.status().message());
     return std::nullopt;
   }
+  return std::move(*body);
 }
 
 // The memory (or triplet) id of the path; nullopt after answering 400.

@@ -2,7 +2,7 @@
 // authenticated and its declared size checked, a chunked body is capped as it arrives, so the
 // node's memory stays bounded whatever a client declares or streams; bodies within the limits
 // (Content-Length or chunked) are served, and requests pipelined on one connection are answered
-// in order.
+// in order; a body nested too deep for the JSON parser is refused before it is parsed.
 #include <catch2/catch.hpp>
 
 #include <future>
@@ -111,6 +111,28 @@ TEST_CASE("requests pipelined on one keep-alive connection are answered in order
   REQUIRE(c.send("GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" + auth() + "\r\n"));
   CHECK(status_of(c.read_response()) == 200);
   CHECK(c.closed_within(std::chrono::seconds(3)));
+}
+
+TEST_CASE("a body nested 1,000,000 levels deep is answered 400 and the node serves the next request") {
+  HttpNode n;
+  const std::string post = "POST /v1/remember HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n" + auth();
+  RawConnection c(n.port);
+  // Deep enough to overflow the stack of any recursive copy of the parsed value; within 4 MiB.
+  const std::string deep = "{\"realm\":\"notes\",\"text\":" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  REQUIRE(c.send(post + "Content-Length: " + std::to_string(deep.size()) + "\r\n\r\n" + deep));
+  const std::string refused = c.read_response(std::chrono::seconds(30));
+  CHECK(status_of(refused) == 400);
+  CHECK(contains(refused, "nested deeper than 64 levels"));
+  // A number past a double is refused the same way, not thrown out of the route.
+  const std::string huge = R"({"realm":"notes","text":"x","valid_from":1e400})";
+  REQUIRE(c.send(post + "Content-Length: " + std::to_string(huge.size()) + "\r\n\r\n" + huge));
+  CHECK(status_of(c.read_response()) == 400);
+  // Positive control: the node is up and a body within the limit is stored.
+  const std::string ok = remember("shallow granite ledge");
+  REQUIRE(c.send(post + "Content-Length: " + std::to_string(ok.size()) + "\r\n\r\n" + ok));
+  CHECK(status_of(c.read_response()) == 200);
+  REQUIRE(c.send("GET /v1/memories?realm=notes HTTP/1.1\r\nHost: t\r\n" + auth() + "\r\n"));
+  CHECK(contains(c.read_response(), "shallow granite ledge"));
 }
 
 }  // namespace vasana::test
