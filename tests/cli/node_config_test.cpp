@@ -104,6 +104,9 @@ std::string assignment(const std::string& section, const std::string& key, const
   return "[" + section + "]\n" + key + " = " + value + "\n";
 }
 
+// A client table with a public key: client.tcp is taken only beside one.
+const std::string kKeyedClient = "[clients.\"agent\"]\nread = [\"a\"]\npublic_key = \"Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID\"\n";
+
 }  // namespace
 
 TEST_CASE("a config without keys gives the documented defaults") {
@@ -140,7 +143,7 @@ TEST_CASE("each key sets its own field and no other") {
   }
   NodeConfig d = parse_ok(assignment("node", "data_dir", "\"/srv/vasana\""));
   CHECK(d.data_dir == "/srv/vasana");
-  NodeConfig t = parse_ok(assignment("client", "tcp", "\"tcp://127.0.0.1:7410\""));
+  NodeConfig t = parse_ok(assignment("client", "tcp", "\"tcp://127.0.0.1:7410\"") + kKeyedClient);
   CHECK(t.client_tcp == "tcp://127.0.0.1:7410");
   CHECK(t.data_dir == "");
   NodeConfig age = parse_ok(assignment("writer", "seal_segment_age_seconds", "90"));
@@ -195,7 +198,7 @@ TEST_CASE("client.tcp accepts loopback endpoints only") {
   for (const std::string ep : {"", "tcp://127.0.0.1:7410", "tcp://127.0.0.1:*", "tcp://[::1]:7410",
                                "tcp://[::1]:*"}) {
     INFO(ep);
-    CHECK(parse_ok(assignment("client", "tcp", "\"" + ep + "\"")).client_tcp == ep);
+    CHECK(parse_ok(assignment("client", "tcp", "\"" + ep + "\"") + kKeyedClient).client_tcp == ep);
   }
   for (const std::string ep : {"tcp://0.0.0.0:7410", "tcp://*:7410", "tcp://192.168.1.5:7410", "tcp://127.0.0.1:",
                                "tcp://127.0.0.1.evil.example:80", "tcp://localhost.evil.example:80",
@@ -205,6 +208,12 @@ TEST_CASE("client.tcp accepts loopback endpoints only") {
     INFO(ep);
     CHECK(contains(msg, "client.tcp must be a loopback TCP endpoint"));
     CHECK(contains(msg, "'" + ep + "'"));
+  }
+  // A loopback endpoint with no client key to admit is refused: every user of the host could use it.
+  for (const std::string clients : {std::string(), std::string("[clients.\"agent\"]\nread = [\"a\"]\n")}) {
+    INFO(clients);
+    CHECK(contains(parse_error(assignment("client", "tcp", "\"tcp://127.0.0.1:7410\"") + clients),
+                   "client.tcp is set but no [clients.\"NAME\"] table has a public_key"));
   }
 }
 
