@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -27,6 +28,14 @@ constexpr auto kRefusedRetry = std::chrono::seconds(5);
 // connection for this long (or peer_timeout, when longer) is replaced: with the peer down that
 // costs a new socket now and then, with the connection given up it is the only way back.
 constexpr auto kReconnectIvlMax = std::chrono::milliseconds(5000);
+// A fetch the peer has not answered in this long (as long as MirrorSet's claim timeout: the
+// fetch would be sent again then) means nothing this node sends reaches it, although its adverts
+// still arrive: a byte garbled on the way can leave a ZMTP frame length that the peer's end
+// waits to fill, swallowing every later message on that connection. Only a new connection
+// helps, and the session makes one.
+constexpr auto kFetchAnswerTimeout = std::chrono::seconds(10);
+// At most this many fetches are remembered as unanswered (one per writer is in flight).
+constexpr size_t kMaxUnanswered = 4096;
 
 // A refusal's reason as a metric label: the ones nodes send, anything else "other" (a peer
 // cannot add labels).
@@ -224,13 +233,30 @@ void PeerSession::run() {
     StreamHead& h = head_in(i.advertised, got.writer);
     if (h.last_seqno < got.last_seqno) h = got;
   };
+  // The fetches sent on this connection and not answered yet, oldest first. The peer answers
+  // them in the order they came, each with a chunk at the position asked for.
+  struct Sent {
+    InstanceId writer;
+    SegmentIndex segment;
+    uint64_t offset = 0;
+    Clock::time_point at;
+  };
+  std::deque<Sent> unanswered;
   auto fetch_more = [&] {
     for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
       if (!send_peer(*sock, peer_fetch(f))) {
         i.mirrors->release(i.id);
         break;
       }
+      if (unanswered.size() < kMaxUnanswered) unanswered.push_back(Sent{f.writer, f.segment, f.offset, Clock::now()});
     }
+  };
+  // A chunk at the position of the oldest fetch answers it (a push at that very position stands
+  // in for the answer: the peer heard this node recently enough either way).
+  auto answered = [&](const PeerChunk& c) {
+    if (!unanswered.empty() && unanswered.front().writer == c.writer && unanswered.front().segment == c.segment &&
+        unanswered.front().offset == c.offset)
+      unanswered.pop_front();
   };
 
   // Marks the peer down and replaces the socket (what was queued for the old connection is
@@ -241,6 +267,7 @@ void PeerSession::run() {
     established = false;
     set_up(false);
     i.mirrors->release(i.id);
+    unanswered.clear();
     Status st = i.open_socket();
     if (!st.ok()) i.log("peer " + i.peer.address + ": cannot make a new socket, keeping the old one: " + st.message());
     sock = i.socket.get();
@@ -368,6 +395,7 @@ void PeerSession::run() {
           // push this node cannot take (it is elsewhere in that writer's stream) then makes it
           // fetch from where it is, at once.
           if (established && !m.chunk.missing && !m.chunk.bytes.empty()) raise_advertised(m.chunk);
+          answered(m.chunk);
           auto accepted = i.mirrors->accept(i.id, m.chunk);
           if (!accepted.ok()) {
             i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
@@ -409,7 +437,11 @@ void PeerSession::run() {
         std::lock_guard<std::mutex> g(i.mutex);
         silent = Clock::now() - i.last_heard > i.options.peer_timeout;
       }
-      if (silent) reconnect("silent", "silent for " + std::to_string(i.options.peer_timeout.count()) + " ms: down");
+      if (silent)
+        reconnect("silent", "silent for " + std::to_string(i.options.peer_timeout.count()) + " ms: down");
+      else if (!unanswered.empty() && Clock::now() - unanswered.front().at > kFetchAnswerTimeout)
+        reconnect("unanswered fetch", "a fetch unanswered for " + std::to_string(kFetchAnswerTimeout.count()) +
+                                          " s while its adverts arrive: what this node sends does not reach it");
     }
     if (!established) i.mirrors->release(i.id);
   }
