@@ -17,6 +17,7 @@
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_get.hpp"
+#include "tests/cli/http_node.hpp"
 #include "tests/cli/serve_process.hpp"
 
 namespace vasana::test {
@@ -252,14 +253,7 @@ TEST_CASE("serve refuses an HTTP server nobody could use, and a TLS key readable
 
 TEST_CASE("HTTPS with a self-signed certificate: curl --cacert is served, plain HTTP to the TLS port is not") {
   TempDir tmp;
-  auto gen = run_program("/usr/bin/openssl",
-                         {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", tmp.sub("server.key"), "-out",
-                          tmp.sub("server.crt")},
-                         tmp.path(), "", std::chrono::seconds(60));
-  INFO(gen.err);
-  REQUIRE(gen.status.code == 0);
-  ::chmod(tmp.sub("server.key").c_str(), 0600);
+  make_self_signed_cert(tmp);
   REQUIRE(init_data_dir_with_cli(tmp.sub("d"), tmp.path()) == "");
   ServeProcess node(tmp.sub("d"), tmp.sub("serve.err"),
                     http_config(tmp, "tls_cert_file = \"server.crt\"\ntls_key_file = \"server.key\"\n"));

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_wire.hpp"
 #include "tests/cli/serve_process.hpp"
@@ -17,6 +18,19 @@
 namespace vasana::test {
 
 inline const std::string kHttpToken = "tok-agent-a-0123456789abcdefghijklmnopqrstuvwxyz";
+
+// A self-signed certificate for 127.0.0.1 made with openssl: dir/server.crt and dir/server.key
+// (mode 0600, as serve requires).
+inline void make_self_signed_cert(const TempDir& dir) {
+  auto gen = run_program("/usr/bin/openssl",
+                         {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", dir.sub("server.key"), "-out",
+                          dir.sub("server.crt")},
+                         dir.path(), "", std::chrono::seconds(60));
+  INFO(gen.err);
+  REQUIRE(gen.status.code == 0);
+  ::chmod(dir.sub("server.key").c_str(), 0600);
+}
 
 struct HttpNode {
   // http_lines go into [http] after listen; more (whole tables) after the client's table.

@@ -129,14 +129,7 @@ TEST_CASE("connections over the per-address or overall limit are answered 503 an
 
 TEST_CASE("TLS connections that never finish their handshake hold no worker, and are cut at the header deadline") {
   TempDir certs;
-  auto gen = run_program("/usr/bin/openssl",
-                         {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", certs.sub("server.key"), "-out",
-                          certs.sub("server.crt")},
-                         certs.path(), "", std::chrono::seconds(60));
-  INFO(gen.err);
-  REQUIRE(gen.status.code == 0);
-  ::chmod(certs.sub("server.key").c_str(), 0600);
+  make_self_signed_cert(certs);
   HttpNode n("tls_cert_file = \"" + certs.sub("server.crt") + "\"\ntls_key_file = \"" + certs.sub("server.key") +
              "\"\nheader_timeout_ms = 2000\n");
   std::vector<RawConnection> silent;

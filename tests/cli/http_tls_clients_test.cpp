@@ -17,14 +17,7 @@ namespace vasana::test {
 
 TEST_CASE("HTTPS clients that reset their connections while answers are written to them leave the node serving") {
   TempDir certs;
-  auto gen = run_program("/usr/bin/openssl",
-                         {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", certs.sub("server.key"), "-out",
-                          certs.sub("server.crt")},
-                         certs.path(), "", std::chrono::seconds(60));
-  INFO(gen.err);
-  REQUIRE(gen.status.code == 0);
-  ::chmod(certs.sub("server.key").c_str(), 0600);
+  make_self_signed_cert(certs);
   HttpNode n("tls_cert_file = \"" + certs.sub("server.crt") + "\"\ntls_key_file = \"" + certs.sub("server.key") + "\"\n");
 
   std::string requests;
