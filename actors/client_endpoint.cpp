@@ -2,7 +2,7 @@
 
 #include "actors/client_grant_check.hpp"
 #include "actors/request_labels.hpp"
-#include "sync/node_probe.hpp"
+#include "status/node_probe.hpp"
 
 #include <pthread.h>
 #include <sys/eventfd.h>

@@ -96,7 +96,7 @@ class ClientEndpoint {
                                                       ClientEndpointLimits limits = ClientEndpointLimits{},
                                                       ClientEndpointCurve curve = ClientEndpointCurve{});
   // Every answer sent from now on is counted in probe by transport, request kind and result
-  // (sync/node_probe.hpp). Call before run(); probe must outlive the endpoint.
+  // (status/node_probe.hpp). Call before run(); probe must outlive the endpoint.
   void set_probe(std::shared_ptr<NodeProbe> probe);
   // Starts the socket thread. dispatch runs on that thread and must not block. Call once.
   void run(Dispatch dispatch);

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "protocol/recall_input.hpp"
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 
 namespace vasana {
 

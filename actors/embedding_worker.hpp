@@ -1,4 +1,4 @@
-// The node's side of an embedding provider (actors/embedding_options.hpp): memories get their
+// The node's side of an embedding provider (embedding/embedding_options.hpp): memories get their
 // vectors behind the writes, and recalls their query vectors, without CAF in this header.
 //
 // Memories. A write is acknowledged once its put op is durable; the provider is never waited
@@ -39,12 +39,12 @@
 #include <thread>
 #include <vector>
 
-#include "actors/embedding_options.hpp"
+#include "embedding/embedding_options.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/op_values.hpp"
 #include "replica/recall_engine.hpp"
-#include "sync/embedding_cache.hpp"
-#include "sync/embedding_client.hpp"
+#include "embedding/embedding_cache.hpp"
+#include "embedding/embedding_client.hpp"
 
 namespace vasana {
 

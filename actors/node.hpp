@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "actors/checkpoint_task.hpp"
-#include "actors/embedding_options.hpp"
+#include "embedding/embedding_options.hpp"
 #include "actors/write_policy.hpp"
 #include "actors/writer_state.hpp"
 #include "protocol/client_grants.hpp"
@@ -94,7 +94,7 @@ class Node {
   PeerTraffic peer_traffic() const;
   uint16_t metrics_port() const;
   std::string metrics_url() const;  // "http://HOST:PORT/metrics"; "" when there is no exporter
-  // What the node measures for its metrics (sync/node_probe.hpp); front ends in the same
+  // What the node measures for its metrics (status/node_probe.hpp); front ends in the same
   // process (the HTTP server) count into it too. Thread-safe; lives as long as any holder.
   std::shared_ptr<NodeProbe> probe() const;
 

@@ -18,7 +18,7 @@
 #include "actors/client_grant_check.hpp"
 #include "actors/replica_actor.hpp"
 #include "replica/recall_engine.hpp"
-#include "sync/node_probe.hpp"
+#include "status/node_probe.hpp"
 
 namespace vasana {
 

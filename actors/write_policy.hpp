@@ -1,5 +1,5 @@
 // What a node does with the writes of each realm (config: [write] defaults, [realm."NAME"]
-// overrides; cli/node_config.cpp loads and checks them, ops/vasana.example.toml documents them).
+// overrides; config/node_config.cpp loads and checks them, ops/vasana.example.toml documents them).
 #pragma once
 
 #include <map>

@@ -1,7 +1,7 @@
 #include "actors/writer_state.hpp"
 
 #include "protocol/memory_input.hpp"
-#include "sync/node_probe.hpp"
+#include "status/node_probe.hpp"
 
 namespace vasana {
 

@@ -18,7 +18,7 @@
 #include "bench/bench_figures.hpp"
 #include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
 #include "replica/lane_registry.hpp"

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "cli/loopback_port.hpp"
+#include "frontends/loopback_port.hpp"
 
 namespace vasana::bench {
 

@@ -1,4 +1,4 @@
-// `vasana-bench http`: the same recall queries over the HTTP/JSON API (cli/http_server.hpp) and
+// `vasana-bench http`: the same recall queries over the HTTP/JSON API (frontends/http_server.hpp) and
 // over the ZeroMQ client protocol, against one node in this process holding N synthetic
 // memories (built as `vasana-bench recall` builds its data directory). The two transports take turns
 // query by query, so both see the same node in the same state. Prints p50/p99 of each and their
@@ -22,8 +22,8 @@
 #include "bench/bench_figures.hpp"
 #include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/http_server.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/http_server.hpp"
+#include "frontends/node_client.hpp"
 #include "protocol/json_text.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"

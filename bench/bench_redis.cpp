@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "bench/resp_client.hpp"
-#include "cli/loopback_port.hpp"
+#include "frontends/loopback_port.hpp"
 
 namespace vasana::bench {
 

@@ -46,7 +46,7 @@
 #include "bench/bench_op_mix.hpp"
 #include "bench/bench_redis.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana {
 

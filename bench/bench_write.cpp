@@ -25,7 +25,7 @@
 #include "bench/bench_op_mix.hpp"
 #include "bench/redis_write_figures.hpp"
 #include "cli/cli_common.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "bench/redis_server.hpp"
-#include "cli/loopback_port.hpp"
+#include "frontends/loopback_port.hpp"
 
 namespace vasana::bench {
 

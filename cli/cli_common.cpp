@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "cli/commands.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/args.hpp"
-#include "cli/node_config.hpp"
+#include "config/node_config.hpp"
 
 namespace vasana {
 

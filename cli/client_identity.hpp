@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli/args.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana {
 

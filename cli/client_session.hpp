@@ -8,8 +8,8 @@
 #include <string>
 
 #include "cli/args.hpp"
-#include "cli/node_client.hpp"
-#include "cli/node_config.hpp"
+#include "frontends/node_client.hpp"
+#include "config/node_config.hpp"
 
 namespace vasana {
 

@@ -4,7 +4,7 @@
 // (exit 0 either way: abstaining is an answer).
 #include <cstdio>
 
-#include "cli/analogy_json.hpp"
+#include "frontends/analogy_json.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"

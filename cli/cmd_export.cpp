@@ -1,5 +1,5 @@
 // `vasana export --realm R [--out FILE [--force]] [--deleted] [--no-ids]`: every memory of a
-// realm, of every status, as JSON lines that `vasana import` reads back (cli/jsonl_memory.hpp),
+// realm, of every status, as JSON lines that `vasana import` reads back (frontends/jsonl_memory.hpp),
 // paging through `list` in id order. Progress goes to stderr. FILE is written as an OutputFile
 // (cli/output_file.hpp): it appears, mode 0600, only when the whole export is in it; an existing
 // FILE is refused unless --force, a symbolic link always.
@@ -13,7 +13,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
-#include "cli/jsonl_memory.hpp"
+#include "frontends/jsonl_memory.hpp"
 #include "cli/output_file.hpp"
 
 namespace vasana {

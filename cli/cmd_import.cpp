@@ -11,13 +11,13 @@
 #include <iostream>
 #include <map>
 
-#include "cli/bounded_json.hpp"
-#include "cli/bounded_line_reader.hpp"
+#include "frontends/bounded_json.hpp"
+#include "frontends/bounded_line_reader.hpp"
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/import_report.hpp"
-#include "cli/jsonl_memory.hpp"
+#include "frontends/jsonl_memory.hpp"
 #include "cli/pipelined_calls.hpp"
 #include "cli/vector_file.hpp"
 

@@ -8,7 +8,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
-#include "cli/memory_view_text.hpp"
+#include "frontends/memory_view_text.hpp"
 
 namespace vasana {
 

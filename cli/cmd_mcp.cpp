@@ -1,6 +1,6 @@
 // `vasana mcp [--data DIR | --connect ENDPOINT | --config FILE] [--as NAME] [--timeout-ms MS]
 // [--client-key FILE --server-key Z85|--server-key-file FILE]`: an MCP server
-// (cli/mcp_server.hpp) on stdin/stdout for one MCP host, in front of the local node. Every
+// (frontends/mcp_server.hpp) on stdin/stdout for one MCP host, in front of the local node. Every
 // request it sends carries acting_as = NAME, so the node applies that client's grants (a refusal
 // comes back to the host as a tool error); with a client key over TCP the key's client applies. It connects to the node's client
 // endpoint when the first tool call comes and keeps the connection; a node that is not running
@@ -12,8 +12,8 @@
 #include "cli/client_identity.hpp"
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
-#include "cli/mcp_server.hpp"
-#include "cli/mcp_tools.hpp"
+#include "frontends/mcp_server.hpp"
+#include "frontends/mcp_tools.hpp"
 #include "cli/write_command.hpp"
 
 namespace vasana {

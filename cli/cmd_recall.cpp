@@ -4,15 +4,15 @@
 #include <sstream>
 #include <utility>
 
-#include "cli/bounded_json.hpp"
-#include "cli/bounded_line_reader.hpp"
+#include "frontends/bounded_json.hpp"
+#include "frontends/bounded_line_reader.hpp"
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "cli/pipelined_calls.hpp"
-#include "cli/request_json.hpp"
-#include "cli/response_json.hpp"
+#include "frontends/request_json.hpp"
+#include "frontends/response_json.hpp"
 #include "cli/vector_file.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/recall_input.hpp"
@@ -82,7 +82,7 @@ Result<uint32_t> limit_option(const std::string& l) {
   return uint32_t(n);
 }
 
-// One query line of a batch (parse_bounded_json, then cli/request_json.hpp
+// One query line of a batch (parse_bounded_json, then frontends/request_json.hpp
 // recall_query_from_json); realms default to the command line's --realm, the limit to its --limit.
 Result<RecallQuery> query_from_json_line(const std::string& line, const std::vector<std::string>& default_realms,
                                          std::optional<uint32_t> default_limit, const InputLimits& limits) {

@@ -9,9 +9,9 @@
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "cli/write_command.hpp"
-#include "cli/response_json.hpp"
+#include "frontends/response_json.hpp"
 #include "cli/vector_file.hpp"
 
 namespace vasana {

@@ -4,8 +4,8 @@
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/node_client.hpp"
-#include "sync/status_json.hpp"
+#include "frontends/node_client.hpp"
+#include "status/status_json.hpp"
 
 namespace vasana {
 

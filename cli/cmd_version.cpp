@@ -1,10 +1,10 @@
 // `vasana version` and `vasana --version`: one line on stdout, "vasana VERSION (git COMMIT)",
-// the project version and the commit the binary was built from (sync/build_info.hpp).
+// the project version and the commit the binary was built from (status/build_info.hpp).
 #include <cstdio>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
-#include "sync/build_info.hpp"
+#include "status/build_info.hpp"
 
 namespace vasana {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana {
 

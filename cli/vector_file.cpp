@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/bounded_json.hpp"
+#include "frontends/bounded_json.hpp"
 #include "protocol/memory_input.hpp"
 
 namespace vasana {

@@ -5,8 +5,8 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/node_client.hpp"
-#include "cli/response_json.hpp"
+#include "frontends/node_client.hpp"
+#include "frontends/response_json.hpp"
 
 namespace vasana {
 

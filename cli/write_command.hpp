@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/args.hpp"
-#include "cli/node_config.hpp"
+#include "config/node_config.hpp"
 #include "protocol/client_codec.hpp"
 
 namespace vasana {

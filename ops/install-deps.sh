@@ -23,6 +23,7 @@ packages=(
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
   python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana
+  universal-ctags                               # ops/longest-functions.sh: function extents for the length check
 )
 
 missing=()

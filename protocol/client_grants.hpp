@@ -1,6 +1,6 @@
 // Client identities and their grants: which realms a client may read, which it may write, and
 // whether it may review. Configured per client in the node's TOML file ([clients."NAME"],
-// cli/client_grants_config.hpp); every transport maps a caller to one of them (HTTP: its bearer
+// config/client_grants_config.hpp); every transport maps a caller to one of them (HTTP: its bearer
 // token; the TCP client endpoint: its CurveZMQ public key; the owner's IPC socket and MCP: the
 // name the request acts as, ClientRequest::acting_as) or to the owner.
 //

@@ -1,5 +1,5 @@
 // The bounded multipliers of fusion and the recall thresholds, as read from the scoring file
-// (cli/scoring_file.cpp parses it; validate() is the range check, so a value out of range is a
+// (config/scoring_file.cpp parses it; validate() is the range check, so a value out of range is a
 // startup error naming the field and its range — DESIGN.md hole 6).
 #pragma once
 

@@ -1,5 +1,5 @@
 // What a node knows about its replication, as plain values: rendered by `vasana status` (text
-// and JSON, sync/status_json.hpp) and exported as Prometheus metrics (sync/metrics_exporter.hpp).
+// and JSON, status/status_json.hpp) and exported as Prometheus metrics (status/metrics_exporter.hpp).
 //
 // Lag (DESIGN.md "Replication"), per peer and per writer: lag_ops is how many of the writer's
 // ops the peer has advertised that this node has not applied (peer_seqno - applied_seqno, 0 when

@@ -10,7 +10,7 @@
 
 #include "actors/node.hpp"
 #include "bench/bench_op_mix.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "tests/bench/bench_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "cli/node_client.hpp"
-#include "sync/status_json.hpp"
+#include "frontends/node_client.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"

@@ -12,7 +12,7 @@
 
 #include "store/checkpoint_set_aside.hpp"
 #include "store/checkpoint_store.hpp"
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_get.hpp"
 #include "tests/cli/serve_process.hpp"

@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "replica/state_codec.hpp"
 #include "store/checkpoint_store.hpp"
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"
 

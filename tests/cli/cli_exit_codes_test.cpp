@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "protocol/ids.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"

@@ -12,8 +12,8 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "cli/node_client.hpp"
-#include "sync/status_json.hpp"
+#include "frontends/node_client.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"
 

@@ -1,4 +1,4 @@
-// [client] tcp (cli/node_config.hpp): every endpoint the config accepts as loopback must be one
+// [client] tcp (config/node_config.hpp): every endpoint the config accepts as loopback must be one
 // the node can actually listen on, and answer through.
 #include <catch2/catch.hpp>
 
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/node_client.hpp"
-#include "cli/node_config.hpp"
+#include "frontends/node_client.hpp"
+#include "config/node_config.hpp"
 #include "sync/curve_keys.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "protocol/ids.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "store/checkpoint_store.hpp"
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_get.hpp"
 #include "tests/cli/serve_process.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"

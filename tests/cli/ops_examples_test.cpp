@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/client_grants_config.hpp"
-#include "cli/node_config.hpp"
+#include "config/client_grants_config.hpp"
+#include "config/node_config.hpp"
 #include "sync/curve_keys.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/cli_test_support.hpp"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "cli/loopback_port.hpp"
+#include "frontends/loopback_port.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/http_get.hpp"
 #include "tests/cli/test_cluster.hpp"

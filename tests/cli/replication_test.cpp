@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "tests/cli/cli_test_support.hpp"
-#include "cli/node_client.hpp"
-#include "sync/status_json.hpp"
+#include "frontends/node_client.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/test_cluster.hpp"
 
 namespace vasana::test {

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "store/file_io.hpp"
 
 namespace vasana::test {

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "cli/loopback_port.hpp"
+#include "frontends/loopback_port.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/serve_process.hpp"
 

@@ -12,10 +12,10 @@
 #include <random>
 #include <thread>
 
-#include "cli/loopback_port.hpp"
-#include "cli/node_client.hpp"
+#include "frontends/loopback_port.hpp"
+#include "frontends/node_client.hpp"
 #include "sync/curve_keys.hpp"
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 
 namespace vasana::test {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana::test {
 

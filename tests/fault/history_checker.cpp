@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "tests/fault/op_generator.hpp"
 
 namespace vasana::test::fault {

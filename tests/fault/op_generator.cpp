@@ -4,7 +4,7 @@
 #include <memory>
 #include <random>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 
 namespace vasana::test::fault {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "cli/node_client.hpp"
+#include "frontends/node_client.hpp"
 #include "store/restore_marker.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/test_cluster.hpp"

@@ -9,7 +9,7 @@
 #include <random>
 #include <thread>
 
-#include "sync/status_json.hpp"
+#include "status/status_json.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/fault/cluster_checks.hpp"
 #include "tests/fault/proxied_cluster.hpp"

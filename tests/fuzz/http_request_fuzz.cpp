@@ -1,5 +1,5 @@
 // Fuzz target: the bytes of an HTTP connection through the node's HTTP request parser and body
-// reader (cli/http_request_parser.hpp, cli/http_body_reader.hpp), as the server's event loop
+// reader (frontends/http_request_parser.hpp, frontends/http_body_reader.hpp), as the server's event loop
 // takes them off a socket before it authenticates anything.
 //
 // Input: what a client sends on a connection: a request head, then whatever follows it
@@ -14,8 +14,8 @@
 //   reaches the same state, body and byte count whether the bytes come at once or one by one.
 #include <string>
 
-#include "cli/http_body_reader.hpp"
-#include "cli/http_request_parser.hpp"
+#include "frontends/http_body_reader.hpp"
+#include "frontends/http_request_parser.hpp"
 #include "fuzz_check.hpp"
 
 namespace vasana {

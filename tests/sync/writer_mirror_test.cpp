@@ -196,7 +196,7 @@ TEST_CASE("writer mirror: fetches smaller than a header or a record (1, 7, 100 b
 }
 
 // The same with the configuration's own bounds: sync.fetch_bytes may be as small as 65536
-// (cli/node_config.cpp) and a memory's text as large as limits.max_memory_bytes (64 KiB by
+// (config/node_config.cpp) and a memory's text as large as limits.max_memory_bytes (64 KiB by
 // default, up to 1 MiB): one such memory's record is larger than a fetch.
 TEST_CASE("writer mirror: a record larger than the smallest allowed fetch_bytes (64 KiB) still replicates",
           "[sync][mirror]") {

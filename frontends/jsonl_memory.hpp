@@ -1,0 +1,39 @@
+// One line of an import file (JSON lines) as a memory, and a memory as a line of `vasana export`:
+// {"text": ..., "ref": ..., "kind": ..., "tags": [...], "valid_from": ..., "valid_to": ...,
+//  "status": ..., "epistemic": ..., "confidence": 0..1, "pinned": bool, "vector": [...]}.
+// text and ref are required (ref makes a repeated import write nothing twice). "id" and
+// "recorded_at", which an export adds for information, are read and ignored (a memory gets a new
+// id and recording time where it is imported). Any other field is an error, so a typo is never
+// silently dropped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "protocol/client_reads.hpp"
+#include "protocol/memory_input.hpp"
+#include "protocol/status.hpp"
+
+namespace vasana {
+
+// A time field of a JSON line: epoch milliseconds (an integer) or a string in a form
+// parse_time_ms reads. InvalidArgument naming the field when it is neither or outside the
+// supported times (an open bound's int64 extreme, and a JSON integer above INT64_MAX, included:
+// neither is ever taken as a time).
+Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name);
+
+// InvalidArgument saying what is wrong with the line (parsed by parse_bounded_json,
+// frontends/bounded_json.hpp); the memory is also validated (validate_memory) against limits.
+Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits);
+
+// The export line of a memory, without a line break: text, ref (the memory's id when it has no
+// ref of its own, so that the line imports idempotently), kind, tags, valid_from and valid_to
+// (only when not open), status, epistemic, confidence, pinned, "deleted": true for a deleted
+// memory, then (with_ids) id and recorded_at. Fields always come in this order, so that
+// export -> import -> export gives the same bytes up to id and recorded_at (or exactly, without
+// them).
+std::string memory_export_line(const MemoryView& v, bool with_ids);
+
+}  // namespace vasana
