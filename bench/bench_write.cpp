@@ -106,20 +106,15 @@ constexpr std::chrono::seconds kUnansweredWait{10};
 // acknowledged request's latency and every error also counted per op in *tally.
 enum class Load { pings, puts, mix };
 
-// corrections: how many corrections (of phrases no generated text holds) the node stores before
-// the run, so that every remember is checked against them.
-WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds, Load load,
-                            bench::OpTally* tally = nullptr, double* elapsed_out = nullptr, size_t corrections = 0) {
-  const bool writes = load != Load::pings;
-  WriteFigures f;
-  f.writers = writers;
-  f.connections = connections;
+// Starts a node on a fresh data directory named for the run (root/node-WRITERS-CONNECTIONS-KIND);
+// null, the failure printed, when it cannot.
+std::unique_ptr<Node> start_bench_node(const std::string& root, size_t writers, size_t connections, Load load) {
   DataDir dir{root + "/node-" + std::to_string(writers) + "-" + std::to_string(connections) +
               (load == Load::puts ? "-w" : load == Load::mix ? "-m" : "-p")};
   auto id = init_data_dir(dir, VectorSpace{});
   if (!id.ok()) {
     std::fprintf(stderr, "vasana-bench write: %s\n", id.status().message().c_str());
-    return f;
+    return nullptr;
   }
   NodeOptions opts;
   opts.dir = dir;
@@ -127,25 +122,178 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   auto node = Node::start(opts, nullptr);
   if (!node.ok()) {
     std::fprintf(stderr, "vasana-bench write: %s\n", node.status().message().c_str());
-    return f;
+    return nullptr;
   }
-  const std::string ep = node.value()->endpoints().front();
-  if (corrections > 0) {
-    auto setup = NodeClient::connect(ep);
-    for (size_t i = 0; setup.ok() && i < corrections; ++i) {
-      ClientRequest c;
-      c.kind = ClientRequest::Kind::correct;
-      c.correct.realm = "bench";
-      c.correct.wrong = "legacyterm" + std::to_string(i);
-      c.correct.right = "currentterm" + std::to_string(i);
-      auto r = setup.value()->call(c, std::chrono::seconds(10));
-      if (!r.ok() || r->kind == ClientResponse::Kind::error) {
-        std::fprintf(stderr, "vasana-bench write: storing correction %zu failed: %s\n", i,
-                     r.ok() ? r->message.c_str() : r.status().message().c_str());
-        break;
-      }
+  return std::move(node.value());
+}
+
+// Stores corrections of phrases no generated text holds, over a connection of its own; stops at
+// the first that fails (printed).
+void store_corrections(const std::string& ep, size_t corrections) {
+  auto setup = NodeClient::connect(ep);
+  for (size_t i = 0; setup.ok() && i < corrections; ++i) {
+    ClientRequest c;
+    c.kind = ClientRequest::Kind::correct;
+    c.correct.realm = "bench";
+    c.correct.wrong = "legacyterm" + std::to_string(i);
+    c.correct.right = "currentterm" + std::to_string(i);
+    auto r = setup.value()->call(c, std::chrono::seconds(10));
+    if (!r.ok() || r->kind == ClientResponse::Kind::error) {
+      std::fprintf(stderr, "vasana-bench write: storing correction %zu failed: %s\n", i,
+                   r.ok() ? r->message.c_str() : r.status().message().c_str());
+      break;
     }
   }
+}
+
+// One run's requests and answers, driven as the comment on Load says: each writer sends its next
+// request once the previous one is answered, until the end time; then the requests still in
+// flight are waited for kUnansweredWait at most.
+class ClosedLoop {
+ public:
+  ClosedLoop(const std::vector<std::unique_ptr<NodeClient>>& clients, size_t writers, double seconds, Load load,
+             bench::OpTally* tally)
+      : clients_(clients), connections_(clients.size()), writers_(writers), load_(load),
+        writes_(load != Load::pings), tally_(tally), sent_(writers),
+        planned_(load == Load::mix ? writers : 0), writer_of_(clients.size()) {
+    req_.kind = writes_ ? ClientRequest::Kind::remember : ClientRequest::Kind::ping;
+    req_.memory.realm = "bench";
+    req_.memory.kind = "episode";
+    if (load == Load::mix)
+      for (size_t w = 0; w < writers; ++w) mixes_.emplace_back(w + 1);
+    start = Clock::now();
+    end_time_ = start + secs(seconds);
+    last_answer = start;
+  }
+
+  // Every writer's first request, then the answers as they come.
+  void run() {
+    // epoll over ZeroMQ's notification descriptors: a wake-up costs work only for the connections
+    // that have something, as separate client processes would each wait on their own socket.
+    // (zmq_poll over 64 sockets asks every one of them on every call.)
+    int ep_fd = ::epoll_create1(EPOLL_CLOEXEC);
+    for (size_t c = 0; c < connections_; ++c) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = c;
+      ::epoll_ctl(ep_fd, EPOLL_CTL_ADD, clients_[c]->notify_fd(), &ev);
+    }
+    for (size_t w = 0; w < writers_; ++w) send(w);
+    std::vector<epoll_event> ready(connections_);
+    while (in_flight_ > 0 && Clock::now() < end_time_ + kUnansweredWait) {
+      int n = ::epoll_wait(ep_fd, ready.data(), static_cast<int>(ready.size()), 100);
+      if (n <= 0) {
+        for (size_t c = 0; c < connections_; ++c) drain(c);  // a missed edge costs at most 100 ms
+        continue;
+      }
+      for (int i = 0; i < n; ++i) drain(static_cast<size_t>(ready[i].data.u64));
+    }
+    ::close(ep_fd);
+  }
+
+  // Requests never answered, each also an error (and a failure of its op in the tally).
+  size_t count_unanswered() {
+    size_t unanswered = 0;
+    for (const auto& waiting : writer_of_)
+      for (const auto& [rid, w] : waiting) {
+        ++unanswered;
+        if (tally_ && load_ == Load::mix)
+          tally_->failed(planned_[w].op,
+                         "no answer by " + std::to_string(kUnansweredWait.count()) + " s after the end of the run");
+      }
+    errors += unanswered;
+    return unanswered;
+  }
+
+  std::vector<double> all;  // latency of every acknowledged request, us
+  size_t errors = 0;
+  Clock::time_point start, last_answer;
+
+ private:
+  void send(size_t w) {
+    if (writes_) req_.memory.text = texts_.next();
+    if (load_ == Load::mix) planned_[w] = mixes_[w].next("bench", req_.memory.text);
+    sent_[w] = Clock::now();
+    auto rid = clients_[w % connections_]->send(load_ == Load::mix ? planned_[w].request : req_);
+    if (!rid.ok()) return;
+    writer_of_[w % connections_][*rid] = w;
+    ++in_flight_;
+  }
+
+  // Takes every response waiting on connection c; each answered writer sends its next request.
+  void drain(size_t c) {
+    const auto ok_kind = writes_ ? ClientResponse::Kind::remembered : ClientResponse::Kind::pong;
+    for (;;) {
+      auto r = clients_[c]->receive(std::chrono::milliseconds(0));
+      if (!r.ok()) return;
+      auto it = writer_of_[c].find(r->request_id);
+      if (it == writer_of_[c].end()) {
+        ++errors;
+        continue;
+      }
+      const size_t w = it->second;
+      writer_of_[c].erase(it);
+      --in_flight_;
+      auto now = Clock::now();
+      last_answer = now;
+      if (load_ == Load::mix) {
+        const bench::MixOp op = planned_[w].op;
+        if (r->kind == ClientResponse::Kind::remembered || r->kind == ClientResponse::Kind::written) {
+          all.push_back(micros(now - sent_[w]));
+          if (tally_) tally_->acked(op, all.back());
+        } else {
+          ++errors;
+          if (tally_) tally_->failed(op, r->message);
+        }
+        mixes_[w].answered(planned_[w], *r);
+      } else if (r->kind == ok_kind) {
+        all.push_back(micros(now - sent_[w]));
+      } else {
+        ++errors;
+      }
+      if (now < end_time_) send(w);
+    }
+  }
+
+  const std::vector<std::unique_ptr<NodeClient>>& clients_;
+  const size_t connections_, writers_;
+  const Load load_;
+  const bool writes_;
+  bench::OpTally* const tally_;
+  ClientRequest req_;
+  // Texts vary, as real memories do (identical texts would make every index's job atypical).
+  bench::TextGen texts_;
+  std::vector<Clock::time_point> sent_;
+  std::vector<bench::OpMix> mixes_;
+  std::vector<bench::PlannedOp> planned_;
+  std::vector<std::unordered_map<uint64_t, size_t>> writer_of_;  // per connection: request id -> writer
+  size_t in_flight_ = 0;
+  Clock::time_point end_time_;
+};
+
+// The node's mean records per flush, asked with a ping on a new connection; 0 when it cannot say.
+double records_per_flush(const std::string& ep) {
+  auto client = NodeClient::connect(ep);
+  if (client.ok()) {
+    ClientRequest ping;
+    auto r = client.value()->call(ping, std::chrono::seconds(5));
+    if (r.ok() && r->kind == ClientResponse::Kind::pong && r->info.flushes)
+      return double(r->info.flushed_records) / double(r->info.flushes);
+  }
+  return 0;
+}
+
+// corrections: how many corrections (of phrases no generated text holds) the node stores before
+// the run, so that every remember is checked against them.
+WriteFigures measure_writes(const std::string& root, size_t writers, size_t connections, double seconds, Load load,
+                            bench::OpTally* tally = nullptr, double* elapsed_out = nullptr, size_t corrections = 0) {
+  WriteFigures f;
+  f.writers = writers;
+  f.connections = connections;
+  std::unique_ptr<Node> node = start_bench_node(root, writers, connections, load);
+  if (!node) return f;
+  const std::string ep = node->endpoints().front();
+  if (corrections > 0) store_corrections(ep, corrections);
   zmq::context_t ctx(1);
   std::vector<std::unique_ptr<NodeClient>> clients;
   for (size_t c = 0; c < connections; ++c) {
@@ -156,107 +304,18 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     }
     clients.push_back(std::move(cl.value()));
   }
-  ClientRequest req;
-  req.kind = writes ? ClientRequest::Kind::remember : ClientRequest::Kind::ping;
-  req.memory.realm = "bench";
-  req.memory.kind = "episode";
-  // Texts vary, as real memories do (identical texts would make every index's job atypical).
-  bench::TextGen texts;
-  std::vector<double> all;
-  std::vector<Clock::time_point> sent(writers);
-  std::vector<bench::OpMix> mixes;
-  std::vector<bench::PlannedOp> planned(load == Load::mix ? writers : 0);
-  if (load == Load::mix)
-    for (size_t w = 0; w < writers; ++w) mixes.emplace_back(w + 1);
-  std::vector<std::unordered_map<uint64_t, size_t>> writer_of(connections);  // request id -> writer
-  size_t errors = 0, in_flight = 0;
-  auto start = Clock::now(), end_time = start + secs(seconds), last_answer = start;
-  auto send = [&](size_t w) {
-    if (writes) req.memory.text = texts.next();
-    if (load == Load::mix) planned[w] = mixes[w].next("bench", req.memory.text);
-    sent[w] = Clock::now();
-    auto rid = clients[w % connections]->send(load == Load::mix ? planned[w].request : req);
-    if (!rid.ok()) return;
-    writer_of[w % connections][*rid] = w;
-    ++in_flight;
-  };
-  const auto ok_kind = writes ? ClientResponse::Kind::remembered : ClientResponse::Kind::pong;
-  // Takes every response waiting on connection c; each answered writer sends its next request.
-  auto drain = [&](size_t c) {
-    for (;;) {
-      auto r = clients[c]->receive(std::chrono::milliseconds(0));
-      if (!r.ok()) return;
-      auto it = writer_of[c].find(r->request_id);
-      if (it == writer_of[c].end()) {
-        ++errors;
-        continue;
-      }
-      const size_t w = it->second;
-      writer_of[c].erase(it);
-      --in_flight;
-      auto now = Clock::now();
-      last_answer = now;
-      if (load == Load::mix) {
-        const bench::MixOp op = planned[w].op;
-        if (r->kind == ClientResponse::Kind::remembered || r->kind == ClientResponse::Kind::written) {
-          all.push_back(micros(now - sent[w]));
-          if (tally) tally->acked(op, all.back());
-        } else {
-          ++errors;
-          if (tally) tally->failed(op, r->message);
-        }
-        mixes[w].answered(planned[w], *r);
-      } else if (r->kind == ok_kind) {
-        all.push_back(micros(now - sent[w]));
-      } else {
-        ++errors;
-      }
-      if (now < end_time) send(w);
-    }
-  };
-  // epoll over ZeroMQ's notification descriptors: a wake-up costs work only for the connections
-  // that have something, as separate client processes would each wait on their own socket.
-  // (zmq_poll over 64 sockets asks every one of them on every call.)
-  int ep_fd = ::epoll_create1(EPOLL_CLOEXEC);
-  for (size_t c = 0; c < connections; ++c) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = c;
-    ::epoll_ctl(ep_fd, EPOLL_CTL_ADD, clients[c]->notify_fd(), &ev);
-  }
-  for (size_t w = 0; w < writers; ++w) send(w);
-  std::vector<epoll_event> ready(connections);
-  while (in_flight > 0 && Clock::now() < end_time + kUnansweredWait) {
-    int n = ::epoll_wait(ep_fd, ready.data(), static_cast<int>(ready.size()), 100);
-    if (n <= 0) {
-      for (size_t c = 0; c < connections; ++c) drain(c);  // a missed edge costs at most 100 ms
-      continue;
-    }
-    for (int i = 0; i < n; ++i) drain(static_cast<size_t>(ready[i].data.u64));
-  }
-  ::close(ep_fd);
-  for (const auto& waiting : writer_of)
-    for (const auto& [rid, w] : waiting) {
-      ++f.unanswered;
-      if (tally && load == Load::mix) tally->failed(planned[w].op, "no answer by " + std::to_string(kUnansweredWait.count()) +
-                                                                     " s after the end of the run");
-    }
-  errors += f.unanswered;
-  double elapsed = std::chrono::duration<double>(last_answer - start).count();
+  ClosedLoop loop(clients, writers, seconds, load, tally);
+  loop.run();
+  f.unanswered = loop.count_unanswered();
+  double elapsed = std::chrono::duration<double>(loop.last_answer - loop.start).count();
   if (elapsed_out) *elapsed_out = elapsed;
 
-  auto client = NodeClient::connect(ep);
-  if (client.ok()) {
-    ClientRequest ping;
-    auto r = client.value()->call(ping, std::chrono::seconds(5));
-    if (r.ok() && r->kind == ClientResponse::Kind::pong && r->info.flushes)
-      f.batch = double(r->info.flushed_records) / double(r->info.flushes);
-  }
-  node.value()->stop();
-  f.rate = all.size() / elapsed;
-  f.p50_us = bench::pct(all, 0.50);
-  f.p99_us = bench::pct(all, 0.99);
-  f.errors = errors;
+  f.batch = records_per_flush(ep);
+  node->stop();
+  f.rate = loop.all.size() / elapsed;
+  f.p50_us = bench::pct(loop.all, 0.50);
+  f.p99_us = bench::pct(loop.all, 0.99);
+  f.errors = loop.errors;
   return f;
 }
 

@@ -42,7 +42,8 @@ void add(MetricFamily& f, std::vector<ClientMetric::Label> labels, double value)
   f.metric.push_back(std::move(m));
 }
 
-std::vector<MetricFamily> families(const NodeStatus& s) {
+// The replica: live memories, applied seqnos per writer, remote ops applied, the lane backlog.
+void add_replica_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily memories = family("vasana_memories", "Live memories in this node's replica (count).", MetricType::Gauge);
   add(memories, {}, static_cast<double>(s.memories));
 
@@ -61,11 +62,21 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                 "recall lanes (count; 0: recall sees every applied op).",
                                 MetricType::Gauge);
   add(backlog, {}, static_cast<double>(s.lanes_backlog));
+  for (MetricFamily* f : {&memories, &applied, &remote, &backlog}) out.push_back(std::move(*f));
+}
+
+// Replies dropped because a client did not read them.
+void add_client_reply_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily dropped = family("vasana_client_replies_dropped_total",
                                 "Replies dropped because their client did not read them (its queue of 64 was "
                                 "full), since the process started.",
                                 MetricType::Counter);
   add(dropped, {}, static_cast<double>(s.client_replies_dropped));
+  out.push_back(std::move(dropped));
+}
+
+// The embedding provider: pending memories, failures, drops, vectors, requests, skipped queries.
+void add_embedding_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily embed_pending = family("vasana_embedding_pending",
                                       "Memories whose vector the embedding provider has still to give (queued or "
                                       "in flight; 0 without a provider).",
@@ -95,13 +106,84 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                       "gave no query vector in time, since the process started.",
                                       MetricType::Counter);
   add(embed_skipped, {}, static_cast<double>(s.embedding.queries_skipped));
+  for (MetricFamily* f :
+       {&embed_pending, &embed_failed, &embed_dropped, &embed_vectors, &embed_requests, &embed_skipped})
+    out.push_back(std::move(*f));
+}
+
+// Client requests refused for their grants, by transport and kind.
+void add_client_refusal_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily denied = family("vasana_client_requests_refused_total",
                                "Client requests refused for their grants (permission denied) since the process "
                                "started, by transport (ipc, tcp) and request kind.",
                                MetricType::Counter);
   for (const auto& [key, count] : s.client_refusals)
     add(denied, {{"transport", key.first}, {"kind", key.second}}, static_cast<double>(count));
+  out.push_back(std::move(denied));
+}
 
+// The own writer's state and I/O failures, whether it refuses writes, writers this node cannot take
+// further, clock holds and copy failures.
+void add_writer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
+  MetricFamily own_state = family("vasana_own_writer_state",
+                                  "1 for the state this node's own writer is in, 0 for the others: writable; failed "
+                                  "(an I/O error stopped it; retried); repairing (its stream is damaged, or the node was "
+                                  "restored from a backup, and it is fetched back from peers); read-only (damaged, nothing to repair it from); "
+                                  "clock-ahead (its stream is stamped beyond sync.max_clock_skew_ms ahead of this node's clock).",
+                                  MetricType::Gauge);
+  for (const char* st : {"writable", "failed", "repairing", "read-only", "clock-ahead"})
+    add(own_state, {{"state", st}}, s.own_writer.state == st ? 1 : 0);
+  MetricFamily io_failures = family("vasana_own_writer_io_failures_total",
+                                    "I/O errors that stopped this node's own writer since the process started.",
+                                    MetricType::Counter);
+  add(io_failures, {}, static_cast<double>(s.own_writer.io_failures));
+  MetricFamily read_only = family("vasana_writer_read_only",
+                                  "1 while this node's own writer refuses writes (state failed, repairing or "
+                                  "read-only: see vasana_own_writer_state), else 0.",
+                                  MetricType::Gauge);
+  add(read_only, {}, s.own_writer.state == "writable" ? 0 : 1);
+  MetricFamily problems = family("vasana_writer_problem",
+                                 "1 for each writer this node cannot take further now, by problem: clock-held (its "
+                                 "next op is stamped too far ahead of this node's clock), copy-failed (its copy "
+                                 "cannot be written here; retried), apply-stopped (an op of it could not be applied); "
+                                 "under the own writer, clock-ahead (its stream is stamped too far ahead of this "
+                                 "node's clock), checkpoint-failed (the state checkpoint cannot be written; retried) "
+                                 "and checkpoint-damaged (the one found was damaged and set aside).",
+                                 MetricType::Gauge);
+  for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
+  MetricFamily holds = family("vasana_clock_skew_holds_total",
+                              "Times a writer's ops were held because one was stamped more than "
+                              "sync.max_clock_skew_ms ahead of this node's clock, since the process started.",
+                              MetricType::Counter);
+  add(holds, {}, static_cast<double>(s.clock_holds));
+  MetricFamily copy_failures = family("vasana_copy_failures_total",
+                                      "Times a copy of another writer's stream could not be written or synced here "
+                                      "(a full disk, say) since the process started; each is retried.",
+                                      MetricType::Counter);
+  add(copy_failures, {}, static_cast<double>(s.copy_failures));
+  for (MetricFamily* f : {&own_state, &io_failures, &read_only, &problems, &holds, &copy_failures})
+    out.push_back(std::move(*f));
+}
+
+// Integrity failures by kind and the state digest.
+void add_integrity_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
+  MetricFamily integrity = family("vasana_integrity_failures_total",
+                                  "Integrity failures since the process started, by kind: own-segment (a corrupt "
+                                  "segment of the own stream, quarantined at start), copy-segment (another writer's "
+                                  "copy that failed verification at start, fetched again), peer-chunk (a chunk "
+                                  "from a peer or sibling that failed verification, not applied).",
+                                  MetricType::Counter);
+  for (const auto& [kind, count] : s.integrity_failures) add(integrity, {{"kind", kind}}, static_cast<double>(count));
+  MetricFamily digest = family("vasana_state_digest",
+                               "The first 52 bits of this node's state digest, as a number: nodes that applied "
+                               "the same ops show the same value. Absent until it is computed.",
+                               MetricType::Gauge);
+  if (auto d = digest52(s.digest)) add(digest, {}, static_cast<double>(*d));
+  for (MetricFamily* f : {&integrity, &digest}) out.push_back(std::move(*f));
+}
+
+// Per peer: session up, last heard, lag per writer in ops and seconds, chunks received and refused.
+void add_peer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily up = family("vasana_peer_up",
                            "1 if a replication session with the peer is established (hello accepted both ways), "
                            "else 0.",
@@ -136,7 +218,12 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
       add(lag_s, {{"peer", p.address}, {"writer", l.writer}}, l.lag_seconds);
     }
   }
+  for (MetricFamily* f : {&up, &heard, &lag_ops, &lag_s, &received, &refused_chunks})
+    out.push_back(std::move(*f));
+}
 
+// Peers refused, failed handshakes and bad peer messages, by reason.
+void add_peer_refusal_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily refused = family("vasana_peer_refused_total",
                                 "Peers refused at hello or on a link since the process started, by reason "
                                 "(unknown key, cluster id, vector space, protocol version).",
@@ -154,39 +241,11 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                             "(does not decode), oversized (past a per-kind limit); the connection was dropped.",
                             MetricType::Counter);
   for (const auto& [reason, count] : s.bad_messages) add(bad, {{"reason", reason}}, static_cast<double>(count));
+  for (MetricFamily* f : {&refused, &handshakes, &bad}) out.push_back(std::move(*f));
+}
 
-  MetricFamily own_state = family("vasana_own_writer_state",
-                                  "1 for the state this node's own writer is in, 0 for the others: writable; failed "
-                                  "(an I/O error stopped it; retried); repairing (its stream is damaged, or the node was "
-                                  "restored from a backup, and it is fetched back from peers); read-only (damaged, nothing to repair it from); "
-                                  "clock-ahead (its stream is stamped beyond sync.max_clock_skew_ms ahead of this node's clock).",
-                                  MetricType::Gauge);
-  for (const char* st : {"writable", "failed", "repairing", "read-only", "clock-ahead"})
-    add(own_state, {{"state", st}}, s.own_writer.state == st ? 1 : 0);
-  MetricFamily io_failures = family("vasana_own_writer_io_failures_total",
-                                    "I/O errors that stopped this node's own writer since the process started.",
-                                    MetricType::Counter);
-  add(io_failures, {}, static_cast<double>(s.own_writer.io_failures));
-  MetricFamily problems = family("vasana_writer_problem",
-                                 "1 for each writer this node cannot take further now, by problem: clock-held (its "
-                                 "next op is stamped too far ahead of this node's clock), copy-failed (its copy "
-                                 "cannot be written here; retried), apply-stopped (an op of it could not be applied); "
-                                 "under the own writer, clock-ahead (its stream is stamped too far ahead of this "
-                                 "node's clock), checkpoint-failed (the state checkpoint cannot be written; retried) "
-                                 "and checkpoint-damaged (the one found was damaged and set aside).",
-                                 MetricType::Gauge);
-  for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
-  MetricFamily holds = family("vasana_clock_skew_holds_total",
-                              "Times a writer's ops were held because one was stamped more than "
-                              "sync.max_clock_skew_ms ahead of this node's clock, since the process started.",
-                              MetricType::Counter);
-  add(holds, {}, static_cast<double>(s.clock_holds));
-  MetricFamily copy_failures = family("vasana_copy_failures_total",
-                                      "Times a copy of another writer's stream could not be written or synced here "
-                                      "(a full disk, say) since the process started; each is retried.",
-                                      MetricType::Counter);
-  add(copy_failures, {}, static_cast<double>(s.copy_failures));
-
+// State checkpoints not written and damaged ones set aside.
+void add_checkpoint_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily checkpoint_failures = family("vasana_checkpoint_write_failures_total",
                                             "State checkpoints not written because of an error (not enough free "
                                             "space, an I/O error, a damaged database) since the process started; "
@@ -198,34 +257,22 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
                                               "DATA/checkpoint.damaged-<ms>) since the process started.",
                                               MetricType::Counter);
   add(checkpoints_set_aside, {}, static_cast<double>(s.checkpoint.set_aside));
+  for (MetricFamily* f : {&checkpoint_failures, &checkpoints_set_aside}) out.push_back(std::move(*f));
+}
 
-  MetricFamily read_only = family("vasana_writer_read_only",
-                                  "1 while this node's own writer refuses writes (state failed, repairing or "
-                                  "read-only: see vasana_own_writer_state), else 0.",
-                                  MetricType::Gauge);
-  add(read_only, {}, s.own_writer.state == "writable" ? 0 : 1);
-  MetricFamily integrity = family("vasana_integrity_failures_total",
-                                  "Integrity failures since the process started, by kind: own-segment (a corrupt "
-                                  "segment of the own stream, quarantined at start), copy-segment (another writer's "
-                                  "copy that failed verification at start, fetched again), peer-chunk (a chunk "
-                                  "from a peer or sibling that failed verification, not applied).",
-                                  MetricType::Counter);
-  for (const auto& [kind, count] : s.integrity_failures) add(integrity, {{"kind", kind}}, static_cast<double>(count));
-  MetricFamily digest = family("vasana_state_digest",
-                               "The first 52 bits of this node's state digest, as a number: nodes that applied "
-                               "the same ops show the same value. Absent until it is computed.",
-                               MetricType::Gauge);
-  if (auto d = digest52(s.digest)) add(digest, {}, static_cast<double>(*d));
-
+// Every family of the node's status, in exposition order, then the build info.
+std::vector<MetricFamily> families(const NodeStatus& s) {
   std::vector<MetricFamily> out;
   out.reserve(25);
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog, &dropped, &embed_pending, &embed_failed, &embed_dropped, &embed_vectors,
-                          &embed_requests, &embed_skipped, &denied, &own_state, &io_failures, &read_only,
-                          &problems, &holds, &copy_failures, &integrity, &digest, &up, &heard, &lag_ops, &lag_s,
-                          &received, &refused_chunks, &refused, &handshakes, &bad, &checkpoint_failures,
-                          &checkpoints_set_aside}) {
-    out.push_back(std::move(*f));
-  }
+  add_replica_families(s, out);
+  add_client_reply_families(s, out);
+  add_embedding_families(s, out);
+  add_client_refusal_families(s, out);
+  add_writer_families(s, out);
+  add_integrity_families(s, out);
+  add_peer_families(s, out);
+  add_peer_refusal_families(s, out);
+  add_checkpoint_families(s, out);
   out.push_back(build_info_family());
   return out;
 }
