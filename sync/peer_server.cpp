@@ -305,168 +305,260 @@ std::map<std::string, uint64_t> PeerServer::handshake_failures() const {
   return impl_ && impl_->monitor ? impl_->monitor->failures() : std::map<std::string, uint64_t>{};
 }
 
-void PeerServer::run() {
-  pthread_setname_np(pthread_self(), "vasana.peersrv");
-  Impl& i = *impl_;
-  zmq::socket_t& sock = *i.socket;
-  const InstanceId own = i.own();
-  uint64_t seen = ~0ull;                   // heads version the last advertise() looked at
-  auto next_check = Clock::now();           // when advertise() must look again without a move
-  // Wakes the poll below when another writer's head moves here (a mirrored copy synced). The
+// The serving thread's state: what run() keeps between its steps, and one method per step. The
+// socket and the peers are used under i.mutex (own_moved() uses them too, on another thread).
+struct PeerServer::Loop {
+  explicit Loop(PeerServer& s);
+
+  void run();
+
+  // Steps of one turn of the loop, in order.
+  bool wait();
+  void take_messages();
+  void advertise();
+
+  // Taking one message (under i.mutex).
+  bool muted(const std::string& rid);
+  void refuse_bad(const ReceivedPeer& got);
+  void take(const ReceivedPeer& got);
+  void accept_hello(const ReceivedPeer& got, const PeerHello& hello);
+  void serve_fetch(const std::string& rid, Impl::Peer& peer, const PeerFetch& fetch);
+  void take_acks(const Impl::Peer& peer, const PeerAck& ack);
+
+  // What the advert step shares.
+  struct News {
+    bool own_news = false;    // of this node's own writer
+    bool relay_news = false;  // of another writer's copy
+  };
+  News news_for(const Impl::Peer& peer, const std::vector<StreamHead>& heads) const;
+  void watch_relays(bool on);
+
+  PeerServer& server;  // its counters and stop_
+  Impl& i;
+  zmq::socket_t& sock;
+  const InstanceId own;
+  uint64_t seen = ~0ull;                         // heads version the last advertise() looked at
+  Clock::time_point next_check = Clock::now();  // when advertise() must look again without a move
+  // Wakes wait()'s poll when another writer's head moves here (a mirrored copy synced). The
   // own writer's moves come through own_moved() and the kick. Without one (-1, the kernel
   // refused an eventfd), zmq_poll ignores the item and relay adverts go out at the poll timeout.
-  const int head_moved = i.heads->subscribe();
-  // Other writers' moves wake it only while no relay advert is being paced (below).
+  const int head_moved;
+  // Other writers' moves wake it only while no relay advert is being paced (advertise()).
   bool relays_watched = true;
-  auto watch_relays = [&](bool on) {
-    if (on == relays_watched) return;
-    i.heads->watch(head_moved, own, false, on);
-    relays_watched = on;
-  };
-  i.heads->watch(head_moved, own, false, true);
   int socket_fd = -1;
-  {
-    std::lock_guard<std::mutex> g(i.mutex);
-    socket_fd = sock.get(zmq::sockopt::fd);
-  }
-
-  // Pushes, then adverts to the peers that have news: at once when this node's own writer moved
-  // past what a peer was told (it is behind, or in a new segment), at most every
-  // kRelayAdvertGap for other writers' copies (a peer that reaches their origin has them
-  // already; one that does not fetches them from here), and every advert_interval to every
-  // peer (anti-entropy). A peer's own writer is never news to it. While relay news is
-  // flowing (an advert of it went out, or waits for its gap), other writers' moves do not wake
-  // this thread: it looks again kRelayAdvertGap later anyway, and a wake-up per mirrored op is
-  // a thread switch per op on this node. (The mutex is held.)
-  auto advertise = [&] {
-    seen = i.heads->version();
-    const std::vector<StreamHead> heads = i.heads->all();
-    const auto own_head = i.heads->get(own);
-    std::optional<PeerChunk> last_read;
-    const auto now = Clock::now();
-    next_check = now + i.options.advert_interval;
-    bool relaying = false;
-    for (auto it = i.peers.begin(); it != i.peers.end();) {
-      Impl::Peer& peer = it->second;
-      i.push_tail(it->first, peer, own_head, &last_read);
-      bool own_news = false, relay_news = false;
-      for (const StreamHead& h : heads) {
-        if (h.writer == peer.instance) continue;
-        auto t = peer.told.find(h.writer);
-        if (t != peer.told.end() && t->second == Impl::position(h)) continue;
-        (h.writer == own ? own_news : relay_news) = true;
-      }
-      relaying = relaying || relay_news;
-      const bool due = own_news || now - peer.last_advert >= i.options.advert_interval ||
-                       (relay_news && now - peer.last_advert >= kRelayAdvertGap);
-      if (!due) {
-        next_check = std::min(next_check, peer.last_advert + i.options.advert_interval);
-        if (relay_news) next_check = std::min(next_check, peer.last_advert + kRelayAdvertGap);
-        ++it;
-        continue;
-      }
-      // A peer that cannot take it (gone: router_mandatory) is forgotten; it says hello again.
-      if (!i.send_advert(it->first, peer, heads) && now - peer.last_heard > i.options.peer_timeout)
-        it = i.peers.erase(it);
-      else
-        ++it;
-    }
-    if (relaying) {
-      watch_relays(false);
-      next_check = std::min(next_check, now + kRelayAdvertGap);
-    } else {
-      watch_relays(true);
-      if (i.heads->version() != seen) next_check = now;  // moved before the watch: look again now
-    }
-  };
-
   bool more = true;  // the socket may have messages: look before waiting
-  while (!stop_.load(std::memory_order_relaxed)) {
-    if (!more) {
-      // The socket's file descriptor, not the socket: own_moved() may use the socket meanwhile.
-      zmq::pollitem_t items[] = {{nullptr, socket_fd, ZMQ_POLLIN, 0},
-                                 {nullptr, head_moved, ZMQ_POLLIN, 0},
-                                 {nullptr, i.kick, ZMQ_POLLIN, 0}};
-      try {
-        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_check - Clock::now());
-        zmq::poll(items, 3, std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
-      } catch (const zmq::error_t&) {
-        continue;  // EINTR
-      }
-      if (items[1].revents & ZMQ_POLLIN) StreamHeads::drain(head_moved);
-      if (items[2].revents & ZMQ_POLLIN) StreamHeads::drain(i.kick);
-    }
+};
+
+PeerServer::Loop::Loop(PeerServer& s)
+    : server(s), i(*s.impl_), sock(*i.socket), own(i.own()), head_moved(i.heads->subscribe()) {
+  i.heads->watch(head_moved, own, false, true);
+  std::lock_guard<std::mutex> g(i.mutex);
+  socket_fd = sock.get(zmq::sockopt::fd);
+}
+
+// The serving thread: its Loop until the destructor sets stop_.
+void PeerServer::run() {
+  pthread_setname_np(pthread_self(), "vasana.peersrv");
+  Loop(*this).run();
+}
+
+// Until stopped: wait (unless the socket may have messages), take what came, then push and
+// advertise what is due; all but the wait under the mutex.
+void PeerServer::Loop::run() {
+  while (!server.stop_.load(std::memory_order_relaxed)) {
+    if (!more && !wait()) continue;
     std::lock_guard<std::mutex> g(i.mutex);
-    for (int n = 0; n < 256; ++n) {
-      auto got = receive_peer(sock, /*router=*/true);
-      if (!got) break;
-      if (!i.muted.empty()) {
-        auto m = i.muted.find(got->routing_id);
-        if (m != i.muted.end()) {
-          if (Clock::now() < m->second) continue;  // dropped unread
-          i.muted.erase(m);
-        }
-      }
-      if (!got->message.ok()) {
-        const std::string reason = got->oversized ? "oversized" : "malformed";
-        i.bad(reason);
-        const std::string from = got->address.empty() ? "unknown address" : got->address;
-        if (auto line = i.limiter.admit("bad message " + from,
-                                        "peer: bad message from " + from + " (key " +
-                                            (got->user_id.empty() ? "?" : got->user_id) + "): " +
-                                            got->message.status().message() + "; refused, ignoring it for " +
-                                            std::to_string(kBadPeerMute.count()) + " s"))
-          i.log(*line);
-        send_peer(sock, peer_refused("bad message", reason + " message: " + got->message.status().message()),
-                  &got->routing_id);
-        i.peers.erase(got->routing_id);
-        if (i.muted.size() >= 4096) {
-          const auto now = Clock::now();
-          for (auto m = i.muted.begin(); m != i.muted.end();) m = now >= m->second ? i.muted.erase(m) : std::next(m);
-        }
-        if (i.muted.size() < 4096) i.muted[got->routing_id] = Clock::now() + kBadPeerMute;
-        continue;
-      }
-      const PeerMessage& m = *got->message;
-      auto known = i.peers.find(got->routing_id);
-      if (m.kind == PeerMessage::Kind::hello) {
-        if (auto refused = check_peer_hello(m.hello, i.ours)) {
-          i.refuse(refused->reason);
-          i.log("peer: refused " + to_hex(m.hello.instance) + " (key " + got->user_id + "): " + refused->message);
-          send_peer(sock, peer_refused(refused->reason, refused->message), &got->routing_id);
-          if (known != i.peers.end()) i.peers.erase(known);
-          continue;
-        }
-        const bool fresh = known == i.peers.end();
-        Impl::Peer& peer = i.peers[got->routing_id];
-        peer = Impl::Peer{};
-        peer.instance = m.hello.instance;
-        peer.last_heard = Clock::now();
-        if (fresh) i.log("peer: " + to_hex(m.hello.instance) + " connected");
-        send_peer(sock, peer_hello(i.ours), &got->routing_id);
-        i.send_advert(got->routing_id, peer, i.heads->all());
-        continue;
-      }
-      if (known == i.peers.end()) {
-        // No accepted hello on this connection (this node restarted, or the peer skipped it).
-        send_peer(sock, peer_refused("no hello", "say hello first"), &got->routing_id);
-        continue;
-      }
-      known->second.last_heard = Clock::now();
-      if (m.kind == PeerMessage::Kind::fetch) {
-        const auto head = i.heads->get(m.fetch.writer);
-        PeerChunk c = read_chunk(i.dir, head, m.fetch, m.fetch.max_bytes);
-        fetches_++;
-        bytes_ += c.bytes.size();
-        i.send_chunk(got->routing_id, known->second, head, std::move(c));
-      } else if (m.kind == PeerMessage::Kind::ack) {
-        acks_++;
-        for (const StreamHead& h : m.ack.heads) i.ack(known->second.instance, h.writer, h.last_seqno);
-      }
-    }
+    take_messages();
     if (i.heads->version() != seen || Clock::now() >= next_check) advertise();
     more = i.readable();
   }
+}
+
+// Waits for messages, a move of another writer's head or the kick, at most 100 ms (until
+// next_check). False when the poll was interrupted.
+bool PeerServer::Loop::wait() {
+  // The socket's file descriptor, not the socket: own_moved() may use the socket meanwhile.
+  zmq::pollitem_t items[] = {{nullptr, socket_fd, ZMQ_POLLIN, 0},
+                             {nullptr, head_moved, ZMQ_POLLIN, 0},
+                             {nullptr, i.kick, ZMQ_POLLIN, 0}};
+  try {
+    const auto timeout = std::chrono::ceil<std::chrono::milliseconds>(next_check - Clock::now());
+    zmq::poll(items, 3, std::clamp(timeout, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
+  } catch (const zmq::error_t&) {
+    return false;  // EINTR
+  }
+  if (items[1].revents & ZMQ_POLLIN) StreamHeads::drain(head_moved);
+  if (items[2].revents & ZMQ_POLLIN) StreamHeads::drain(i.kick);
+  return true;
+}
+
+// Takes up to 256 queued messages; those of a muted connection are dropped unread. (The mutex
+// is held.)
+void PeerServer::Loop::take_messages() {
+  for (int n = 0; n < 256; ++n) {
+    auto got = receive_peer(sock, /*router=*/true);
+    if (!got) break;
+    if (muted(got->routing_id)) continue;  // dropped unread
+    if (!got->message.ok()) {
+      refuse_bad(*got);
+      continue;
+    }
+    take(*got);
+  }
+}
+
+// Whether the connection rid is muted still (a mute that ran out is forgotten).
+bool PeerServer::Loop::muted(const std::string& rid) {
+  if (!i.muted.empty()) {
+    auto m = i.muted.find(rid);
+    if (m != i.muted.end()) {
+      if (Clock::now() < m->second) return true;
+      i.muted.erase(m);
+    }
+  }
+  return false;
+}
+
+// A message that did not decode or was past a limit: counted, logged, refused as "bad message",
+// and its connection forgotten and muted for kBadPeerMute.
+void PeerServer::Loop::refuse_bad(const ReceivedPeer& got) {
+  const std::string reason = got.oversized ? "oversized" : "malformed";
+  i.bad(reason);
+  const std::string from = got.address.empty() ? "unknown address" : got.address;
+  if (auto line = i.limiter.admit("bad message " + from,
+                                  "peer: bad message from " + from + " (key " +
+                                      (got.user_id.empty() ? "?" : got.user_id) + "): " +
+                                      got.message.status().message() + "; refused, ignoring it for " +
+                                      std::to_string(kBadPeerMute.count()) + " s"))
+    i.log(*line);
+  send_peer(sock, peer_refused("bad message", reason + " message: " + got.message.status().message()),
+            &got.routing_id);
+  i.peers.erase(got.routing_id);
+  if (i.muted.size() >= 4096) {
+    const auto now = Clock::now();
+    for (auto m = i.muted.begin(); m != i.muted.end();) m = now >= m->second ? i.muted.erase(m) : std::next(m);
+  }
+  if (i.muted.size() < 4096) i.muted[got.routing_id] = Clock::now() + kBadPeerMute;
+}
+
+// A message that decoded: a hello, or (from a peer whose hello was accepted) a fetch or acks.
+void PeerServer::Loop::take(const ReceivedPeer& got) {
+  const PeerMessage& m = *got.message;
+  if (m.kind == PeerMessage::Kind::hello) {
+    accept_hello(got, m.hello);
+    return;
+  }
+  auto known = i.peers.find(got.routing_id);
+  if (known == i.peers.end()) {
+    // No accepted hello on this connection (this node restarted, or the peer skipped it).
+    send_peer(sock, peer_refused("no hello", "say hello first"), &got.routing_id);
+    return;
+  }
+  known->second.last_heard = Clock::now();
+  if (m.kind == PeerMessage::Kind::fetch)
+    serve_fetch(got.routing_id, known->second, m.fetch);
+  else if (m.kind == PeerMessage::Kind::ack)
+    take_acks(known->second, m.ack);
+}
+
+// A hello: refused (and the connection forgotten), or the peer (re)starts from nothing known,
+// and is answered with this node's hello and an advert.
+void PeerServer::Loop::accept_hello(const ReceivedPeer& got, const PeerHello& hello) {
+  auto known = i.peers.find(got.routing_id);
+  if (auto refused = check_peer_hello(hello, i.ours)) {
+    i.refuse(refused->reason);
+    i.log("peer: refused " + to_hex(hello.instance) + " (key " + got.user_id + "): " + refused->message);
+    send_peer(sock, peer_refused(refused->reason, refused->message), &got.routing_id);
+    if (known != i.peers.end()) i.peers.erase(known);
+    return;
+  }
+  const bool fresh = known == i.peers.end();
+  Impl::Peer& peer = i.peers[got.routing_id];
+  peer = Impl::Peer{};
+  peer.instance = hello.instance;
+  peer.last_heard = Clock::now();
+  if (fresh) i.log("peer: " + to_hex(hello.instance) + " connected");
+  send_peer(sock, peer_hello(i.ours), &got.routing_id);
+  i.send_advert(got.routing_id, peer, i.heads->all());
+}
+
+// A fetch: answered with a chunk of what this node holds of that writer, up to its head.
+void PeerServer::Loop::serve_fetch(const std::string& rid, Impl::Peer& peer, const PeerFetch& fetch) {
+  const auto head = i.heads->get(fetch.writer);
+  PeerChunk c = read_chunk(i.dir, head, fetch, fetch.max_bytes);
+  server.fetches_++;
+  server.bytes_ += c.bytes.size();
+  i.send_chunk(rid, peer, head, std::move(c));
+}
+
+// Acks: each goes to the ack callback, as the peer's.
+void PeerServer::Loop::take_acks(const Impl::Peer& peer, const PeerAck& ack) {
+  server.acks_++;
+  for (const StreamHead& h : ack.heads) i.ack(peer.instance, h.writer, h.last_seqno);
+}
+
+// Pushes, then adverts to the peers that have news: at once when this node's own writer moved
+// past what a peer was told (it is behind, or in a new segment), at most every
+// kRelayAdvertGap for other writers' copies (a peer that reaches their origin has them
+// already; one that does not fetches them from here), and every advert_interval to every
+// peer (anti-entropy). A peer's own writer is never news to it. While relay news is
+// flowing (an advert of it went out, or waits for its gap), other writers' moves do not wake
+// this thread: it looks again kRelayAdvertGap later anyway, and a wake-up per mirrored op is
+// a thread switch per op on this node. (The mutex is held.)
+void PeerServer::Loop::advertise() {
+  seen = i.heads->version();
+  const std::vector<StreamHead> heads = i.heads->all();
+  const auto own_head = i.heads->get(own);
+  std::optional<PeerChunk> last_read;
+  const auto now = Clock::now();
+  next_check = now + i.options.advert_interval;
+  bool relaying = false;
+  for (auto it = i.peers.begin(); it != i.peers.end();) {
+    Impl::Peer& peer = it->second;
+    i.push_tail(it->first, peer, own_head, &last_read);
+    const News news = news_for(peer, heads);
+    relaying = relaying || news.relay_news;
+    const bool due = news.own_news || now - peer.last_advert >= i.options.advert_interval ||
+                     (news.relay_news && now - peer.last_advert >= kRelayAdvertGap);
+    if (!due) {
+      next_check = std::min(next_check, peer.last_advert + i.options.advert_interval);
+      if (news.relay_news) next_check = std::min(next_check, peer.last_advert + kRelayAdvertGap);
+      ++it;
+      continue;
+    }
+    // A peer that cannot take it (gone: router_mandatory) is forgotten; it says hello again.
+    if (!i.send_advert(it->first, peer, heads) && now - peer.last_heard > i.options.peer_timeout)
+      it = i.peers.erase(it);
+    else
+      ++it;
+  }
+  if (relaying) {
+    watch_relays(false);
+    next_check = std::min(next_check, now + kRelayAdvertGap);
+  } else {
+    watch_relays(true);
+    if (i.heads->version() != seen) next_check = now;  // moved before the watch: look again now
+  }
+}
+
+// What of heads peer was not told (its own writer never counts).
+PeerServer::Loop::News PeerServer::Loop::news_for(const Impl::Peer& peer,
+                                                  const std::vector<StreamHead>& heads) const {
+  News news;
+  for (const StreamHead& h : heads) {
+    if (h.writer == peer.instance) continue;
+    auto t = peer.told.find(h.writer);
+    if (t != peer.told.end() && t->second == Impl::position(h)) continue;
+    (h.writer == own ? news.own_news : news.relay_news) = true;
+  }
+  return news;
+}
+
+// Whether other writers' moves wake this thread (through head_moved).
+void PeerServer::Loop::watch_relays(bool on) {
+  if (on == relays_watched) return;
+  i.heads->watch(head_moved, own, false, on);
+  relays_watched = on;
 }
 
 }  // namespace vasana

@@ -92,6 +92,7 @@ class PeerServer {
   void run();
 
   struct Impl;
+  struct Loop;  // run()'s state, one method per step (peer_server.cpp)
   std::unique_ptr<Impl> impl_;
   std::string endpoint_;
   std::atomic<bool> stop_{false};

@@ -45,6 +45,15 @@ std::string refusal_label(const std::string& reason) {
     if (reason == known) return reason;
   return "other";
 }
+
+// The entry of writer in heads, added (only the writer set) when missing.
+StreamHead& head_in(std::vector<StreamHead>& heads, InstanceId writer) {
+  auto h = std::find_if(heads.begin(), heads.end(), [&](const StreamHead& x) { return x.writer == writer; });
+  if (h != heads.end()) return *h;
+  heads.push_back(StreamHead{});
+  heads.back().writer = writer;
+  return heads.back();
+}
 }  // namespace
 
 struct PeerSession::Impl {
@@ -167,72 +176,61 @@ PeerStatus PeerSession::status() const {
   return st;
 }
 
-void PeerSession::run() {
-  pthread_setname_np(pthread_self(), "vasana.peer");
-  Impl& i = *impl_;
-  zmq::socket_t* sock = i.socket.get();  // replaced by reconnect()
+// The session thread's state: what run() keeps between its steps, and one method per step.
+// Everything here is used by that thread only (the socket too); what status() reads is under
+// i.mutex.
+struct PeerSession::Loop {
+  Loop(Impl& impl, const std::atomic<bool>& stop_flag);
+
+  void run();
+
+  // Steps of one turn of the loop, in order.
+  bool replace_unanswering(Clock::time_point now);
+  void say_hello(Clock::time_point now);
+  bool wait(bool* heads_moved);
+  void heads_moved_here();
+  void take_messages();
+  void check_liveness();
+
+  // Taking one message from the peer.
+  void take_bad(const ReceivedPeer& got);
+  void take(const PeerMessage& m);
+  void take_hello(const PeerHello& hello);
+  void take_refused(const PeerRefused& refused);
+  void take_advert(const PeerAdvert& advert);
+  void take_chunk(const PeerChunk& chunk);
+
+  // What the steps share.
+  void send_acks();
+  void set_up(bool up);
+  void raise_advertised(const PeerChunk& c);
+  void raise_status_head(const StreamHead& got);
+  void fetch_more();
+  void answered(const PeerChunk& c);
+  void reconnect(const std::string& key, const std::string& why);
+
+  Impl& i;
+  const std::atomic<bool>& stop;
+  zmq::socket_t* sock;  // replaced by reconnect()
   Clock::time_point next_hello = Clock::now();
   // When the first hello not answered yet was queued (nothing heard since): a peer that takes
   // the connection but answers nothing within peer_timeout gets a new one.
   std::optional<Clock::time_point> waiting_since;
   // Since when hello could not be queued (the socket has no connection): see kReconnectIvlMax.
   std::optional<Clock::time_point> unconnected_since;
-  const auto unconnected_limit = std::max<std::chrono::milliseconds>(i.options.peer_timeout, kReconnectIvlMax);
-  auto connect_poll = kHelloConnectPoll;
+  const std::chrono::milliseconds unconnected_limit;
+  std::chrono::milliseconds connect_poll = kHelloConnectPoll;
   bool established = false;
   std::vector<StreamHead> advertised;  // the peer's latest advert (this thread's copy)
   // Acknowledgements follow this node's durable heads (MirrorSet's syncer moves them after its
   // fdatasync), not deliveries: an ack promises the peer that the op is synced here.
   // It wakes this thread only for the peer's own writer, and only once the peer asked for acks.
-  const int head_moved = i.heads->subscribe();
-  i.heads->watch(head_moved, InstanceId(), false, false);
+  const int head_moved;
   std::map<InstanceId, Seqno> acked;  // what this session last acknowledged, per writer
   // Acks go only to a server that asked for them (its node acknowledges writes replicated:N),
   // and only for its own writer: a node counts acks for no other (sync/ack_gate.hpp).
   bool acks_wanted = false;
   InstanceId server_writer;
-  auto send_acks = [&] {
-    if (!acks_wanted) return;
-    PeerAck ack;
-    for (const StreamHead& theirs : advertised) {
-      if (theirs.writer != server_writer) continue;
-      auto mine = i.heads->get(theirs.writer);
-      if (!mine || mine->last_seqno.value == 0) continue;
-      auto it = acked.find(theirs.writer);
-      if (it != acked.end() && !(it->second < mine->last_seqno)) continue;
-      acked[theirs.writer] = mine->last_seqno;
-      ack.heads.push_back(*mine);
-    }
-    if (!ack.heads.empty()) send_peer(*sock, peer_ack(std::move(ack)));
-  };
-
-  auto set_up = [&](bool up) {
-    std::lock_guard<std::mutex> g(i.mutex);
-    i.up = up;
-  };
-  // The entry of writer in heads, added (only the writer set) when missing.
-  auto head_in = [](std::vector<StreamHead>& heads, InstanceId writer) -> StreamHead& {
-    auto h = std::find_if(heads.begin(), heads.end(), [&](const StreamHead& x) { return x.writer == writer; });
-    if (h != heads.end()) return *h;
-    heads.push_back(StreamHead{});
-    heads.back().writer = writer;
-    return heads.back();
-  };
-  auto raise_advertised = [&](const PeerChunk& c) {
-    // No more writers than an advert may name: a chunk of an unnamed one is taken (and verified)
-    // all the same, only not remembered here.
-    const bool named = std::any_of(advertised.begin(), advertised.end(),
-                                   [&](const StreamHead& x) { return x.writer == c.writer; });
-    if (!named && advertised.size() >= kMaxAdvertHeads) return;
-    StreamHead& h = head_in(advertised, c.writer);
-    const auto end = std::make_pair(c.segment, c.offset + c.bytes.size());
-    if (std::make_pair(h.segment, h.segment_bytes) < end) std::tie(h.segment, h.segment_bytes) = end;
-  };
-  // (i.mutex held)
-  auto raise_status_head = [&](const StreamHead& got) {
-    StreamHead& h = head_in(i.advertised, got.writer);
-    if (h.last_seqno < got.last_seqno) h = got;
-  };
   // The fetches sent on this connection and not answered yet, oldest first. The peer answers
   // them in the order they came, each with a chunk at the position asked for.
   struct Sent {
@@ -242,209 +240,338 @@ void PeerSession::run() {
     Clock::time_point at;
   };
   std::deque<Sent> unanswered;
-  auto fetch_more = [&] {
-    for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
-      if (!send_peer(*sock, peer_fetch(f))) {
-        i.mirrors->release(i.id);
-        break;
-      }
-      if (unanswered.size() < kMaxUnanswered) unanswered.push_back(Sent{f.writer, f.segment, f.offset, Clock::now()});
-    }
-  };
-  // A chunk at the position of the oldest fetch answers it (a push at that very position stands
-  // in for the answer: the peer heard this node recently enough either way).
-  auto answered = [&](const PeerChunk& c) {
-    if (!unanswered.empty() && unanswered.front().writer == c.writer && unanswered.front().segment == c.segment &&
-        unanswered.front().offset == c.offset)
-      unanswered.pop_front();
-  };
+};
 
-  // Marks the peer down and replaces the socket (what was queued for the old connection is
-  // dropped; the peer sees that connection close).
-  auto reconnect = [&](const std::string& key, const std::string& why) {
-    if (auto line = i.limiter.admit(key, "peer " + i.peer.address + ": " + why + "; reconnecting"))
-      i.log(*line);
-    established = false;
-    set_up(false);
-    i.mirrors->release(i.id);
-    unanswered.clear();
-    Status st = i.open_socket();
-    if (!st.ok()) i.log("peer " + i.peer.address + ": cannot make a new socket, keeping the old one: " + st.message());
-    sock = i.socket.get();
-    next_hello = Clock::now();
-    connect_poll = kHelloConnectPoll;
-    waiting_since.reset();
-    unconnected_since.reset();
-  };
+PeerSession::Loop::Loop(Impl& impl, const std::atomic<bool>& stop_flag)
+    : i(impl),
+      stop(stop_flag),
+      sock(impl.socket.get()),
+      unconnected_limit(std::max<std::chrono::milliseconds>(impl.options.peer_timeout, kReconnectIvlMax)),
+      head_moved(impl.heads->subscribe()) {
+  i.heads->watch(head_moved, InstanceId(), false, false);
+}
 
-  while (!stop_.load(std::memory_order_relaxed)) {
+// The session thread: its Loop until the destructor sets stop_.
+void PeerSession::run() {
+  pthread_setname_np(pthread_self(), "vasana.peer");
+  Loop(*impl_, stop_).run();
+}
+
+// Until stopped: replace a connection that does not answer, say hello, wait, take what came,
+// and check that the peer is still heard.
+void PeerSession::Loop::run() {
+  while (!stop.load(std::memory_order_relaxed)) {
     const auto now = Clock::now();
-    if (!established && waiting_since && now - *waiting_since > i.options.peer_timeout) {
-      reconnect("unanswered", "hello unanswered for " + std::to_string(i.options.peer_timeout.count()) + " ms");
-      continue;
-    }
-    if (!established && unconnected_since && now - *unconnected_since > unconnected_limit) {
-      reconnect("unconnected", "no connection for " + std::to_string(unconnected_limit.count()) +
-                                   " ms (down, or its handshake failed)");
-      continue;
-    }
-    if (!established && now >= next_hello) {
-      if (send_peer(*sock, peer_hello(i.ours))) {
-        if (!waiting_since) waiting_since = now;
-        unconnected_since.reset();
-        next_hello = now + kHelloRetry;
-        connect_poll = kHelloConnectPoll;  // for the next time the link is down
-      } else {
-        if (!unconnected_since) unconnected_since = now;
-        next_hello = now + connect_poll;
-        connect_poll = std::min<std::chrono::milliseconds>(connect_poll * 2, kHelloRetry);
-      }
-    }
-    zmq::pollitem_t items[] = {{static_cast<void*>(*sock), 0, ZMQ_POLLIN, 0},
-                               {nullptr, head_moved, ZMQ_POLLIN, 0}};
-    auto wait = std::chrono::milliseconds(100);
-    if (!established)
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_hello - Clock::now()),
-                        std::chrono::milliseconds(0), wait);
-    try {
-      zmq::poll(items, 2, wait);
-    } catch (const zmq::error_t&) {
-      continue;
-    }
-    if (items[1].revents & ZMQ_POLLIN) {
-      StreamHeads::drain(head_moved);
-      if (established) send_acks();
-    }
-    for (int n = 0; n < 256; ++n) {
-      auto got = receive_peer(*sock, /*router=*/false);
-      if (!got) break;
-      if (!got->message.ok()) {
-        const std::string reason = got->oversized ? "oversized" : "malformed";
-        i.bad(reason);
-        if (auto line = i.limiter.admit("bad message", "peer " + i.peer.address + ": bad message: " +
-                                                           got->message.status().message()))
-          i.log(*line);
-        reconnect("bad message", "after a " + reason + " message");
-        break;
-      }
-      const PeerMessage& m = *got->message;
-      waiting_since.reset();
-      {
-        std::lock_guard<std::mutex> g(i.mutex);
-        i.last_heard = Clock::now();
-        i.heard = true;
-      }
-      switch (m.kind) {
-        case PeerMessage::Kind::hello: {
-          if (auto refused = check_peer_hello(m.hello, i.ours)) {
-            i.refuse(refused->reason);
-            i.log("peer " + i.peer.address + ": refused: " + refused->message);
-            established = false;
-            set_up(false);
-            next_hello = Clock::now() + kRefusedRetry;
-            break;
-          }
-          if (!established) {
-            i.log("peer " + i.peer.address + ": session up with " + to_hex(m.hello.instance));
-            acked.clear();  // a restarted peer forgot what it was told
-          }
-          established = true;
-          acks_wanted = m.hello.acks_wanted;
-          server_writer = m.hello.instance;
-          i.heads->watch(head_moved, server_writer, acks_wanted, false);
-          send_acks();  // what moved before the watch: no wake-up told of it
-          std::lock_guard<std::mutex> g(i.mutex);
-          i.up = true;
-          i.peer_instance = to_hex(m.hello.instance);
-          break;
-        }
-        case PeerMessage::Kind::refused:
-          // Rate-limited: refusals come when the peer sends them, not only in answer to a hello.
-          if (established || i.up) {
-            if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": it refused this node: " +
-                                                           m.refused.message))
-              i.log(*line);
-          } else if (m.refused.reason != "no hello") {
-            if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": refused: " + m.refused.message))
-              i.log(*line);
-          }
-          if (m.refused.reason != "no hello") i.refuse("refused by peer: " + refusal_label(m.refused.reason));
-          if (m.refused.reason == "bad message") {
-            reconnect("refused", "it refused a message of this node as bad");
-            break;
-          }
-          established = false;
-          set_up(false);
-          i.mirrors->release(i.id);
-          next_hello = Clock::now() + (m.refused.reason == "no hello" ? std::chrono::seconds(0) : kRefusedRetry);
-          break;
-        case PeerMessage::Kind::advert: {
-          if (!established) break;
-          advertised = m.advert.heads;
-          {
-            std::lock_guard<std::mutex> g(i.mutex);
-            i.advertised = advertised;
-            i.advert_heard = true;
-          }
-          send_acks();  // ops this node holds already (from another peer) wait for no move here
-          fetch_more();
-          break;
-        }
-        case PeerMessage::Kind::chunk: {
-          // Bytes the server sent show its head is at least where they end, advert or not: a
-          // push this node cannot take (it is elsewhere in that writer's stream) then makes it
-          // fetch from where it is, at once.
-          if (established && !m.chunk.missing && !m.chunk.bytes.empty()) raise_advertised(m.chunk);
-          answered(m.chunk);
-          auto accepted = i.mirrors->accept(i.id, m.chunk);
-          if (!accepted.ok()) {
-            i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(m.chunk.writer) + ": " +
-                  accepted.status().to_string());
-            break;
-          }
-          const MirrorSet::Delivery& d = *accepted;
-          if (d.refused) {
-            {
-              std::lock_guard<std::mutex> g(i.mutex);
-              i.chunks_refused++;
-            }
-            i.log("peer " + i.peer.address + ": refused bad bytes: " + d.problem +
-                  "; fetching that writer from other peers");
-            break;
-          }
-          if (d.bytes > 0) {
-            std::lock_guard<std::mutex> g(i.mutex);
-            i.chunks_received++;
-            // A pushed chunk comes without an advert: what the peer has of that writer is at
-            // least what the chunk held, for the lag this node shows (lag_ops counts what is
-            // received and not yet applied too).
-            if (d.records > 0) raise_status_head(d.head);
-          }
-          // More of the same writer, if the peer has it, while the set's applier applies this
-          // chunk: fetching, verifying and storing the next overlap applying this one. (A small
-          // chunk with nothing queued before it, a live push, is applied already: d.applied.)
-          fetch_more();
-          break;
-        }
-        case PeerMessage::Kind::fetch:
-        case PeerMessage::Kind::ack:
-          break;  // a session only asks
-      }
-    }
-    if (established) {
-      bool silent = false;
-      {
-        std::lock_guard<std::mutex> g(i.mutex);
-        silent = Clock::now() - i.last_heard > i.options.peer_timeout;
-      }
-      if (silent)
-        reconnect("silent", "silent for " + std::to_string(i.options.peer_timeout.count()) + " ms: down");
-      else if (!unanswered.empty() && Clock::now() - unanswered.front().at > kFetchAnswerTimeout)
-        reconnect("unanswered fetch", "a fetch unanswered for " + std::to_string(kFetchAnswerTimeout.count()) +
-                                          " s while its adverts arrive: what this node sends does not reach it");
-    }
+    if (replace_unanswering(now)) continue;
+    say_hello(now);
+    bool heads_moved = false;
+    if (!wait(&heads_moved)) continue;
+    if (heads_moved) heads_moved_here();
+    take_messages();
+    check_liveness();
     if (!established) i.mirrors->release(i.id);
   }
+}
+
+// Before the session is up: a hello unanswered for peer_timeout, or a socket without a
+// connection for unconnected_limit, gets a new socket. True when it did.
+bool PeerSession::Loop::replace_unanswering(Clock::time_point now) {
+  if (!established && waiting_since && now - *waiting_since > i.options.peer_timeout) {
+    reconnect("unanswered", "hello unanswered for " + std::to_string(i.options.peer_timeout.count()) + " ms");
+    return true;
+  }
+  if (!established && unconnected_since && now - *unconnected_since > unconnected_limit) {
+    reconnect("unconnected", "no connection for " + std::to_string(unconnected_limit.count()) +
+                                 " ms (down, or its handshake failed)");
+    return true;
+  }
+  return false;
+}
+
+// Before the session is up, when it is time: hello, or (it could not be queued: no connection)
+// the next try sooner, backing off up to kHelloRetry.
+void PeerSession::Loop::say_hello(Clock::time_point now) {
+  if (!established && now >= next_hello) {
+    if (send_peer(*sock, peer_hello(i.ours))) {
+      if (!waiting_since) waiting_since = now;
+      unconnected_since.reset();
+      next_hello = now + kHelloRetry;
+      connect_poll = kHelloConnectPoll;  // for the next time the link is down
+    } else {
+      if (!unconnected_since) unconnected_since = now;
+      next_hello = now + connect_poll;
+      connect_poll = std::min<std::chrono::milliseconds>(connect_poll * 2, kHelloRetry);
+    }
+  }
+}
+
+// Waits for the peer's messages or a move of the heads, at most 100 ms (until the next hello
+// when the session is not up). False when the poll failed (interrupted); *heads_moved tells of
+// a move.
+bool PeerSession::Loop::wait(bool* heads_moved) {
+  zmq::pollitem_t items[] = {{static_cast<void*>(*sock), 0, ZMQ_POLLIN, 0},
+                             {nullptr, head_moved, ZMQ_POLLIN, 0}};
+  auto timeout = std::chrono::milliseconds(100);
+  if (!established)
+    timeout = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_hello - Clock::now()),
+                         std::chrono::milliseconds(0), timeout);
+  try {
+    zmq::poll(items, 2, timeout);
+  } catch (const zmq::error_t&) {
+    return false;
+  }
+  *heads_moved = (items[1].revents & ZMQ_POLLIN) != 0;
+  return true;
+}
+
+// This node's durable heads moved: acks for what is synced now.
+void PeerSession::Loop::heads_moved_here() {
+  StreamHeads::drain(head_moved);
+  if (established) send_acks();
+}
+
+// Takes up to 256 queued messages of the peer; a bad one replaces the socket and ends the turn.
+void PeerSession::Loop::take_messages() {
+  for (int n = 0; n < 256; ++n) {
+    auto got = receive_peer(*sock, /*router=*/false);
+    if (!got) break;
+    if (!got->message.ok()) {
+      take_bad(*got);
+      break;
+    }
+    take(*got->message);
+  }
+}
+
+// A message that did not decode or was past a limit: counted, logged, and the socket replaced.
+void PeerSession::Loop::take_bad(const ReceivedPeer& got) {
+  const std::string reason = got.oversized ? "oversized" : "malformed";
+  i.bad(reason);
+  if (auto line = i.limiter.admit("bad message", "peer " + i.peer.address + ": bad message: " +
+                                                     got.message.status().message()))
+    i.log(*line);
+  reconnect("bad message", "after a " + reason + " message");
+}
+
+// The peer was heard; the message goes to its step.
+void PeerSession::Loop::take(const PeerMessage& m) {
+  waiting_since.reset();
+  {
+    std::lock_guard<std::mutex> g(i.mutex);
+    i.last_heard = Clock::now();
+    i.heard = true;
+  }
+  switch (m.kind) {
+    case PeerMessage::Kind::hello:
+      take_hello(m.hello);
+      break;
+    case PeerMessage::Kind::refused:
+      take_refused(m.refused);
+      break;
+    case PeerMessage::Kind::advert:
+      take_advert(m.advert);
+      break;
+    case PeerMessage::Kind::chunk:
+      take_chunk(m.chunk);
+      break;
+    case PeerMessage::Kind::fetch:
+    case PeerMessage::Kind::ack:
+      break;  // a session only asks
+  }
+}
+
+// The peer's hello: refused (tried again after kRefusedRetry), or the session is up, with acks
+// for what this node holds of the peer's writer when it asked for them.
+void PeerSession::Loop::take_hello(const PeerHello& hello) {
+  if (auto refused = check_peer_hello(hello, i.ours)) {
+    i.refuse(refused->reason);
+    i.log("peer " + i.peer.address + ": refused: " + refused->message);
+    established = false;
+    set_up(false);
+    next_hello = Clock::now() + kRefusedRetry;
+    return;
+  }
+  if (!established) {
+    i.log("peer " + i.peer.address + ": session up with " + to_hex(hello.instance));
+    acked.clear();  // a restarted peer forgot what it was told
+  }
+  established = true;
+  acks_wanted = hello.acks_wanted;
+  server_writer = hello.instance;
+  i.heads->watch(head_moved, server_writer, acks_wanted, false);
+  send_acks();  // what moved before the watch: no wake-up told of it
+  std::lock_guard<std::mutex> g(i.mutex);
+  i.up = true;
+  i.peer_instance = to_hex(hello.instance);
+}
+
+// The peer refused this node: the session is down until the next hello (at once after "no
+// hello", else after kRefusedRetry); refused as bad, the socket is replaced.
+void PeerSession::Loop::take_refused(const PeerRefused& refused) {
+  // Rate-limited: refusals come when the peer sends them, not only in answer to a hello.
+  if (established || i.up) {
+    if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": it refused this node: " +
+                                                   refused.message))
+      i.log(*line);
+  } else if (refused.reason != "no hello") {
+    if (auto line = i.limiter.admit("refused", "peer " + i.peer.address + ": refused: " + refused.message))
+      i.log(*line);
+  }
+  if (refused.reason != "no hello") i.refuse("refused by peer: " + refusal_label(refused.reason));
+  if (refused.reason == "bad message") {
+    reconnect("refused", "it refused a message of this node as bad");
+    return;
+  }
+  established = false;
+  set_up(false);
+  i.mirrors->release(i.id);
+  next_hello = Clock::now() + (refused.reason == "no hello" ? std::chrono::seconds(0) : kRefusedRetry);
+}
+
+// The peer's version vector: kept (for status() too), then acks and fetches follow it.
+void PeerSession::Loop::take_advert(const PeerAdvert& advert) {
+  if (!established) return;
+  advertised = advert.heads;
+  {
+    std::lock_guard<std::mutex> g(i.mutex);
+    i.advertised = advertised;
+    i.advert_heard = true;
+  }
+  send_acks();  // ops this node holds already (from another peer) wait for no move here
+  fetch_more();
+}
+
+// Bytes the peer sent, fetched or pushed: they answer a fetch, go to the mirrors, and the next
+// fetch follows.
+void PeerSession::Loop::take_chunk(const PeerChunk& chunk) {
+  // Bytes the server sent show its head is at least where they end, advert or not: a
+  // push this node cannot take (it is elsewhere in that writer's stream) then makes it
+  // fetch from where it is, at once.
+  if (established && !chunk.missing && !chunk.bytes.empty()) raise_advertised(chunk);
+  answered(chunk);
+  auto accepted = i.mirrors->accept(i.id, chunk);
+  if (!accepted.ok()) {
+    i.log("peer " + i.peer.address + ": cannot store writer " + to_hex(chunk.writer) + ": " +
+          accepted.status().to_string());
+    return;
+  }
+  const MirrorSet::Delivery& d = *accepted;
+  if (d.refused) {
+    {
+      std::lock_guard<std::mutex> g(i.mutex);
+      i.chunks_refused++;
+    }
+    i.log("peer " + i.peer.address + ": refused bad bytes: " + d.problem +
+          "; fetching that writer from other peers");
+    return;
+  }
+  if (d.bytes > 0) {
+    std::lock_guard<std::mutex> g(i.mutex);
+    i.chunks_received++;
+    // A pushed chunk comes without an advert: what the peer has of that writer is at
+    // least what the chunk held, for the lag this node shows (lag_ops counts what is
+    // received and not yet applied too).
+    if (d.records > 0) raise_status_head(d.head);
+  }
+  // More of the same writer, if the peer has it, while the set's applier applies this
+  // chunk: fetching, verifying and storing the next overlap applying this one. (A small
+  // chunk with nothing queued before it, a live push, is applied already: d.applied.)
+  fetch_more();
+}
+
+// Once up: a peer silent for peer_timeout is down, and one that leaves a fetch unanswered for
+// kFetchAnswerTimeout while its adverts arrive does not hear this node: either gets a new socket.
+void PeerSession::Loop::check_liveness() {
+  if (!established) return;
+  bool silent = false;
+  {
+    std::lock_guard<std::mutex> g(i.mutex);
+    silent = Clock::now() - i.last_heard > i.options.peer_timeout;
+  }
+  if (silent)
+    reconnect("silent", "silent for " + std::to_string(i.options.peer_timeout.count()) + " ms: down");
+  else if (!unanswered.empty() && Clock::now() - unanswered.front().at > kFetchAnswerTimeout)
+    reconnect("unanswered fetch", "a fetch unanswered for " + std::to_string(kFetchAnswerTimeout.count()) +
+                                      " s while its adverts arrive: what this node sends does not reach it");
+}
+
+// Acks of the server's own writer, as far as this node has it durable and has not acked yet,
+// when the server asked for acks.
+void PeerSession::Loop::send_acks() {
+  if (!acks_wanted) return;
+  PeerAck ack;
+  for (const StreamHead& theirs : advertised) {
+    if (theirs.writer != server_writer) continue;
+    auto mine = i.heads->get(theirs.writer);
+    if (!mine || mine->last_seqno.value == 0) continue;
+    auto it = acked.find(theirs.writer);
+    if (it != acked.end() && !(it->second < mine->last_seqno)) continue;
+    acked[theirs.writer] = mine->last_seqno;
+    ack.heads.push_back(*mine);
+  }
+  if (!ack.heads.empty()) send_peer(*sock, peer_ack(std::move(ack)));
+}
+
+// Whether status() shows the peer up.
+void PeerSession::Loop::set_up(bool up) {
+  std::lock_guard<std::mutex> g(i.mutex);
+  i.up = up;
+}
+
+// The peer's head of c's writer, in this thread's copy of its advert, is at least where c ends.
+void PeerSession::Loop::raise_advertised(const PeerChunk& c) {
+  // No more writers than an advert may name: a chunk of an unnamed one is taken (and verified)
+  // all the same, only not remembered here.
+  const bool named = std::any_of(advertised.begin(), advertised.end(),
+                                 [&](const StreamHead& x) { return x.writer == c.writer; });
+  if (!named && advertised.size() >= kMaxAdvertHeads) return;
+  StreamHead& h = head_in(advertised, c.writer);
+  const auto end = std::make_pair(c.segment, c.offset + c.bytes.size());
+  if (std::make_pair(h.segment, h.segment_bytes) < end) std::tie(h.segment, h.segment_bytes) = end;
+}
+
+// The peer's head of got's writer, as status() shows it, is at least got. (i.mutex held)
+void PeerSession::Loop::raise_status_head(const StreamHead& got) {
+  StreamHead& h = head_in(i.advertised, got.writer);
+  if (h.last_seqno < got.last_seqno) h = got;
+}
+
+// Fetches what the mirrors let this session claim of the advertised writers; remembered as
+// unanswered. A fetch that could not be queued releases the claims.
+void PeerSession::Loop::fetch_more() {
+  for (const PeerFetch& f : i.mirrors->claim(i.id, advertised, i.options.fetch_bytes)) {
+    if (!send_peer(*sock, peer_fetch(f))) {
+      i.mirrors->release(i.id);
+      break;
+    }
+    if (unanswered.size() < kMaxUnanswered) unanswered.push_back(Sent{f.writer, f.segment, f.offset, Clock::now()});
+  }
+}
+
+// A chunk at the position of the oldest fetch answers it (a push at that very position stands
+// in for the answer: the peer heard this node recently enough either way).
+void PeerSession::Loop::answered(const PeerChunk& c) {
+  if (!unanswered.empty() && unanswered.front().writer == c.writer && unanswered.front().segment == c.segment &&
+      unanswered.front().offset == c.offset)
+    unanswered.pop_front();
+}
+
+// Marks the peer down and replaces the socket (what was queued for the old connection is
+// dropped; the peer sees that connection close).
+void PeerSession::Loop::reconnect(const std::string& key, const std::string& why) {
+  if (auto line = i.limiter.admit(key, "peer " + i.peer.address + ": " + why + "; reconnecting"))
+    i.log(*line);
+  established = false;
+  set_up(false);
+  i.mirrors->release(i.id);
+  unanswered.clear();
+  Status st = i.open_socket();
+  if (!st.ok()) i.log("peer " + i.peer.address + ": cannot make a new socket, keeping the old one: " + st.message());
+  sock = i.socket.get();
+  next_hello = Clock::now();
+  connect_poll = kHelloConnectPoll;
+  waiting_since.reset();
+  unconnected_since.reset();
 }
 
 }  // namespace vasana

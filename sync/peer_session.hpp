@@ -65,6 +65,7 @@ class PeerSession {
   void run();
 
   struct Impl;
+  struct Loop;  // run()'s state, one method per step (peer_session.cpp)
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
