@@ -1,7 +1,9 @@
 #include "replica/state_codec.hpp"
 
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -121,6 +123,23 @@ If<X, CorrectionRecord> describe(IO& io, X& c) {
   io(c.note);
   io(c.source_memory);
 }
+template <class IO, class X>
+If<X, ClaimGroup> describe(IO& io, X& g) {
+  io(g.realm);
+  io(g.subject);
+  io(g.predicate);
+}
+
+// A map whose decoding assigns entry by entry: a key read twice keeps its later value. (A map
+// read plainly keeps the first: In's rule for maps, which merge.)
+template <class M>
+struct LastWins {
+  M& map;
+};
+template <class M>
+LastWins<M> last_wins(M& map) {
+  return LastWins<M>{map};
+}
 
 class Out {
  public:
@@ -169,6 +188,20 @@ class Out {
   void operator()(const std::pair<A, B>& v) {
     (*this)(v.first);
     (*this)(v.second);
+  }
+  template <class K, class V, class C, class A>
+  void operator()(const std::map<K, V, C, A>& m) {
+    u64(m.size());
+    for (const auto& kv : m) (*this)(kv);
+  }
+  template <class T, class C, class A>
+  void operator()(const std::set<T, C, A>& v) {
+    u64(v.size());
+    for (const T& x : v) (*this)(x);
+  }
+  template <class M>
+  void operator()(const LastWins<M>& x) {
+    (*this)(x.map);
   }
   template <class T>
   void operator()(const Lww<T>& x) {
@@ -268,6 +301,34 @@ class In {
     (*this)(v.first);
     (*this)(v.second);
   }
+  // Maps and sets are read into what they hold already (a name's refs in two items merge); a
+  // key read twice keeps its first value.
+  template <class K, class V, class C, class A>
+  void operator()(std::map<K, V, C, A>& m) {
+    for (size_t n = count(); n > 0 && !failed_; --n) {
+      K k;
+      V v;
+      (*this)(k);
+      (*this)(v);
+      m.emplace(std::move(k), std::move(v));
+    }
+  }
+  template <class T, class C, class A>
+  void operator()(std::set<T, C, A>& v) {
+    for (size_t n = count(); n > 0 && !failed_; --n) {
+      T x;
+      (*this)(x);
+      v.insert(std::move(x));
+    }
+  }
+  template <class M>
+  void operator()(LastWins<M> x) {
+    for (size_t n = count(); n > 0 && !failed_; --n) {
+      typename M::key_type k;
+      (*this)(k);
+      (*this)(x.map[k]);
+    }
+  }
   template <class T>
   void operator()(std::optional<T>& v) {
     if (flag()) {
@@ -319,10 +380,26 @@ class In {
   bool failed_ = false;
 };
 
-// Cuts a section into chunks of at most per_chunk items.
+// Writes the sections StateCodec::sections() lists, each cut into chunks of at most per_chunk
+// items.
 class ChunkWriter {
  public:
   ChunkWriter(std::vector<std::string>* chunks, size_t per_chunk) : chunks_(*chunks), per_chunk_(per_chunk) {}
+  // A section of records that hold their own id: an item is the record.
+  template <class Table>
+  void records(Section s, const Table& table) {
+    section(s, table, [](Out& out, const auto& kv) { out(kv.second); });
+  }
+  // Any other section of a map: an item is the key and then the value.
+  template <class Map>
+  void entries(Section s, const Map& map) {
+    section(s, map, [](Out& out, const auto& kv) {
+      out(kv.first);
+      out(kv.second);
+    });
+  }
+
+ private:
   template <class Items, class Each>
   void section(Section s, const Items& items, Each each) {
     size_t left = items.size();
@@ -339,56 +416,101 @@ class ChunkWriter {
     }
   }
 
- private:
   std::vector<std::string>& chunks_;
   size_t per_chunk_;
 };
 
+// Reads the items of one chunk into the state. Called with the sections StateCodec::sections()
+// lists, it reads into the one the chunk is of and passes the others by. Reading stops at the
+// first item that does not parse (in->failed()) or that status() refuses.
+class ChunkReader {
+ public:
+  // where names the chunk in messages; *memories_created counts, over every chunk, the records
+  // whose put was applied (MemoryRecord::created), for the meta record's created_count.
+  ChunkReader(Section section, size_t items, In* in, const std::string& where, size_t* memories_created)
+      : section_(section), items_(items), in_(*in), where_(where), memories_created_(*memories_created) {}
+
+  // The memory table (ReplicaState::MemoryTable): a memory read twice is refused.
+  template <class Table>
+  void records(Section s, Table& memories) {
+    if (s != section_) return;
+    for (size_t i = 0; i < items_ && !in_.failed(); ++i) {
+      MemoryRecord r;
+      in_(r);
+      if (in_.failed()) break;
+      const size_t before = memories.size();
+      MemoryRecord& m = memories.at_or_new(r.id);
+      if (memories.size() == before) {
+        status_ = Status::Corruption(where_ + ": memory " + r.id.to_string() + " twice");
+        return;
+      }
+      m = std::move(r);
+      memories_created_ += m.created;
+    }
+  }
+  // Records by id in a map: a record read twice replaces the first.
+  template <class R>
+  void records(Section s, std::map<MemoryId, R>& table) {
+    if (s != section_) return;
+    for (size_t i = 0; i < items_ && !in_.failed(); ++i) {
+      R r;
+      in_(r);
+      if (!in_.failed()) table[r.id] = std::move(r);
+    }
+  }
+  // The value is read into its key's entry: In's rules say how a key read twice ends (a vector
+  // or a value is replaced, a map or a set merges).
+  template <class Map>
+  void entries(Section s, Map& map) {
+    if (s != section_) return;
+    for (size_t i = 0; i < items_ && !in_.failed(); ++i) {
+      typename Map::key_type k;
+      in_(k);
+      in_(map[k]);
+    }
+  }
+
+  const Status& status() const { return status_; }
+
+ private:
+  const Section section_;
+  const size_t items_;
+  In& in_;
+  const std::string& where_;
+  size_t& memories_created_;
+  Status status_ = Status::Ok();
+};
+
 }  // namespace
+
+// The meta record's fields, between its version and its chunk count.
+template <class State, class IO>
+void StateCodec::meta_fields(State& s, IO& io) {
+  io(s.ops_applied_);
+  io(s.created_count_);
+  io(last_wins(s.applied_));  // a writer listed twice: its later seqno
+}
+
+// The sections, in the order of their numbers (decode refuses a chunk of an earlier section).
+template <class State, class Sections>
+void StateCodec::sections(State& s, Sections& v) {
+  v.records(Section::memories, s.memories_);
+  v.records(Section::triplets, s.triplets_);
+  v.entries(Section::retractions, s.retracted_);
+  v.records(Section::corrections, s.corrections_);
+  v.entries(Section::refs, s.refs_);
+  v.entries(Section::claim_groups, s.claim_groups_);
+  v.entries(Section::touched, s.touched_);
+  v.entries(Section::early_retractions, s.early_retractions_);
+}
 
 EncodedState StateCodec::encode(const ReplicaState& s, size_t items_per_chunk) {
   EncodedState e;
   ChunkWriter w(&e.chunks, std::max<size_t>(1, items_per_chunk));
-  w.section(Section::memories, s.memories_, [](Out& out, const auto& kv) { out(kv.second); });
-  w.section(Section::triplets, s.triplets_, [](Out& out, const auto& kv) { out(kv.second); });
-  w.section(Section::retractions, s.retracted_, [](Out& out, const auto& kv) {
-    out(kv.first);
-    out(kv.second);
-  });
-  w.section(Section::corrections, s.corrections_, [](Out& out, const auto& kv) { out(kv.second); });
-  w.section(Section::refs, s.refs_, [](Out& out, const auto& kv) {
-    out(kv.first.first);
-    out(kv.first.second);
-    out.u64(kv.second.size());
-    for (const auto& [key, id] : kv.second) {
-      out(key);
-      out(id);
-    }
-  });
-  w.section(Section::claim_groups, s.claim_groups_, [](Out& out, const auto& kv) {
-    out(kv.first.realm);
-    out(kv.first.subject);
-    out(kv.first.predicate);
-    out.u64(kv.second.size());
-    for (const MemoryId& id : kv.second) out(id);
-  });
-  w.section(Section::touched, s.touched_, [](Out& out, const auto& kv) {
-    out(kv.first);
-    out(kv.second);
-  });
-  w.section(Section::early_retractions, s.early_retractions_, [](Out& out, const auto& kv) {
-    out(kv.first);
-    out(kv.second);
-  });
+  sections(s, w);
   Out meta(&e.meta);
   meta.u64(kStateFormatVersion);
-  meta.u64(s.ops_applied_);
-  meta.u64(s.created_count_);
-  meta.u64(s.applied_.size());
-  for (const auto& [w, seq] : s.applied_) {
-    meta(w);
-    meta(seq);
-  }
+  meta_fields(s, meta);
   meta.u64(e.chunks.size());
   return e;
 }
@@ -409,15 +531,7 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
   ReplicaState s;
   In meta(e.meta);
   (void)meta.u64();
-  s.ops_applied_ = meta.u64();
-  s.created_count_ = meta.u64();
-  for (size_t n = meta.count(); n > 0 && !meta.failed(); --n) {
-    InstanceId w;
-    Seqno seq;
-    meta(w);
-    meta(seq);
-    s.applied_[w] = seq;
-  }
+  meta_fields(s, meta);
   const uint64_t chunks = meta.u64();
   if (meta.failed() || !meta.at_end()) return Status::Corruption("checkpoint state: unreadable meta record");
   if (chunks != e.chunks.size())
@@ -436,84 +550,9 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
     In in(bytes);
     (void)in.u64();  // the section byte (below 0x80: one varint byte)
     const size_t n = in.count();
-    for (size_t i = 0; i < n && !in.failed(); ++i) {
-      switch (Section(section)) {
-        case Section::memories: {
-          MemoryRecord r;
-          in(r);
-          if (in.failed()) break;
-          const size_t before = s.memories_.size();
-          MemoryRecord& m = s.memories_.at_or_new(r.id);
-          if (s.memories_.size() == before) return Status::Corruption(where + ": memory " + r.id.to_string() + " twice");
-          m = std::move(r);
-          memories_created += m.created;
-          break;
-        }
-        case Section::triplets: {
-          TripletRecord t;
-          in(t);
-          if (!in.failed()) s.triplets_[t.id] = std::move(t);
-          break;
-        }
-        case Section::retractions: {
-          MemoryId id;
-          OrderKey key;
-          in(id);
-          in(key);
-          if (!in.failed()) s.retracted_[id] = key;
-          break;
-        }
-        case Section::corrections: {
-          CorrectionRecord cr;
-          in(cr);
-          if (!in.failed()) s.corrections_[cr.id] = std::move(cr);
-          break;
-        }
-        case Section::refs: {
-          std::pair<std::string, std::string> name;
-          in(name.first);
-          in(name.second);
-          auto& holders = s.refs_[name];
-          for (size_t k = in.count(); k > 0 && !in.failed(); --k) {
-            OrderKey key;
-            MemoryId id;
-            in(key);
-            in(id);
-            holders.emplace(key, id);
-          }
-          break;
-        }
-        case Section::claim_groups: {
-          ClaimGroup g;
-          in(g.realm);
-          in(g.subject);
-          in(g.predicate);
-          auto& ids = s.claim_groups_[g];
-          for (size_t k = in.count(); k > 0 && !in.failed(); --k) {
-            MemoryId id;
-            in(id);
-            ids.insert(id);
-          }
-          break;
-        }
-        case Section::touched: {
-          MemoryId id;
-          std::vector<OrderKey> keys;
-          in(id);
-          in(keys);
-          if (!in.failed()) s.touched_[id] = std::move(keys);
-          break;
-        }
-        case Section::early_retractions: {
-          MemoryId id;
-          std::vector<OrderKey> keys;
-          in(id);
-          in(keys);
-          if (!in.failed()) s.early_retractions_[id] = std::move(keys);
-          break;
-        }
-      }
-    }
+    ChunkReader items(Section(section), n, &in, where, &memories_created);
+    sections(s, items);
+    if (!items.status().ok()) return items.status();
     if (in.failed() || !in.at_end()) return Status::Corruption(where + ": unreadable");
   }
   if (memories_created != s.created_count_)

@@ -10,10 +10,11 @@
 // Sections come in the order memories, triplets, retractions, corrections, refs, claim groups,
 // history keys (per memory, the ops after its put), early retractions; each is cut
 // into chunks of at most items_per_chunk items (a section may have none). Each item's fields are
-// listed once, in state_codec.cpp's describe() for its type: that one list both writes and reads
-// it, so a field added to a record needs one line there (and the version raised when old
-// checkpoints cannot be read any more: a checkpoint of another version is refused, and the start
-// replays instead). The recall engine's bookkeeping (MemoryRecord::lanes_behind) is not saved.
+// listed once, in state_codec.cpp's describe() for its type, and the state's own fields once, in
+// meta_fields() and sections() below: each list both writes and reads, so a field added to a
+// record or to the state needs one line there (and the version raised when old checkpoints
+// cannot be read any more: a checkpoint of another version is refused, and the start replays
+// instead). The recall engine's bookkeeping (MemoryRecord::lanes_behind) is not saved.
 //
 // The loaded state has the same digest() as the saved one; tests/replica/state_codec_test.cpp
 // checks that on states with every op type applied.
@@ -48,6 +49,15 @@ class StateCodec {
   static Status decode(const EncodedState& encoded, ReplicaState* out);
   // The format version meta was written with (Corruption when unreadable).
   static Result<uint32_t> format_version(const std::string& meta);
+
+ private:
+  // The lists of the state's fields (state_codec.cpp), in format order, each called once with an
+  // encoder (State is const ReplicaState) and once with a decoder (State is ReplicaState):
+  // the meta record's fields between its version and its chunk count, and the sections.
+  template <class State, class IO>
+  static void meta_fields(State& state, IO& io);
+  template <class State, class Sections>
+  static void sections(State& state, Sections& v);
 };
 
 }  // namespace vasana

@@ -3,7 +3,10 @@
 // state's digest differ from the original's, and these tests fail.
 #include <catch2/catch.hpp>
 
+#include <openssl/evp.h>
+
 #include <random>
+#include <set>
 
 #include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
@@ -74,6 +77,55 @@ void check_same(const ReplicaState& loaded, const ReplicaState& original) {
   CHECK(loaded.memory_count() == original.memory_count());
   CHECK(loaded.ops_applied() == original.ops_applied());
   CHECK(loaded.applied() == original.applied());
+}
+
+// every_op_state() and then a fixed seed's multi-writer workload (functional claims with both
+// policies, retractions before their triplet, updates before their put): every section has items.
+ReplicaState fingerprint_state() {
+  ReplicaState s = every_op_state();
+  std::mt19937_64 rng(20240611);
+  auto streams = test::generate(rng, 3, 200);
+  for (const test::KeyedOp* op : test::interleave(streams, rng)) REQUIRE(s.apply(op->key, op->op).ok());
+  return s;
+}
+
+// SHA-256 of the encoded bytes: the meta record, then each chunk, each after its length.
+std::string sha256(const EncodedState& e) {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  auto add = [&](const std::string& bytes) {
+    const uint64_t n = bytes.size();
+    EVP_DigestUpdate(ctx, &n, sizeof n);
+    EVP_DigestUpdate(ctx, bytes.data(), bytes.size());
+  };
+  add(e.meta);
+  for (const std::string& chunk : e.chunks) add(chunk);
+  Hash256 h;
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx, h.data(), &len);
+  EVP_MD_CTX_free(ctx);
+  return to_hex(h);
+}
+
+TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a fixed state is unchanged") {
+  const ReplicaState s = fingerprint_state();
+  const EncodedState small = StateCodec::encode(s, 7);
+  const EncodedState whole = StateCodec::encode(s);
+  // The fixture reaches every section, and cuts some into several chunks.
+  std::set<uint8_t> sections;
+  for (const std::string& chunk : small.chunks) sections.insert(uint8_t(chunk.at(0)));
+  CHECK(sections == std::set<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(small.chunks.size() > 8);
+  CHECK(whole.chunks.size() == 8);
+  // Positive control: decode(encode(s)) is s, and encodes to the same bytes again.
+  ReplicaState loaded;
+  REQUIRE(StateCodec::decode(small, &loaded).ok());
+  check_same(loaded, s);
+  CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
+  // The bytes of format version 4 as this state encodes them. A change here is a format change:
+  // checkpoints written before it would no longer load (or load differently).
+  CHECK(sha256(small) == "060a70de4f8674493bf47f03a81f618449d470ea4ab21415645589f49064a92a");
+  CHECK(sha256(whole) == "b70c1d9e9d186098b49552db9eb274d987f725c74fc1e036484cdd188ae598d7");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -191,6 +243,65 @@ TEST_CASE("a truncated chunk or a missing chunk or another format version are re
   newer.meta[0] = char(kStateFormatVersion + 1);
   CHECK(StateCodec::decode(newer, &loaded).code() == Code::incompatible);
   CHECK(loaded.memory_count() == 0);
+}
+
+// The messages name what is wrong and where: `vasana verify --deep` and the start's log show them.
+TEST_CASE("each kind of damage to an encoded state is refused with its own message") {
+  const EncodedState good = StateCodec::encode(every_op_state(), 1);
+  auto refusal = [](const EncodedState& bad) {
+    ReplicaState loaded;
+    const Status st = StateCodec::decode(bad, &loaded);
+    CHECK(loaded.memory_count() == 0);
+    return st.message();
+  };
+  // Chunks of one item: the memories (kA-1, kA-50, kB-1) are chunks 0 to 2.
+  REQUIRE(good.chunks.size() > 4);
+  REQUIRE(good.chunks[2][0] == 1);
+  REQUIRE(good.chunks[3][0] == 2);
+  EncodedState bad = good;
+  bad.meta.clear();
+  CHECK(refusal(bad) == "checkpoint state: unreadable format version");
+  bad = good;
+  bad.meta[0] = char(kStateFormatVersion + 1);
+  CHECK(refusal(bad) == "checkpoint state format version 5; this build reads 4");
+  bad = good;
+  bad.meta.push_back(0);
+  CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
+  bad = good;
+  bad.meta.resize(bad.meta.size() - 2);  // the applied list cut
+  CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
+  bad = good;
+  bad.chunks.pop_back();
+  CHECK(refusal(bad) == "checkpoint state: " + std::to_string(good.chunks.size() - 1) + " chunks, the meta record says " +
+                           std::to_string(good.chunks.size()));
+  bad = good;
+  bad.chunks[1].clear();
+  CHECK(refusal(bad) == "checkpoint state chunk 1: empty");
+  bad = good;
+  std::swap(bad.chunks[2], bad.chunks[3]);
+  CHECK(refusal(bad) == "checkpoint state chunk 3: section 1 out of order");
+  bad = good;
+  bad.chunks.back()[0] = 9;
+  CHECK(refusal(bad) == "checkpoint state chunk " + std::to_string(good.chunks.size() - 1) +
+                           ": section 9 out of order");
+  bad = good;
+  bad.chunks[0][0] = 0;
+  CHECK(refusal(bad) == "checkpoint state chunk 0: section 0 out of order");
+  bad = good;
+  bad.chunks[3].pop_back();
+  CHECK(refusal(bad) == "checkpoint state chunk 3: unreadable");
+  bad = good;
+  bad.chunks[3].push_back(0);
+  CHECK(refusal(bad) == "checkpoint state chunk 3: unreadable");
+  bad = good;
+  bad.chunks[2] = bad.chunks[0];
+  CHECK(refusal(bad) == "checkpoint state chunk 2: memory " + MemoryId{kA, Seqno(1)}.to_string() + " twice");
+  // kA-50 is the record of an update whose put has not arrived: in its place, kA-1 again under
+  // another id would be a created memory more than the meta record counts. Dropping kB-1's
+  // chunk and repeating the next one keeps the chunk count and leaves one created memory.
+  bad = good;
+  bad.chunks[2] = bad.chunks[3];
+  CHECK(refusal(bad) == "checkpoint state: 1 created memories, the meta record says 2");
 }
 
 }  // namespace
