@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "status/probe_families.hpp"
+#include "sync/writer_lags.hpp"
 
 namespace vasana {
 
@@ -196,8 +197,9 @@ void add_peer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
                                 "(peer's seqno minus applied seqno; 0 when level or ahead).",
                                 MetricType::Gauge);
   MetricFamily lag_s = family("vasana_replication_lag_seconds",
-                              "Seconds since the effective timestamp of the newest op of the writer that the peer has "
-                              "and this node has not applied; 0 when the lag in ops is 0.",
+                              "Seconds since this node last held every op of the writer that the peer had told it of, "
+                              "less one advert interval (the peer re-advertises that often): 0 while it keeps up, "
+                              "growing while the peer's adverts do not arrive.",
                               MetricType::Gauge);
   MetricFamily received = family("vasana_peer_chunks_received_total",
                                  "Chunks received from the peer that passed verification and were applied, since the "
@@ -220,6 +222,26 @@ void add_peer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   }
   for (MetricFamily* f : {&up, &heard, &lag_ops, &lag_s, &received, &refused_chunks})
     out.push_back(std::move(*f));
+}
+
+// Per writer over all peers (sync/writer_lags.hpp): ops behind the highest head known, seconds
+// since caught up.
+void add_writer_lag_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
+  MetricFamily ops = family("vasana_writer_lag_ops",
+                            "Ops of the writer this node has not applied, behind the highest head any peer told it of "
+                            "(peers relay other writers' heads).",
+                            MetricType::Gauge);
+  MetricFamily secs = family("vasana_writer_lag_seconds",
+                             "Seconds since this node was last caught up with the writer, over all peers: while a peer "
+                             "is ahead, since it held all that peer had told it; else since the latest advert that found "
+                             "it level (less one advert interval). Grows while this node is cut off.",
+                             MetricType::Gauge);
+  for (const WriterLag& l : writer_lags(s.peers)) {
+    add(ops, {{"writer", l.writer}}, static_cast<double>(l.lag_ops));
+    add(secs, {{"writer", l.writer}}, l.lag_seconds);
+  }
+  out.push_back(std::move(ops));
+  out.push_back(std::move(secs));
 }
 
 // Peers refused, failed handshakes and bad peer messages, by reason.
@@ -271,6 +293,7 @@ std::vector<MetricFamily> families(const NodeStatus& s) {
   add_writer_families(s, out);
   add_integrity_families(s, out);
   add_peer_families(s, out);
+  add_writer_lag_families(s, out);
   add_peer_refusal_families(s, out);
   add_checkpoint_families(s, out);
   out.push_back(build_info_family());

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "sync/writer_lags.hpp"
+
 namespace vasana {
 
 namespace {
@@ -185,6 +187,15 @@ std::string status_to_json(const NodeStatus& s) {
                      {"writers", std::move(lags)}});
   }
   j["peers"] = std::move(peers);
+  // Derived from peers (sync/writer_lags.hpp); status_from_json derives it again.
+  json writer_lag = json::array();
+  for (const WriterLag& l : writer_lags(s.peers))
+    writer_lag.push_back({{"writer", l.writer},
+                          {"known_seqno", l.peer_seqno},
+                          {"applied_seqno", l.applied_seqno},
+                          {"lag_ops", l.lag_ops},
+                          {"lag_seconds", number_or_null(l.lag_seconds)}});
+  j["writer_lags"] = std::move(writer_lag);
   json refused = json::object();
   for (const auto& [reason, count] : s.refused) refused[reason] = count;
   j["refused"] = std::move(refused);
@@ -399,6 +410,14 @@ std::string status_to_text(const NodeStatus& s) {
     out += "  " + p.writer + "  " + p.problem + (p.seqno ? " at seqno " + std::to_string(p.seqno) : std::string()) +
            (p.detail.empty() ? std::string() : ": " + p.detail) + "\n";
   }
+
+  const std::vector<WriterLag> lags = writer_lags(s.peers);
+  out += "\nlag per writer, over all peers (" + std::to_string(lags.size()) + ")\n";
+  if (lags.empty()) out += "  no writer advertised by a peer\n";
+  for (const WriterLag& l : lags)
+    out += "  " + l.writer + ": " + std::to_string(l.lag_ops) + " ops, " + seconds_text(l.lag_seconds) +
+           " since caught up (highest known " + std::to_string(l.peer_seqno) + ", applied " +
+           std::to_string(l.applied_seqno) + ")\n";
 
   out += "\npeers (" + std::to_string(s.peers.size()) + ")\n";
   if (s.peers.empty()) out += "  none configured\n";

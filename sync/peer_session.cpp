@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "store/hybrid_clock.hpp"
+#include "sync/catch_up_tracker.hpp"
 #include "sync/log_limiter.hpp"
 #include "sync/peer_limits.hpp"
 #include "sync/peer_wire.hpp"
@@ -73,6 +73,11 @@ struct PeerSession::Impl {
 
   // A new DEALER connected to the peer (the old one, if any, is closed: its queue dropped).
   Status open_socket();
+  // Seconds this node has not been caught up with what the peer told it of writer, holding held
+  // of it (sync/catch_up_tracker.hpp), less one advert interval: the peer re-advertises that
+  // often, so a node that keeps up reads 0. Counted from the session's start when it never was.
+  // Call under mutex.
+  double lag_seconds(InstanceId writer, uint64_t held, Clock::time_point now) const;
 
   mutable std::mutex mutex;  // guards what status() reads
   bool up = false;
@@ -81,6 +86,8 @@ struct PeerSession::Impl {
   Clock::time_point last_heard{};
   bool heard = false;
   std::vector<StreamHead> advertised;
+  mutable CatchUpTracker catch_up;  // every advert's heads, for lag in seconds (status() settles it)
+  Clock::time_point started = Clock::now();
   uint64_t chunks_received = 0;
   uint64_t chunks_refused = 0;
 };
@@ -137,6 +144,12 @@ Result<std::unique_ptr<PeerSession>> PeerSession::start(zmq::context_t& ctx, uin
   return s;
 }
 
+double PeerSession::Impl::lag_seconds(InstanceId writer, uint64_t held, Clock::time_point now) const {
+  const Clock::time_point since = catch_up.caught_up(writer, held).value_or(started);
+  const double behind = std::chrono::duration<double>(now - since - options.advert_interval).count();
+  return std::max(0.0, behind);
+}
+
 PeerSession::~PeerSession() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
@@ -153,7 +166,7 @@ PeerStatus PeerSession::status() const {
   st.last_heard_s = i.heard ? std::chrono::duration<double>(Clock::now() - i.last_heard).count() : -1;
   st.chunks_received = i.chunks_received;
   st.chunks_refused = i.chunks_refused;
-  const uint64_t now_ms = system_wall_ms();
+  const Clock::time_point now = Clock::now();
   for (const StreamHead& h : i.advertised) {
     auto mine = i.heads->get(h.writer);
     // This node is its own writer's origin: that writer is shown only when the peer holds more
@@ -165,12 +178,10 @@ PeerStatus PeerSession::status() const {
     l.peer_seqno = h.last_seqno.value;
     l.applied_seqno = mine ? mine->last_seqno.value : 0;
     l.lag_ops = l.peer_seqno > l.applied_seqno ? l.peer_seqno - l.applied_seqno : 0;
-    if (l.lag_ops > 0) {
-      const uint64_t ts = h.last_ts.physical_ms();
-      l.lag_seconds = now_ms > ts ? double(now_ms - ts) / 1000.0 : 0.0;
-      // Ops stamped ahead of this clock and held by the clock bound: behind since the hold.
+    l.lag_seconds = i.lag_seconds(h.writer, l.applied_seqno, now);
+    // Ops stamped ahead of this clock and held by the clock bound: behind since the hold.
+    if (l.lag_ops > 0)
       if (auto held = i.mirrors->held_seconds(h.writer)) l.lag_seconds = std::max(l.lag_seconds, *held);
-    }
     st.writers.push_back(l);
   }
   return st;
@@ -436,6 +447,12 @@ void PeerSession::Loop::take_advert(const PeerAdvert& advert) {
     std::lock_guard<std::mutex> g(i.mutex);
     i.advertised = advertised;
     i.advert_heard = true;
+    const Clock::time_point now = Clock::now();
+    for (const StreamHead& h : advertised) {
+      const auto held = i.heads->get(h.writer);
+      i.catch_up.caught_up(h.writer, held ? held->last_seqno.value : 0);  // settles the notes held already
+      i.catch_up.told(h.writer, h.last_seqno.value, now);
+    }
   }
   send_acks();  // ops this node holds already (from another peer) wait for no move here
   fetch_more();

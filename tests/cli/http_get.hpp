@@ -43,4 +43,12 @@ inline int metrics_port(const std::string& log) {
   return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
 }
 
+// The value of the sample written exactly as `series` (name and labels) in a /metrics text; -1
+// when absent.
+inline double metric_sample(const std::string& metrics, const std::string& series) {
+  const size_t at = metrics.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(metrics.substr(at + series.size() + 2));
+}
+
 }  // namespace vasana::test

@@ -31,13 +31,6 @@ std::string start_with_clock(TestCluster& c, size_t i, const std::string& offset
   return e;
 }
 
-// The value of the sample written exactly as `series` (name and labels); -1 when absent.
-double sample(const std::string& metrics, const std::string& series) {
-  const size_t at = metrics.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(metrics.substr(at + series.size() + 2));
-}
-
 // How node i sees writer: held by the clock bound, and its lag behind the first peer that has more.
 struct HeldView {
   bool held = false;
@@ -118,9 +111,9 @@ TEST_CASE("ops a node stamped ten years ahead are shown held on its peer, and th
     REQUIRE(port > 0);
     const std::string m = http_get(port, "/metrics");
     INFO(m);
-    CHECK(sample(m, "vasana_own_writer_state{state=\"clock-ahead\"}") == 1);
-    CHECK(sample(m, "vasana_writer_read_only") == 1);
-    CHECK(sample(m, "vasana_writer_problem{writer=\"" + writer1 + "\",problem=\"clock-ahead\"}") == 1);
+    CHECK(metric_sample(m, "vasana_own_writer_state{state=\"clock-ahead\"}") == 1);
+    CHECK(metric_sample(m, "vasana_writer_read_only") == 1);
+    CHECK(metric_sample(m, "vasana_writer_problem{writer=\"" + writer1 + "\",problem=\"clock-ahead\"}") == 1);
   }
   const CommandResult text = run_vasana({"status", "--data", c.node(1).data}, tmp.path(), "", 30s);
   CHECK(contains(text.out, "clock-ahead"));
@@ -150,8 +143,8 @@ TEST_CASE("ops a node stamped ten years ahead are shown held on its peer, and th
     REQUIRE(port > 0);
     const std::string m = http_get(port, "/metrics");
     INFO(m);
-    CHECK(sample(m, "vasana_writer_problem{writer=\"" + writer1 + "\",problem=\"clock-held\"}") == 1);
-    CHECK(sample(m, "vasana_clock_skew_holds_total") >= 1);
+    CHECK(metric_sample(m, "vasana_writer_problem{writer=\"" + writer1 + "\",problem=\"clock-held\"}") == 1);
+    CHECK(metric_sample(m, "vasana_clock_skew_holds_total") >= 1);
   }
 }
 

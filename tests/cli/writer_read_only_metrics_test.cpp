@@ -16,13 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The value of the sample written exactly as `series` (name and labels); -1 when absent.
-double sample(const std::string& metrics, const std::string& series) {
-  const size_t at = metrics.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(metrics.substr(at + series.size() + 2));
-}
-
 }  // namespace
 
 TEST_CASE("a read-only writer shows in vasana status and on /metrics, with the integrity failure that made it so") {
@@ -37,15 +30,15 @@ TEST_CASE("a read-only writer shows in vasana status and on /metrics, with the i
     REQUIRE(port > 0);
     const std::string m = http_get(port, "/metrics");
     INFO(m);
-    CHECK(sample(m, "vasana_writer_read_only") == 0);
-    CHECK(sample(m, "vasana_integrity_failures_total{kind=\"own-segment\"}") == 0);
-    CHECK(sample(m, "vasana_integrity_failures_total{kind=\"peer-chunk\"}") == 0);
-    CHECK(sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"ok\"}") == 30);
-    CHECK(sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"permission-denied\"}") == 0);
-    CHECK(sample(m, "vasana_group_commit_records_count") >= 1);
-    CHECK(sample(m, "vasana_log_fdatasync_seconds_count") >= 1);
+    CHECK(metric_sample(m, "vasana_writer_read_only") == 0);
+    CHECK(metric_sample(m, "vasana_integrity_failures_total{kind=\"own-segment\"}") == 0);
+    CHECK(metric_sample(m, "vasana_integrity_failures_total{kind=\"peer-chunk\"}") == 0);
+    CHECK(metric_sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"ok\"}") == 30);
+    CHECK(metric_sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"permission-denied\"}") == 0);
+    CHECK(metric_sample(m, "vasana_group_commit_records_count") >= 1);
+    CHECK(metric_sample(m, "vasana_log_fdatasync_seconds_count") >= 1);
     CHECK(m.find("vasana_build_info{version=\"") != std::string::npos);
-    CHECK(sample(m, "vasana_state_digest") > 0);
+    CHECK(metric_sample(m, "vasana_state_digest") > 0);
     auto status = run_vasana({"status", "--data", c.node(0).data}, tmp.sub(""));
     CHECK(status.status.code == 0);
     CHECK(contains(status.out, "own writer    writable"));
@@ -70,11 +63,11 @@ TEST_CASE("a read-only writer shows in vasana status and on /metrics, with the i
   REQUIRE(port > 0);
   const std::string m = http_get(port, "/metrics");
   INFO(m);
-  CHECK(sample(m, "vasana_writer_read_only") == 1);
-  CHECK(sample(m, "vasana_own_writer_state{state=\"read-only\"}") == 1);
-  CHECK(sample(m, "vasana_integrity_failures_total{kind=\"own-segment\"}") == 1);
+  CHECK(metric_sample(m, "vasana_writer_read_only") == 1);
+  CHECK(metric_sample(m, "vasana_own_writer_state{state=\"read-only\"}") == 1);
+  CHECK(metric_sample(m, "vasana_integrity_failures_total{kind=\"own-segment\"}") == 1);
   // The refused write is counted with its error, not as ok.
-  CHECK(sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"ok\"}") == 0);
+  CHECK(metric_sample(m, "vasana_client_requests_total{transport=\"ipc\",kind=\"remember\",result=\"ok\"}") == 0);
   std::smatch refused;
   REQUIRE(std::regex_search(
       m, refused, std::regex(R"re(vasana_client_requests_total\{transport="ipc",kind="remember",result="([a-z-]+)"\} 1\n)re")));
