@@ -26,6 +26,9 @@
 
 namespace vasana {
 
+struct Refusal;        // actors/client_write_checks.hpp
+struct RememberCheck;  // actors/client_remember.cpp
+
 class ClientGateway {
  public:
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
@@ -77,7 +80,7 @@ class ClientGateway {
   // forget, set_status, pin, review, retract, a fact's or correction's source) waits only for
   // that, not for every acknowledged write. Entries the replica has applied are dropped once
   // there are more than kTouchesKept.
-  // (Public for the write completions in client_writes.cpp.)
+  // (Public for the write completions: record_touches, actors/client_write_append.hpp.)
   struct Touches {
     std::mutex mutex;
     std::map<MemoryId, uint64_t> last;  // guarded by mutex
@@ -115,12 +118,26 @@ class ClientGateway {
 
   // Answers call at once or adds its op to batch.
   void handle_one(ClientCall&& call, AppendBatch& batch);
-  // actors/client_writes.cpp: remember, and the other requests that write (update, forget,
-  // set_status, pin, fact, correct, retract, review). Each request is checked completely before
-  // anything is written; a refusal is answered at once.
+  // The requests that write: remember (actors/client_remember.cpp) and the others (update,
+  // forget, set_status, pin, fact, correct, retract, review: actors/client_writes.cpp). Each
+  // request is checked completely (actors/client_write_checks.hpp) before anything is written; a
+  // refusal is answered at once.
   void handle_remember(ClientCall&& call, AppendBatch& batch);
   void handle_write(ClientCall&& call, AppendBatch& batch);
-  // The own seqno the replica must have applied before call's checks run (0: none).
+  // Adds a checked remember's ops to batch: its put_memory, or the update of its ref's memory,
+  // then the ops that follow (flag, superseded memory, facts). status: the new memory's, before a
+  // flag makes it proposed or an update keeps its memory's (actors/client_remember.cpp).
+  void append_remember(ClientCall&& call, RememberCheck&& checked, MemoryStatus status, const RealmWritePolicy& policy,
+                       AppendBatch& batch);
+  // actors/client_write_append.cpp. Answers call with r's code and message ("; nothing was
+  // written" appended), counting a permission_denied in refusals_.
+  void refuse_write(const ClientCall& call, const Refusal& r);
+  // Adds a checked write request's op (and follow, ops about memories already known) to batch;
+  // answers call `written` once durable, after recording the memory or triplet it changes in
+  // touches_ (and a correction's seqno in corrections_acked_).
+  void append_write(ClientCall&& call, const OpValue& op, const std::vector<OpValue>& follow, AppendBatch& batch);
+  // actors/client_write_wait.cpp. The own seqno the replica must have applied before call's
+  // checks run (0: none).
   uint64_t own_writes_needed(const ClientCall& call) const;
   // Routes a remember or write request: checked now when nothing waits and the replica is far
   // enough, else queued for the waiting thread (batch is sent to the writer first, to keep the

@@ -5,9 +5,10 @@
 //
 // Who calls it: the gateway for every call before anything else (the realms the request names
 // itself), and, for requests that name an existing memory or triplet, again where the state is
-// read (the write checks in actors/client_writes.cpp, the query actor for get and history), so
-// the realm checked is the one the state holds. Refused calls are answered permission_denied and
-// counted in ClientRefusals, which the metrics exporter reads through NodeStatus.
+// read (the write checks in actors/client_write_checks.cpp, the query actor for get and
+// history), so the realm checked is the one the state holds. Refused calls are answered
+// permission_denied and counted in ClientRefusals, which the metrics exporter reads through
+// NodeStatus.
 //
 // No CAF here.
 #pragma once
