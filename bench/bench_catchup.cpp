@@ -311,7 +311,7 @@ int run_catchup(const std::string& root, size_t m, size_t probe_ms, bool settle,
   size_t graphed = 0;
   {
     // The same again with a node's indexer beside it: a thread at nice 10 putting the semantic
-    // lane's new vectors into its HNSW graphs (actors/node.cpp), which a catching-up node runs.
+    // lane's new vectors into its HNSW graphs (actors/node_start.cpp), which a catching-up node runs.
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
     std::atomic<bool> stop{false};
     std::atomic<size_t> moved{0};
