@@ -421,7 +421,7 @@ void CatchupBench::time_batches_then_backlog() {
 }
 
 // The same again with a node's indexer beside it: a thread at nice 10 putting the semantic
-// lane's new vectors into its HNSW graphs (actors/node.cpp), which a catching-up node runs.
+// lane's new vectors into its HNSW graphs (actors/node_start.cpp), which a catching-up node runs.
 void CatchupBench::time_with_indexer() {
   auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
   std::atomic<bool> stop{false};

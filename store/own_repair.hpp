@@ -9,7 +9,7 @@
 //   and puts its segments in place of ours;
 // - resolve_quarantine() moves this writer's quarantined segments to quarantine/resolved/ with
 //   a note: what they held is restored (or its loss accepted), and the writer may write again.
-// The node does the same online, fetching from its peers (actors/node.cpp); `vasana repair`
+// The node does the same online, fetching from its peers (actors/node_start.cpp); `vasana repair`
 // does it offline from other data directories.
 //
 // The caller holds the data directory's lock.

@@ -36,7 +36,7 @@
 // Own-stream repair: when this node's own stream was found damaged and cut back to its verified
 // prefix, that prefix is handed over as a copy (start_repair) and the own writer is fetched from
 // peers like any other, verified against the prefix's chain, until finish_repair(); then the
-// node's log writer continues the stream (actors/node.cpp).
+// node's log writer continues the stream (actors/node_start.cpp).
 //
 // Threading: every method may be called from any thread; one mutex serialises them. The applier
 // (or accept(), for a small chunk) applies, accept() verifies (WriterMirror::check) and the
