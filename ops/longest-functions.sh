@@ -9,7 +9,7 @@ command -v ctags >/dev/null || { echo "longest-functions: ctags missing (ops/ins
 
 # One line per function: LENGTH FILE:LINE NAME. Lambdas are part of the function they sit in.
 table=$(git ls-files '*.cpp' '*.hpp' | grep -v '^tests/' |
-  ctags -L - --languages=C++ --kinds-C++=f --fields=+ne --extras=-F -o - 2>/dev/null |
+  ctags -L - --languages=C++ --kinds-C++=f --fields=+ne -o - 2>/dev/null |
   awk -F'\t' '{
       line = ""; end = ""; scope = ""
       for (i = 4; i <= NF; i++) {
