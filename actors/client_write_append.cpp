@@ -73,9 +73,12 @@ std::function<void(const AppendResult&)> write_completion(ClientEndpoint* ep, Ac
         ep->reply(call, r);
         return;
       }
-      ep->reply(call, error_response(r.request_id, ClientError::unavailable,
-                                     "write " + r.id.to_string() + " is durable on this node but was not synced "
-                                     "by enough peers in time (sync.ack); it will replicate when they return"));
+      ClientResponse late = error_response(r.request_id, ClientError::not_replicated,
+                                           "write " + r.id.to_string() + " is durable on this node but was not "
+                                           "synced by enough peers in time (sync.ack); it will replicate when they "
+                                           "return");
+      late.id = r.id;
+      ep->reply(call, late);
     });
   };
 }

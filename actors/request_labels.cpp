@@ -46,6 +46,7 @@ const char* response_result_label(const ClientResponse& r) {
     case ClientError::conflict: return "conflict";
     case ClientError::not_found: return "not-found";
     case ClientError::permission_denied: return "permission-denied";
+    case ClientError::not_replicated: return "not-replicated";
   }
   return "internal";
 }

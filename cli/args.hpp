@@ -28,9 +28,11 @@ Result<Args> parse_args(const std::vector<std::string>& words, const std::set<st
                         const std::set<std::string>& flags);
 
 // Exit codes of every command (DESIGN.md): 0 success, 1 a check failed or the operation
-// could not be done, 2 bad usage or bad input.
+// could not be done, 2 bad usage or bad input, 3 a write durable on this node but not synced by
+// as many peers as sync.ack asks in time (its id is printed; it replicates when they return).
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitNotReplicated = 3;
 
 }  // namespace vasana

@@ -112,6 +112,11 @@ int cmd_remember(const Words& words) {
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
   if (!res.ok())
     return fail(kExitFailed, "remember: " + res.status().message() + "; whether the memory was stored is unknown");
+  if (res->kind == ClientResponse::Kind::error && res->error == ClientError::not_replicated) {
+    // Written here, not yet on the peers sync.ack asks for: the id goes out as for a write.
+    std::printf("%s\n", args->has("json") ? not_replicated_json(*res).c_str() : res->id.to_string().c_str());
+    return fail(kExitNotReplicated, "remember: " + res->message);
+  }
   if (res->kind == ClientResponse::Kind::error)
     return fail(exit_code_of(res->error),
                 "remember: " + res->message +

@@ -92,6 +92,12 @@ std::optional<ClientResponse> call_node(const std::string& cmd, const Args& args
     exit = fail(kExitFailed, cmd + ": " + res.status().message() + "; whether it was written is unknown");
     return std::nullopt;
   }
+  if (res->kind == ClientResponse::Kind::error && res->error == ClientError::not_replicated) {
+    // Written here, not yet on the peers sync.ack asks for: the id goes out as for a write.
+    std::printf("%s\n", args.has("json") ? not_replicated_json(*res).c_str() : res->id.to_string().c_str());
+    exit = fail(kExitNotReplicated, cmd + ": " + res->message);
+    return std::nullopt;
+  }
   if (res->kind == ClientResponse::Kind::error) {
     // The node's messages say "nothing was written" where that holds (not after an I/O failure).
     exit = fail(exit_code_of(res->error), cmd + ": " + res->message);

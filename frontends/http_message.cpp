@@ -70,6 +70,8 @@ const char* http_reason(int status) {
       return "Continue";
     case 200:
       return "OK";
+    case 202:
+      return "Accepted";
     case 400:
       return "Bad Request";
     case 401:

@@ -115,6 +115,12 @@ class Routes {
     if (!answer.ok())
       return set_json_error(res, 503, "unavailable",
                             answer.status().message() + "; the outcome of a write is unknown");
+    if (answer->kind == ClientResponse::Kind::error && answer->error == ClientError::not_replicated) {
+      // Written here, not yet on as many peers as sync.ack asks: accepted, with the id.
+      res.status = 202;
+      res.set_content(not_replicated_json(*answer), kJson);
+      return;
+    }
     if (answer->kind == ClientResponse::Kind::error)
       return set_json_error(res, http_status_of(answer->error), client_error_name(answer->error), answer->message);
     if (answer->kind != expected) return set_json_error(res, 500, "internal", "unexpected answer from the node");

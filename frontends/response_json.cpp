@@ -80,6 +80,16 @@ std::string written_json(const ClientResponse& r) {
   return JsonObject().str("id", r.id.to_string()).unum("seqno", r.id.seqno.value).unum("effective_ts", r.effective_ts).done();
 }
 
+std::string not_replicated_json(const ClientResponse& r) {
+  return JsonObject()
+      .str("error", client_error_name(r.error))
+      .str("message", r.message)
+      .str("id", r.id.to_string())
+      .unum("seqno", r.id.seqno.value)
+      .boolean("replicated", false)
+      .done();
+}
+
 std::string history_entry_json(const HistoryEntry& e) {
   const MemoryId op_id{e.writer, e.seqno};
   return JsonObject()

@@ -22,6 +22,10 @@ std::string remembered_json(const ClientResponse& r);
 // A written answer (the op's id): {"id", "seqno", "effective_ts"}.
 std::string written_json(const ClientResponse& r);
 
+// A write durable on the node but not synced by as many peers as sync.ack asks (a
+// not_replicated error): {"error": "not_replicated", "message", "id", "seqno", "replicated": false}.
+std::string not_replicated_json(const ClientResponse& r);
+
 // {"op", "id", "writer", "seqno", "effective_ts", "recorded_at", "chain_verified", "fields"}
 std::string history_entry_json(const HistoryEntry& e);
 

@@ -234,11 +234,14 @@ enum ErrorCode {
   conflict @5;          # refused by what the store holds (a ref with other content, a corrected phrase); nothing was written
   notFound @6;          # no memory (or triplet) with that id
   permissionDenied @7;  # outside the client's grants (realm read, realm write, review); nothing was written
+  notReplicated @8;     # the write is durable on this node, but not synced by as many peers as sync.ack asks
+                        # within ack_timeout_ms; it replicates when they return. Error.memory names it
 }
 
 struct Error {
   code @0 :ErrorCode;
   message @1 :Text;
+  memory @2 :Ops.MemoryId;  # notReplicated: the memory the write made or changed (seqno 0 otherwise)
 }
 
 struct NodeInfo {

@@ -20,6 +20,7 @@ const char* client_error_name(ClientError e) {
     case ClientError::conflict: return "conflict";
     case ClientError::not_found: return "not_found";
     case ClientError::permission_denied: return "permission_denied";
+    case ClientError::not_replicated: return "not_replicated";
   }
   return "internal";
 }
@@ -143,6 +144,7 @@ std::string encode_response(const ClientResponse& r) {
       auto e = res.initError();
       e.setCode(static_cast<schema::ErrorCode>(r.error));
       e.setMessage(r.message);
+      if (r.error == ClientError::not_replicated) set_memory_id(e.initMemory(), r.id);
       break;
     }
     case ClientResponse::Kind::pong: {
@@ -224,9 +226,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto e = res.getError();
         out.kind = ClientResponse::Kind::error;
         auto code = static_cast<uint16_t>(e.getCode());
-        out.error = code <= static_cast<uint16_t>(ClientError::permission_denied) ? static_cast<ClientError>(code)
-                                                                          : ClientError::internal;
+        out.error = code <= static_cast<uint16_t>(ClientError::not_replicated) ? static_cast<ClientError>(code)
+                                                                               : ClientError::internal;
         out.message = e.getMessage();
+        if (out.error == ClientError::not_replicated && e.hasMemory()) out.id = memory_id_of(e.getMemory());
         break;
       }
       case schema::ClientResponse::PONG: {

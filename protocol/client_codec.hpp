@@ -105,6 +105,9 @@ enum class ClientError : uint16_t {
   conflict = 5,   // refused by what the store holds (a ref with other content, a corrected phrase)
   not_found = 6,  // no memory (or triplet) with that id
   permission_denied = 7,  // outside the client's grants; nothing was written
+  // Durable on this node but not synced by as many peers as sync.ack asks in time; it replicates
+  // when they return. The response's id names the memory written.
+  not_replicated = 8,
 };
 
 // The error's name as the HTTP API and the MCP server give it: "bad_input", "not_found", ...

@@ -368,16 +368,52 @@ TEST_CASE("ack mode replicated:1 answers after a peer synced the write, and says
   for (const auto& w : peer->writers)
     if (w.writer == to_hex(id->instance)) held = w.applied_seqno >= id->seqno.value;
   CHECK(held);
-  // Negative: the only peer is paused; the write is durable here but not acknowledged as replicated.
+  // Negative: the only peer is paused; the write is durable here but not acknowledged as
+  // replicated. The answer says exactly that and names the memory written.
   c.pause(1);
   const auto t0 = std::chrono::steady_clock::now();
-  auto late = c.remember(0, "shared", "only on one machine for now");
-  CHECK_FALSE(late.ok());
-  CHECK(contains(late.status().message(), "durable on this node"));
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::remember;
+  req.memory.realm = "shared";
+  req.memory.text = "only on one machine for now";
+  auto late = c.call(0, std::move(req));
+  REQUIRE(late.ok());
+  REQUIRE(late->kind == ClientResponse::Kind::error);
+  CHECK(late->error == ClientError::not_replicated);
+  CHECK(contains(late->message, "durable on this node"));
   CHECK(std::chrono::steady_clock::now() - t0 >= 900ms);
+  const MemoryId late_id = late->id;
+  CHECK(late_id.seqno.value > id->seqno.value);
+  CHECK(to_hex(late_id.instance) == to_hex(id->instance));
+  // The CLI prints the id as for any write, says what happened, and exits 3; never "nothing
+  // was written". So does a later write through the same path (update).
+  const CommandResult cli = run_vasana({"remember", "--data", c.node(0).data, "--realm", "shared",
+                                        "also only on one machine"}, tmp.path(), "", 30s);
+  CHECK(cli.status.code == 3);
+  CHECK(contains(cli.err, "durable on this node"));
+  CHECK_FALSE(contains(cli.err, "nothing was written"));
+  const std::string cli_id = cli.out.substr(0, cli.out.find('\n'));
+  CHECK(cli_id.size() > 16);
+  const CommandResult upd = run_vasana({"update", late_id.to_string(), "--text", "only here, updated", "--data",
+                                        c.node(0).data}, tmp.path(), "", 30s);
+  CHECK(upd.status.code == 3);
+  CHECK(contains(upd.err, "durable on this node"));
+  CHECK_FALSE(upd.out.empty());
   c.resume(1);
   INFO(c.logs());
-  REQUIRE(c.await_converged(2, 15s) == "");  // it replicates once the peer is back
+  REQUIRE(c.await_converged(3, 15s) == "");  // they replicate once the peer is back
+  // The peer holds both, under the ids the answers gave.
+  auto held_on_peer = [&](const MemoryId& m) {
+    ClientRequest get;
+    get.kind = ClientRequest::Kind::get;
+    get.get = m;
+    auto r = c.call(1, std::move(get));
+    return r.ok() && r->kind == ClientResponse::Kind::memory;
+  };
+  CHECK(held_on_peer(late_id));
+  auto cli_mem = MemoryId::parse(cli_id);
+  REQUIRE(cli_mem.has_value());
+  CHECK(held_on_peer(*cli_mem));
 }
 
 }  // namespace

@@ -21,7 +21,6 @@ namespace vasana::test {
 
 namespace {
 
-
 Result<ClientResponse> call_node(const std::string& data, ClientRequest req) {
   auto ep = NodeClient::endpoint_of(data);
   if (!ep.ok()) return ep.status();
@@ -136,6 +135,8 @@ Result<MemoryId> TestCluster::remember(size_t i, const std::string& realm, const
   if (r->kind != ClientResponse::Kind::remembered) return Status::FailedPrecondition(r->message);
   return r->id;
 }
+
+Result<ClientResponse> TestCluster::call(size_t i, ClientRequest req) { return call_node(nodes_[i].data, std::move(req)); }
 
 Result<NodeStatus> TestCluster::status(size_t i) {
   ClientRequest req;

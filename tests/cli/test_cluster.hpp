@@ -47,6 +47,8 @@ class TestCluster {
   // One memory through node i; the id, or an error text.
   Result<MemoryId> remember(size_t i, const std::string& realm, const std::string& text);
   Result<NodeStatus> status(size_t i);
+  // Any request to node i over its IPC endpoint (10 s deadline): the node's answer as given.
+  Result<ClientResponse> call(size_t i, ClientRequest req);
   // The ids of a recall on node i, best first.
   Result<std::vector<std::string>> recall_ids(size_t i, const std::string& realm, const std::string& query,
                                               size_t limit = 10);

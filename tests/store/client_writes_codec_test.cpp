@@ -140,7 +140,7 @@ TEST_CASE("every write request round-trips through the client codec", "[protocol
   CHECK(vb.note == "not true");
 }
 
-TEST_CASE("the write responses round-trip, with the conflict and not-found errors", "[protocol]") {
+TEST_CASE("the write responses round-trip, with the conflict, not-found and not-replicated errors", "[protocol]") {
   ClientResponse w;
   w.request_id = 3;
   w.kind = ClientResponse::Kind::written;
@@ -170,7 +170,18 @@ TEST_CASE("the write responses round-trip, with the conflict and not-found error
     REQUIRE(eb.ok());
     CHECK(eb->error == e);
     CHECK(eb->message == "memory x");
+    CHECK(eb->id == MemoryId{});  // only not_replicated carries the memory
   }
+
+  // Durable on the node, not synced by enough peers: the error names the memory written.
+  ClientResponse late = error_response(4, ClientError::not_replicated, "write is durable on this node");
+  late.id = id(3, 17);
+  auto lb = decode_response(encode_response(late));
+  REQUIRE(lb.ok());
+  CHECK(lb->kind == ClientResponse::Kind::error);
+  CHECK(lb->error == ClientError::not_replicated);
+  CHECK(lb->id == id(3, 17));
+  CHECK(std::string(client_error_name(lb->error)) == "not_replicated");
 }
 
 }  // namespace vasana
