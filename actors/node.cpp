@@ -20,6 +20,7 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     if (fresh_digest) st.digest = to_hex(state.digest());
     applied = state.applied();
   });
+  if (fresh_digest) st.digest_vector = applied_vector_tag(applied);
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   if (writer_state) {
     const WriterHealth h = writer_state->health();
@@ -47,7 +48,7 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     st.clock_holds = mirrors->clock_holds();
     st.copy_failures = mirrors->copy_failures();
   }
-  if (!fresh_digest) st.digest = digest_cache.get(*engine);
+  if (!fresh_digest) st.digest = digest_cache.get(*engine, &st.digest_vector);
   if (embedder) {
     const EmbeddingCounts c = embedder->counts();
     st.embedding = EmbeddingStatus{options.embedding.client.url, c.pending, c.failed, c.dropped, c.vectors,

@@ -3,6 +3,10 @@
 // state changed (the applied version vector moved: the state is a function of the ops applied)
 // and at least min_interval after the last computation. Otherwise the last digest is returned,
 // which may then describe an older state than the one applied now, by at most min_interval.
+// With the digest goes the tag of the applied version vector it covers (applied_vector_tag):
+// two nodes whose tags are equal applied the same ops, so their digests must be equal too,
+// while nodes at different vectors (one has applied a write the other has not yet) are not
+// compared at all.
 //
 // Threading: get() may be called from any thread; calls are serialized.
 #pragma once
@@ -17,12 +21,17 @@
 
 namespace vasana {
 
+// A short name of an applied version vector: 16 hex digits of a 64-bit FNV-1a hash over each
+// (writer, seqno) in writer order. Equal vectors have equal tags.
+std::string applied_vector_tag(const std::map<InstanceId, Seqno>& applied);
+
 class DigestCache {
  public:
   explicit DigestCache(std::chrono::milliseconds min_interval) : min_interval_(min_interval) {}
 
-  // The digest of engine's state, hex (to_hex(Hash256)).
-  std::string get(const RecallEngine& engine);
+  // The digest of engine's state, hex (to_hex(Hash256)); *vector (when given) gets the
+  // applied_vector_tag of the state it is the digest of.
+  std::string get(const RecallEngine& engine, std::string* vector = nullptr);
   // How many times get() computed the digest (for tests).
   uint64_t computations() const;
 

@@ -176,10 +176,15 @@ void add_integrity_families(const NodeStatus& s, std::vector<MetricFamily>& out)
                                   MetricType::Counter);
   for (const auto& [kind, count] : s.integrity_failures) add(integrity, {{"kind", kind}}, static_cast<double>(count));
   MetricFamily digest = family("vasana_state_digest",
-                               "The first 52 bits of this node's state digest, as a number: nodes that applied "
-                               "the same ops show the same value. Absent until it is computed.",
+                               "The first 52 bits of this node's state digest, as a number, labelled with the tag of "
+                               "the applied version vector it covers: nodes at the same vector must show the same "
+                               "value. Absent until it is computed.",
                                MetricType::Gauge);
-  if (auto d = digest52(s.digest)) add(digest, {}, static_cast<double>(*d));
+  if (auto d = digest52(s.digest)) {
+    std::vector<ClientMetric::Label> labels;
+    if (!s.digest_vector.empty()) labels.push_back({"vector", s.digest_vector});
+    add(digest, std::move(labels), static_cast<double>(*d));
+  }
   for (MetricFamily* f : {&integrity, &digest}) out.push_back(std::move(*f));
 }
 

@@ -136,6 +136,7 @@ std::string status_to_json(const NodeStatus& s) {
   j["vector_space"] = s.vector_space;
   j["memories"] = s.memories;
   j["digest"] = s.digest;
+  j["digest_vector"] = s.digest_vector;
   j["applied_remote_ops"] = s.applied_remote_ops;
   j["lanes_backlog"] = s.lanes_backlog;
   j["client_replies_dropped"] = s.client_replies_dropped;
@@ -207,6 +208,46 @@ std::string status_to_json(const NodeStatus& s) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+
+// The "peers" array of a status, each with its lag per writer, into *out; the first error into
+// *failure.
+void read_peers(FieldReader& top, std::vector<PeerStatus>* out, Status* failure) {
+  if (const json* peers = top.array("peers")) {
+    const std::string path = top.child("peers");
+    for (size_t i = 0; i < peers->size() && failure->ok(); ++i) {
+      const json& e = (*peers)[i];
+      if (!element_is_object(e, path, i, failure)) break;
+      PeerStatus p;
+      FieldReader r(e, indexed(path, i), failure);
+      r.str("address", &p.address);
+      r.str("instance", &p.instance);
+      r.boolean("up", &p.up);
+      r.real("last_heard_s", &p.last_heard_s);
+      r.u64("chunks_received", &p.chunks_received);
+      r.u64("chunks_refused", &p.chunks_refused);
+      if (const json* lags = r.array("writers")) {
+        const std::string lpath = r.child("writers");
+        for (size_t k = 0; k < lags->size() && failure->ok(); ++k) {
+          const json& le = (*lags)[k];
+          if (!element_is_object(le, lpath, k, failure)) break;
+          WriterLag l;
+          FieldReader lr(le, indexed(lpath, k), failure);
+          lr.str("writer", &l.writer);
+          lr.u64("peer_seqno", &l.peer_seqno);
+          lr.u64("applied_seqno", &l.applied_seqno);
+          lr.u64("lag_ops", &l.lag_ops);
+          lr.real("lag_seconds", &l.lag_seconds);
+          p.writers.push_back(std::move(l));
+        }
+      }
+      out->push_back(std::move(p));
+    }
+  }
+}
+
+}  // namespace
+
 Result<NodeStatus> status_from_json(std::string_view text) {
   json j;
   try {
@@ -231,6 +272,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   top.str("vector_space", &s.vector_space);
   top.u64("memories", &s.memories);
   top.str("digest", &s.digest);
+  top.str("digest_vector", &s.digest_vector);  // absent from older nodes' status
   top.u64("applied_remote_ops", &s.applied_remote_ops);
   top.u64("lanes_backlog", &s.lanes_backlog);
   top.u64("client_replies_dropped", &s.client_replies_dropped);
@@ -307,37 +349,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
     if (c->contains("set_aside")) r.u64("set_aside", &s.checkpoint.set_aside);
   }
 
-  if (const json* peers = top.array("peers")) {
-    const std::string path = top.child("peers");
-    for (size_t i = 0; i < peers->size() && failure.ok(); ++i) {
-      const json& e = (*peers)[i];
-      if (!element_is_object(e, path, i, &failure)) break;
-      PeerStatus p;
-      FieldReader r(e, indexed(path, i), &failure);
-      r.str("address", &p.address);
-      r.str("instance", &p.instance);
-      r.boolean("up", &p.up);
-      r.real("last_heard_s", &p.last_heard_s);
-      r.u64("chunks_received", &p.chunks_received);
-      r.u64("chunks_refused", &p.chunks_refused);
-      if (const json* lags = r.array("writers")) {
-        const std::string lpath = r.child("writers");
-        for (size_t k = 0; k < lags->size() && failure.ok(); ++k) {
-          const json& le = (*lags)[k];
-          if (!element_is_object(le, lpath, k, &failure)) break;
-          WriterLag l;
-          FieldReader lr(le, indexed(lpath, k), &failure);
-          lr.str("writer", &l.writer);
-          lr.u64("peer_seqno", &l.peer_seqno);
-          lr.u64("applied_seqno", &l.applied_seqno);
-          lr.u64("lag_ops", &l.lag_ops);
-          lr.real("lag_seconds", &l.lag_seconds);
-          p.writers.push_back(std::move(l));
-        }
-      }
-      s.peers.push_back(std::move(p));
-    }
-  }
+  read_peers(top, &s.peers, &failure);
 
   auto counts = [&](const char* field, std::map<std::string, uint64_t>* out) {
     const json* m = top.object(field);
@@ -367,7 +379,7 @@ std::string status_to_text(const NodeStatus& s) {
   line("cluster", s.cluster.empty() ? "(none: replication off)" : s.cluster);
   line("vector space", s.vector_space);
   line("memories", std::to_string(s.memories));
-  line("digest", s.digest);
+  line("digest", s.digest + (s.digest_vector.empty() ? std::string() : "  at applied vector " + s.digest_vector));
   line("remote ops", std::to_string(s.applied_remote_ops) + " applied since start");
   line("lane backlog", std::to_string(s.lanes_backlog) +
                            (s.lanes_backlog == 0 ? " (recall sees every applied op)" : " memories not yet indexed by recall"));
@@ -412,7 +424,7 @@ std::string status_to_text(const NodeStatus& s) {
   }
 
   const std::vector<WriterLag> lags = writer_lags(s.peers);
-  out += "\nlag per writer, over all peers (" + std::to_string(lags.size()) + ")\n";
+  out += "\nlag per writer (" + std::to_string(lags.size()) + ", over all peers)\n";
   if (lags.empty()) out += "  no writer advertised by a peer\n";
   for (const WriterLag& l : lags)
     out += "  " + l.writer + ": " + std::to_string(l.lag_ops) + " ops, " + seconds_text(l.lag_seconds) +

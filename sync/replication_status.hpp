@@ -109,6 +109,7 @@ struct NodeStatus {
   std::string vector_space;
   uint64_t memories = 0;        // live memories in the replica
   std::string digest;           // order-independent state digest, hex ("" when not computed: metrics)
+  std::string digest_vector;    // applied_vector_tag (replica/digest_cache.hpp) of the ops the digest covers
   uint64_t applied_remote_ops = 0;  // ops of other writers applied since start
   // Memories (plus triplet and correction flags) applied to the state in a catch-up batch and
   // not yet indexed by the recall lanes (RecallEngine::lanes_backlog): until it is 0, recall may

@@ -46,6 +46,9 @@ TEST_CASE("the digest gauge holds the digest's first 52 bits exactly, and is abs
   CHECK(status_to_prometheus_text(s).find("\nvasana_state_digest ") == std::string::npos);
   s.digest = "0000000000010" + std::string(51, '0');
   CHECK(status_to_prometheus_text(s).find("vasana_state_digest 16\n") != std::string::npos);
+  // With the vector it covers, as a label: nodes are compared at equal vectors only.
+  s.digest_vector = "00000000000000ab";
+  CHECK(status_to_prometheus_text(s).find("vasana_state_digest{vector=\"00000000000000ab\"} 16\n") != std::string::npos);
   s.own_writer.state = "read-only";
   CHECK(status_to_prometheus_text(s).find("vasana_writer_read_only 1\n") != std::string::npos);
 }
