@@ -33,6 +33,8 @@ Result<ListRequest> list_request_from_args(const Args& args) {
   }
   for (const auto& s : args.all("status")) {
     MemoryStatus status{};
+    if (s == "deleted")
+      return Status::InvalidArgument("unknown status 'deleted' for --status; --deleted lists forgotten memories too");
     if (!parse_status_name(s, status))
       return Status::InvalidArgument("unknown status '" + s + "'; statuses are: " + names_of(memory_statuses()));
     r.statuses.push_back(status);

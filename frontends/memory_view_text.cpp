@@ -11,6 +11,10 @@ namespace {
 
 std::string id_or_empty(const MemoryId& id) { return id.seqno.value == 0 ? std::string() : id.to_string(); }
 
+// The one status a memory has now: "deleted" once forgotten (whatever status it had before:
+// a forget ends every other), else its status.
+std::string shown_status(const MemoryView& v) { return v.deleted ? "deleted" : status_name(v.status); }
+
 std::string review_text(const MemoryView& v) {
   if (!v.reviewed) return "";
   return v.review_decision == ReviewVerdict::approve ? "approve" : "reject";
@@ -54,7 +58,7 @@ std::string memory_view_json(const MemoryView& v) {
       .str("text", v.text)
       .raw("tags", json_string_array(v.tags))
       .str("ref", v.ref)
-      .str("status", status_name(v.status))
+      .str("status", shown_status(v))
       .str("status_reason", v.status_reason)
       .str("replaced_by", id_or_empty(v.replaced_by))
       .str("epistemic", epistemic_name(v.epistemic))
@@ -82,7 +86,7 @@ std::string memory_view_text(const MemoryView& v) {
   line("text", one_line(v.text));
   line("tags", joined(v.tags));
   line("ref", v.ref);
-  line("status", status_name(v.status));
+  line("status", shown_status(v));
   line("status_reason", v.status_reason);
   line("replaced_by", id_or_empty(v.replaced_by));
   line("epistemic", epistemic_name(v.epistemic));
@@ -102,8 +106,7 @@ std::string memory_view_text(const MemoryView& v) {
 }
 
 std::string memory_list_line(const MemoryView& v) {
-  std::string out = v.id.to_string() + "  " + kind_name(v.kind) + "  " + status_name(v.status);
-  if (v.deleted) out += " deleted";
+  std::string out = v.id.to_string() + "  " + kind_name(v.kind) + "  " + shown_status(v);
   if (v.pinned) out += " pinned";
   if (!v.ref.empty()) out += "  ref " + v.ref;
   if (!v.tags.empty()) out += "  tags " + joined(v.tags);

@@ -12,13 +12,15 @@ namespace vasana {
 //  "epistemic", "confidence", "pinned", "valid_from", "valid_to", "recorded_at", "updated_at",
 //  "deleted", "reviewed", "review_decision", "source_session", "source_tool", "claim_status"}
 // Times in the text form of format_time_ms ("open" for an open bound); replaced_by and
-// review_decision are "" when there is none.
+// review_decision are "" when there is none. status is "deleted" for a forgotten memory (with
+// deleted true), else its status.
 std::string memory_view_json(const MemoryView& v);
 
 // Every field, one "name: value" line each (the same names as the JSON form).
 std::string memory_view_text(const MemoryView& v);
 
-// "<id>  <kind>  <status>[ deleted][ pinned][  ref R][  tags a,b]  <text>", the text on one line
+// "<id>  <kind>  <status>[ pinned][  ref R][  tags a,b]  <text>" (status as in the JSON form),
+// the text on one line
 // (a line break shows as "\n").
 std::string memory_list_line(const MemoryView& v);
 

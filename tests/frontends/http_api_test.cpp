@@ -179,6 +179,8 @@ TEST_CASE("every curl example of docs/http-api.md gives its documented status an
   CHECK(contains(h.body, "5434"));
   Reply g = curl(tmp, url + "/v1/memories/" + env["ID"], {"-H", "Authorization: Bearer " + kToken});
   CHECK(contains(g.body, "\"deleted\":true"));
+  CHECK(contains(g.body, "\"status\":\"deleted\""));  // one status, the true one: not verified any more
+  CHECK_FALSE(contains(g.body, "\"status\":\"verified\""));
   CHECK(contains(g.body, "\"pinned\":true"));
 }
 
