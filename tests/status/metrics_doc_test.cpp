@@ -85,4 +85,42 @@ TEST_CASE("docs/metrics.md lists every metric the exporter serves, with its type
   }
 }
 
+// Every metric the shipped operator files name is one docs/metrics.md lists (a histogram's
+// _bucket, _sum and _count series included); a name followed by '*' or ending in '_' is a prefix.
+TEST_CASE("the example config, runbook, alert rules and dashboard name only metrics that exist") {
+  auto read = [](const std::string& rel) {
+    std::ifstream f(std::string(VASANA_SOURCE_DIR) + "/" + rel);
+    REQUIRE(f.good());
+    std::stringstream text;
+    text << f.rdbuf();
+    return text.str();
+  };
+  const auto documented = documented_types(read("docs/metrics.md"));
+  REQUIRE(documented.size() >= 30);
+  auto known = [&](std::string name) {
+    for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+      const std::string sfx(suffix);
+      if (name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0 &&
+          documented.count(name.substr(0, name.size() - sfx.size())) == 1)
+        return true;
+    }
+    return documented.count(name) == 1;
+  };
+  static const std::regex metric(R"(vasana_[a-z0-9_]*[a-z0-9]([_*]?))");
+  size_t named = 0;
+  for (const char* file : {"ops/vasana.example.toml", "ops/RUNBOOK.md", "ops/prometheus/alerts.yml", "ops/grafana/vasana.json"}) {
+    const std::string text = read(file);
+    for (std::sregex_iterator it(text.begin(), text.end(), metric), end; it != end; ++it) {
+      if (!(*it)[1].str().empty()) continue;  // a prefix: vasana_embedding_*
+      const std::string name = (*it)[0];
+      if (name == "vasana_bench" || name == "vasana_cli") continue;  // library names, not metrics
+      INFO(file << " names " << name);
+      CHECK(known(name));
+      ++named;
+    }
+  }
+  CHECK(named > 40);  // positive control: the files were read and name many metrics
+  CHECK_FALSE(known("vasana_writer_held"));  // negative control: a name that does not exist
+}
+
 }  // namespace vasana::test
