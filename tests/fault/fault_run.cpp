@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "sync/writer_lags.hpp"
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_actions.hpp"
 #include "tests/fault/history_checker.hpp"
@@ -131,7 +132,14 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   FaultActions actions(c, disk.mounted ? disk.path : "", disk_node, log);
   std::unique_ptr<NetworkFaults> net;
   if (links) {
-    net = std::make_unique<NetworkFaults>(*links, log);
+    net = std::make_unique<NetworkFaults>(*links, log, [&c](size_t n) {
+      auto st = c.status(n);
+      if (!st.ok()) return -1.0;
+      double most = 0;
+      for (const WriterLag& l : writer_lags(st->peers))
+        if (l.writer != st->instance) most = std::max(most, l.lag_seconds);
+      return most;
+    });
     actions.network = [&net](const Fault& f) { return net->apply(f); };
   }
   const auto w0 = std::chrono::steady_clock::now();
@@ -190,6 +198,15 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
     for (const auto& cut : net->cuts())
       if (cut.refused == 0)
         res.violations.push_back("partition of n" + std::to_string(cut.node) + ": no connection refused while cut");
+    // And the cut-off node said so: its lag in seconds grew through the cut, by at least half
+    // the hold less one advert interval (0.3 s here). A status that did not answer is no proof
+    // either way.
+    for (const auto& cut : net->cuts()) {
+      const double hold_s = std::chrono::duration<double>(cut.hold).count();
+      if (cut.lag_at_end >= 0 && cut.lag_at_end < (hold_s - 0.3) / 2)
+        res.violations.push_back("partition of n" + std::to_string(cut.node) + " for " + std::to_string(hold_s) +
+                                 " s: its lag read " + std::to_string(cut.lag_at_end) + " s before the heal");
+    }
     log("links:\n" + links->report());
   }
   if (res.passed()) {

@@ -61,6 +61,7 @@ std::string NetworkFaults::apply(const Fault& f) {
       return std::string(fault_name(f.kind)) + " is not a network fault";
   }
   std::this_thread::sleep_for(f.hold);
+  const double lag_at_end = f.kind == FaultKind::partition && lag_of_ ? lag_of_(n) : -1;
   uint64_t corrupted_after = 0, refused_after = 0;
   for (LinkProxy* p : mine) {
     p->pass();
@@ -69,8 +70,9 @@ std::string NetworkFaults::apply(const Fault& f) {
     refused_after += c.refused;
   }
   if (f.kind == FaultKind::partition) {
-    cuts_.push_back(Cut{n, refused_after - refused_before});
-    log_("  " + std::to_string(cuts_.back().refused) + " connections to or from n" + std::to_string(n) + " refused");
+    cuts_.push_back(Cut{n, refused_after - refused_before, f.hold, lag_at_end});
+    log_("  " + std::to_string(cuts_.back().refused) + " connections to or from n" + std::to_string(n) +
+         " refused; its lag read " + std::to_string(lag_at_end) + " s before the heal");
   }
   if (f.kind == FaultKind::link_corrupt) {
     wire.corrupted = corrupted_after - corrupted_before;

@@ -6,12 +6,14 @@
 //   link_delay    every byte on the node's links held 50-400 ms;
 //   link_corrupt  bytes on the node's links flipped (one in 2,000).
 // Each is healed when its hold ends. For every partition it records how many connections the
-// cut links refused meanwhile. For every link_corrupt it records how many bytes were
+// cut links refused meanwhile and, just before the heal, the lag in seconds the cut-off node
+// showed (a partition must move it: sync/writer_lags.hpp). For every link_corrupt it records how many bytes were
 // flipped and how many new connections the node's links took from then on: a flipped byte must
 // never be applied (the run's history and digest checks), and the connection that carried it
 // must be dropped (CurveZMQ's authentication fails) and made again.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,7 +25,11 @@ namespace vasana::test::fault {
 
 class NetworkFaults {
  public:
-  NetworkFaults(ProxiedLinks& links, std::function<void(const std::string&)> log) : links_(links), log_(std::move(log)) {}
+  // lag_of(n): the longest lag in seconds node n shows for another writer (per writer, over all
+  // its peers), or a negative value when it cannot tell (its status did not answer).
+  using LagFn = std::function<double(size_t)>;
+  NetworkFaults(ProxiedLinks& links, std::function<void(const std::string&)> log, LagFn lag_of)
+      : links_(links), log_(std::move(log)), lag_of_(std::move(lag_of)) {}
 
   // Applies f for its hold and heals it; "" or why it cannot be applied.
   std::string apply(const Fault& f);
@@ -41,6 +47,8 @@ class NetworkFaults {
   struct Cut {
     size_t node;
     uint64_t refused = 0;
+    std::chrono::milliseconds hold{0};
+    double lag_at_end = -1;  // lag_of(node) just before the heal
   };
   const std::vector<Cut>& cuts() const { return cuts_; }
   // Closes the window of the last link_corrupt: call before the next fault and once the
@@ -52,6 +60,7 @@ class NetworkFaults {
   uint64_t connections_of(size_t n) const;
   ProxiedLinks& links_;
   std::function<void(const std::string&)> log_;
+  LagFn lag_of_;
   std::vector<WireCorruption> corruptions_;
   std::vector<Cut> cuts_;
   bool window_open_ = false;
