@@ -40,12 +40,8 @@ TEST_CASE("every panel of the Grafana dashboard has data when Prometheus scrapes
   TestCluster c(tmp, TestCluster::mesh(3), "\n[metrics]\nlisten = \"127.0.0.1:0\"\n");
   REQUIRE(c.start_all() == "");
   REQUIRE(c.await_peers_up(20s) == "");
-  std::vector<std::string> targets;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const int port = metrics_port(c.node(i).process->stderr_text());
-    REQUIRE(port > 0);
-    targets.push_back("127.0.0.1:" + std::to_string(port));
-  }
+  const std::vector<std::string> targets = c.metrics_targets();
+  for (const std::string& t : targets) REQUIRE_FALSE(t.empty());
   PrometheusServer prom(tmp, targets);
   INFO(prom.why());
   REQUIRE(prom.ok());

@@ -16,6 +16,7 @@
 #include "frontends/node_client.hpp"
 #include "sync/curve_keys.hpp"
 #include "status/status_json.hpp"
+#include "tests/cli/http_get.hpp"
 
 namespace vasana::test {
 
@@ -212,6 +213,15 @@ std::string TestCluster::logs() const {
   std::string out;
   for (const auto& n : nodes_)
     if (n.process) out += "--- " + n.name + "\n" + n.process->stderr_text();
+  return out;
+}
+
+std::vector<std::string> TestCluster::metrics_targets() const {
+  std::vector<std::string> out;
+  for (const ClusterNode& n : nodes_) {
+    const int port = n.process ? metrics_port(n.process->stderr_text()) : 0;
+    out.push_back(port > 0 ? "127.0.0.1:" + std::to_string(port) : "");
+  }
   return out;
 }
 

@@ -71,6 +71,9 @@ class TestCluster {
   ClusterNode& node(size_t i) { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }
   std::string logs() const;  // every node's stderr, for failure messages
+  // "127.0.0.1:PORT" of each node's metrics endpoint, as its log names it ("" for a node that
+  // serves none: start the cluster with [metrics] listen = "127.0.0.1:0").
+  std::vector<std::string> metrics_targets() const;
 
  private:
   void write_config(size_t i, const std::string& extra_toml);

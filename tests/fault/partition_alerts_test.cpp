@@ -73,12 +73,8 @@ TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cu
   ProxiedLinks links(c, seed);
   REQUIRE(c.start_all() == "");
   REQUIRE(c.await_peers_up(20s) == "");
-  std::vector<std::string> targets;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const int port = metrics_port(c.node(i).process->stderr_text());
-    REQUIRE(port > 0);
-    targets.push_back("127.0.0.1:" + std::to_string(port));
-  }
+  const std::vector<std::string> targets = c.metrics_targets();
+  for (const std::string& t : targets) REQUIRE_FALSE(t.empty());
   PrometheusServer prom(tmp, targets, rule_file);
   INFO(prom.why());
   REQUIRE(prom.ok());
