@@ -1,12 +1,15 @@
 // What a node knows about its replication, as plain values: rendered by `vasana status` (text
 // and JSON, status/status_json.hpp) and exported as Prometheus metrics (status/metrics_exporter.hpp).
 //
-// Lag (DESIGN.md "Replication"), per peer and per writer: lag_ops is how many of the writer's
-// ops the peer has advertised that this node has not applied (peer_seqno - applied_seqno, 0 when
-// this node is level or ahead); lag_seconds is the time since the newest op the peer has that
-// this node has not applied (now - its effective timestamp), 0 when lag_ops is 0. For a writer
-// the clock bound holds here (its ops stamped ahead of this node's clock) it is at least the
-// time since the hold began, so it grows while the writer is held.
+// Lag (DESIGN.md "Replication", docs/replication.md "Lag"), per peer and per writer: lag_ops is
+// how many of the writer's ops the peer has advertised that this node has not applied
+// (peer_seqno - applied_seqno, 0 when this node is level or ahead); lag_seconds is the time
+// since this node last held everything the peer had told it of the writer, less one advert
+// interval (sync/catch_up_tracker.hpp): 0 while it keeps up, growing while it is behind or the
+// peer's adverts stop (a partition). For a sibling in shared-directory mode it is the time since
+// the newest op the sibling has that this node has not applied. For a writer the clock bound
+// holds here (its ops stamped ahead of this node's clock) it is at least the time since the
+// hold began. sync/writer_lags.hpp combines the peers' figures per writer.
 #pragma once
 
 #include <cstdint>
