@@ -46,6 +46,7 @@ Status check_tags(const std::vector<std::string>& tags);
 // An update's new text: within the limit and not only white space.
 Status check_new_text(const std::string& text, const InputLimits& limits);
 
+// v in ascending order (tags are compared as sets).
 std::vector<std::string> sorted(std::vector<std::string> v);
 
 // The corrections check of a text: none, a refusal, or the correction that flags it.
