@@ -6,6 +6,7 @@
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace vasana {
 
@@ -24,7 +25,7 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 // digest's time.
 class DigestWriter {
  public:
-  DigestWriter() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  DigestWriter() : ctx_(EVP_MD_CTX_new()), buf_(kBuffer) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
   ~DigestWriter() { EVP_MD_CTX_free(ctx_); }
 
   void u64(uint64_t v) {
@@ -75,16 +76,18 @@ class DigestWriter {
       EVP_DigestUpdate(ctx_, p, n);
       return;
     }
-    std::memcpy(buf_ + used_, p, n);
+    std::memcpy(buf_.data() + used_, p, n);
     used_ += n;
   }
   void flush() {
-    if (used_ > 0) EVP_DigestUpdate(ctx_, buf_, used_);
+    if (used_ > 0) EVP_DigestUpdate(ctx_, buf_.data(), used_);
     used_ = 0;
   }
 
   EVP_MD_CTX* ctx_;
-  uint8_t buf_[kBuffer];
+  // On the heap: the metrics exporter computes digests on civetweb's workers, whose stacks are
+  // 100 KB.
+  std::vector<uint8_t> buf_;
   size_t used_ = 0;
 };
 

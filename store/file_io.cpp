@@ -2,11 +2,13 @@
 
 #include "store/file_access.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
 
 namespace vasana {
 
@@ -95,9 +97,10 @@ Result<std::string> read_file_from(const std::string& path, uint64_t offset) {
     ::close(fd);
     return s;
   }
-  char buf[1 << 16];
+  // On the heap: callers include threads with small stacks (civetweb's workers have 100 KB).
+  std::vector<char> buf(size_t(1) << 16);
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       Status s = errno_status("read", path);
@@ -105,7 +108,7 @@ Result<std::string> read_file_from(const std::string& path, uint64_t offset) {
       return s;
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    out.append(buf.data(), static_cast<size_t>(n));
   }
   ::close(fd);
   return out;

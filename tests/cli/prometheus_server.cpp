@@ -125,7 +125,20 @@ std::string PrometheusServer::await_series(const std::string& expr, std::chrono:
     }
     std::this_thread::sleep_for(500ms);
   }
-  return expr + ": " + last;
+  return expr + ": " + last + "; targets: " + targets_health();
+}
+
+std::string PrometheusServer::targets_health() const {
+  std::string why;
+  const json data = api(port_, "/api/v1/targets", &why);
+  if (data.is_null() || !data["activeTargets"].is_array()) return why;
+  std::string out;
+  for (const json& t : data["activeTargets"]) {
+    out += (out.empty() ? "" : ", ") + t["labels"].value("instance", "?") + " " + t.value("health", "?");
+    const std::string error = t.value("lastError", "");
+    if (!error.empty()) out += " (" + error + ")";
+  }
+  return out;
 }
 
 json PrometheusServer::alerts() const {

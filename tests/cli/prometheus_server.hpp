@@ -31,12 +31,14 @@ class PrometheusServer {
   // /api/v1/query for expr: the "result" array, or null with *why set.
   nlohmann::json query(const std::string& expr, std::string* why) const;
   // Polls expr until it returns at least one series (and, when want is given, every series has
-  // that value), at most timeout. "" on success, else the last answer.
+  // that value), at most timeout. "" on success, else the last answer and targets_health().
   std::string await_series(const std::string& expr, std::chrono::seconds timeout,
                            std::optional<double> want = std::nullopt) const;
   // The alerts pending or firing now (/api/v1/alerts): each {"labels", "state", ...}; null when
   // the server did not answer.
   nlohmann::json alerts() const;
+  // Each scrape target's instance, health and last scrape error, on one line.
+  std::string targets_health() const;
 
  private:
   int port_ = 0;

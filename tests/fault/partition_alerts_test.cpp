@@ -78,7 +78,8 @@ TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cu
   PrometheusServer prom(tmp, targets, rule_file);
   INFO(prom.why());
   REQUIRE(prom.ok());
-  REQUIRE(prom.await_series("count(up{job=\"vasana\"} == 1) == 4", 30s) == "");
+  const std::string all_up = prom.await_series("count(up{job=\"vasana\"} == 1) == 4", 30s);
+  if (!all_up.empty()) FAIL(all_up << "\n" << c.logs());
   REQUIRE(prom.await_series("count(vasana_writer_lag_seconds)", 30s) == "");
 
   // A trickle of writes on nodes 0-2 throughout; every alert firing is recorded.

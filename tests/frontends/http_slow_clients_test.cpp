@@ -28,6 +28,18 @@ double metric(const std::string& scrape, const std::string& series) {
   return at == std::string::npos ? -1 : std::stod(scrape.substr(at + series.size() + 2));
 }
 
+// Waits up to 5 s for the node's open HTTP connections (vasana_http_connections) to read want:
+// the server accepts and closes connections on its own thread, after the client's calls return.
+bool await_open_connections(const HttpNode& n, double want) {
+  const int port = metrics_port(n.node->stderr_text());
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < until) {
+    if (metric(http_get(port, "/metrics"), "vasana_http_connections") == want) return true;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("500 connections trickling their headers hold no worker: an authenticated request is answered within 1 s") {
@@ -102,24 +114,25 @@ TEST_CASE("connections over the per-address or overall limit are answered 503 an
     held.emplace_back(n.port, "127.0.0.2");
     REQUIRE(held.back().send("GET /healthz HTTP/1.1\r\n"));  // an unfinished head keeps it open
   }
-  std::this_thread::sleep_for(milliseconds(200));
+  REQUIRE(await_open_connections(n, 4));
   // A fifth from the same address: over its limit.
   RawConnection fifth(n.port, "127.0.0.2");
   CHECK(status_of(fifth.read_response()) == 503);
   CHECK(fifth.closed_within(milliseconds(2000)));
   // Another address is served (positive control), and may hold its own four.
   CHECK(n.healthz("127.0.0.3") == 200);
+  REQUIRE(await_open_connections(n, 4));  // the answered one is closed on the server's side too
   for (int i = 0; i < 4; ++i) {
     held.emplace_back(n.port, "127.0.0.3");
     REQUIRE(held.back().send("GET /healthz HTTP/1.1\r\n"));
   }
-  std::this_thread::sleep_for(milliseconds(200));
+  REQUIRE(await_open_connections(n, 8));
   // Eight are open: a third address is over the overall limit.
   RawConnection ninth(n.port, "127.0.0.4");
   CHECK(status_of(ninth.read_response()) == 503);
   // Once some close, the third address is served.
   held.clear();
-  std::this_thread::sleep_for(milliseconds(300));
+  REQUIRE(await_open_connections(n, 0));
   CHECK(n.healthz("127.0.0.4") == 200);
   const std::string scrape = http_get(metrics_port(n.node->stderr_text()), "/metrics");
   INFO(scrape);

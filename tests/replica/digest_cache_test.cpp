@@ -6,6 +6,7 @@
 
 #include "replica/digest_cache.hpp"
 #include "replica/lane_registry.hpp"
+#include "tests/support/small_stack.hpp"
 
 namespace vasana {
 
@@ -44,6 +45,21 @@ TEST_CASE("the digest cache recomputes only after the state changed and the inte
   put(e, 3, "the morning bus leaves on mondays");
   CHECK(cache.get(e) == now);  // within 1 s of the last computation
   CHECK(before == first);
+}
+
+TEST_CASE("the digest is computed on a thread with a 48 KB stack, under civetweb's 100 KB, and equals the main thread's") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  for (uint64_t s = 1; s <= 50; ++s) put(e, s, "memory number " + std::to_string(s) + " of the small stack test");
+  const std::string on_main = to_hex(e.digest());
+  DigestCache cache(std::chrono::milliseconds(0));
+  std::string on_small;
+  test::run_on_small_stack(48 * 1024, [&] { on_small = cache.get(e); });
+  CHECK(on_small == on_main);
+  // Negative control: a different state gives a different digest on the small stack too.
+  put(e, 51, "one more");
+  test::run_on_small_stack(48 * 1024, [&] { on_small = cache.get(e); });
+  CHECK(on_small != on_main);
+  CHECK(on_small == to_hex(e.digest()));
 }
 
 }  // namespace vasana

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "store/file_io.hpp"
+#include "tests/support/small_stack.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace vasana;
@@ -30,4 +31,18 @@ TEST_CASE("read_file_from returns the bytes from the offset to the end, nothing 
   REQUIRE(past.ok());
   CHECK(past->empty());
   CHECK(read_file_from(tmp.sub("missing"), 0).status().code() == Code::not_found);
+}
+
+TEST_CASE("read_file_from runs on a thread with a 48 KB stack", "[store][file_io]") {
+  TempDir tmp;
+  const std::string path = tmp.sub("f");
+  const std::string data(150000, 'x');
+  REQUIRE(write_file_atomically(path, data).ok());
+  std::string got;
+  run_on_small_stack(48 * 1024, [&] {
+    auto r = read_file_from(path, 10);
+    if (r.ok()) got = *r;
+  });
+  CHECK(got == data.substr(10));
+  CHECK(got != data);
 }
