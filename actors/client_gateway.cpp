@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/request_labels.hpp"
 #include "protocol/recall_input.hpp"
 #include "status/status_json.hpp"
 
@@ -146,12 +147,15 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
     case ClientRequest::Kind::analogy: handle_read(std::move(call)); return;
     case ClientRequest::Kind::history:
-    case ClientRequest::Kind::contradictions: {
+    case ClientRequest::Kind::contradictions:
+    case ClientRequest::Kind::conflicts: {
       // Answered by a query actor: history reads segment files, which must not hold up the
-      // endpoint thread; both see every write acknowledged before them (read-your-writes).
-      if (call.request.kind == ClientRequest::Kind::contradictions) {
+      // endpoint thread; all see every write acknowledged before them (read-your-writes).
+      if (call.request.kind != ClientRequest::Kind::history) {
         if (call.request.contradiction_realms.empty()) {
-          endpoint_->reply(call, error_response(rid, ClientError::bad_input, "contradictions: name at least one realm"));
+          endpoint_->reply(call, error_response(rid, ClientError::bad_input,
+                                                std::string(request_kind_label(call.request.kind)) +
+                                                    ": name at least one realm"));
           return;
         }
         for (const auto& realm : call.request.contradiction_realms)

@@ -166,6 +166,7 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
       return std::nullopt;
     case K::list: return need_read(who, q.list.realm);
     case K::contradictions:
+    case K::conflicts:
       for (const auto& realm : q.contradiction_realms)
         if (auto r = need_read(who, realm)) return r;
       return std::nullopt;

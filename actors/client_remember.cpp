@@ -111,6 +111,7 @@ void check_ref(const ReplicaState& st, const ClientCall& call, RememberCheck& c)
   }
   UpdateContentOp u;
   u.memory = *c.existing;
+  u.based_on = as_revision(revision_of(*m));
   if (!same_text) u.text = in.text;  // empty: the text stays
   if (!same_tags) {
     u.replace_tags = true;

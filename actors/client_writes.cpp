@@ -88,6 +88,7 @@ void plan_update(const CallerView& view, const ClientCall& call, const WritePoli
   const bool compares = may_read(call.who, m->realm.str());
   UpdateContentOp o;
   o.memory = u.memory;
+  o.based_on = as_revision(revision_of(*m));
   if (u.has_text && (!compares || u.text != m->content.value.text)) o.text = u.text;  // empty: the text stays
   if (u.replace_tags && (!compares || sorted(u.tags) != sorted(m->tags.value))) {
     o.replace_tags = true;
@@ -137,10 +138,12 @@ void plan_write(const CallerView& view, const ClientCall& call, const WritePolic
   if ((p.refusal = check_grant(view, call))) return;
   switch (q.kind) {
     case K::update: plan_update(view, call, write_policy, p); return;
-    case K::forget:
-      if ((p.refusal = check_live(view, q.forget.memory, "memory"))) return;
-      p.op = DeleteMemoryOp{q.forget.memory, q.forget.reason};
+    case K::forget: {
+      const MemoryRecord* m = nullptr;
+      if ((p.refusal = check_live(view, q.forget.memory, "memory", &m))) return;
+      p.op = DeleteMemoryOp{q.forget.memory, q.forget.reason, as_revision(revision_of(*m))};
       return;
+    }
     case K::set_status: plan_set_status(view, q.set_status, p); return;
     case K::pin:
       if ((p.refusal = check_live(view, q.pin.memory, "memory"))) return;

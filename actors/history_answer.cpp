@@ -18,10 +18,13 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
   const MemoryId id = call.request.history_of;
   if (id.seqno.value == 0) return error_response(rid, ClientError::bad_input, "history: the memory id is missing");
   std::vector<OrderKey> keys;
+  std::vector<ConflictEntry> lost;
   bool known = false;
   engine.read([&](const ReplicaState& st) {
     known = CallerView(st, call.who, /*writes=*/false).memory(id) != nullptr;
-    if (known) keys = st.history_keys(id);
+    if (!known) return;
+    keys = st.history_keys(id);
+    lost = st.conflicts(id);
   });
   if (!known) return memory_not_found(rid, id);
   std::vector<OpKey> wanted;
@@ -36,6 +39,11 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
     e.seqno = keys[i].seqno;
     e.effective_ts = keys[i].ts.value;
     e.recorded_at_ms = static_cast<int64_t>(keys[i].ts.physical_ms());
+    for (const ConflictEntry& c : lost)
+      if (c.lost == keys[i]) {
+        e.lost_to = c.to.op_id();
+        e.lost_to_forget = c.to_forget;
+      }
     if (!ops[i].ok()) {
       // The replica applied it, so it was read and verified once; it cannot be read back now.
       e.op = "unreadable";
@@ -73,6 +81,21 @@ ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCal
       for (const TripletRecord* t : c.claims)
         v.claims.push_back(ClaimView{t->id, t->object, t->source_memory, t->valid_from_ms, t->valid_to_ms});
       r.contradictions.push_back(std::move(v));
+    });
+  });
+  return r;
+}
+
+ClientResponse answer_conflicts(const RecallEngine& engine, const ClientCall& call) {
+  const std::vector<std::string>& realms = call.request.contradiction_realms;
+  ClientResponse r;
+  r.request_id = call.request.request_id;
+  r.kind = ClientResponse::Kind::conflicts;
+  engine.read([&](const ReplicaState& st) {
+    st.for_each_conflict([&](const MemoryRecord& m, const ConflictEntry& c) {
+      if (std::find(realms.begin(), realms.end(), m.realm.str()) == realms.end()) return;
+      r.conflicts.push_back(
+          ConflictView{m.id, m.realm.str(), c.lost.op_id(), c.lost.ts.value, c.to.op_id(), c.to.ts.value, c.to_forget});
     });
   });
   return r;

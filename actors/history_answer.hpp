@@ -1,6 +1,6 @@
 // Answers to the client requests that read a memory's past and the store's open questions:
 // `history` (every op that touched a memory, read back from the segments with its chain check)
-// and `contradictions`. Pure C++ (no actor): the query actors call them, off the endpoint thread,
+// `contradictions` and `conflicts`. Pure C++ (no actor): the query actors call them, off the endpoint thread,
 // because history reads segment files.
 #pragma once
 
@@ -19,5 +19,9 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
 
 // The open contradictions of the realms named (each validated as recall validates realms).
 ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCall& call);
+
+// The updates of the realms named that lost to an op whose writer had not seen them
+// (replica/conflict_record.hpp), by memory id, each memory's in key order of the loser.
+ClientResponse answer_conflicts(const RecallEngine& engine, const ClientCall& call);
 
 }  // namespace vasana

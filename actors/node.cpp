@@ -17,6 +17,7 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   std::map<InstanceId, Seqno> applied;
   engine->read([&](const ReplicaState& state) {
     st.memories = state.memory_count();
+    st.conflicts = state.conflict_count();
     if (fresh_digest) st.digest = to_hex(state.digest());
     applied = state.applied();
   });

@@ -402,6 +402,7 @@ struct NodeStart {
           ReadYourWrites{impl->identity.instance, impl->acknowledged, impl->replica},
           [engine = impl->engine, dir = impl->options.dir, space = impl->identity.vector_space](const ClientCall& call) {
             if (call.request.kind == ClientRequest::Kind::history) return answer_history(*engine, dir, space, call);
+            if (call.request.kind == ClientRequest::Kind::conflicts) return answer_conflicts(*engine, call);
             return answer_contradictions(*engine, call);
           },
           impl->probe));

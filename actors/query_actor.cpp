@@ -84,7 +84,9 @@ query_actor::behavior_type query_behavior(query_actor::pointer self, std::shared
     const ClientRequest::Kind kind = call.request.kind;
     if (kind == ClientRequest::Kind::recall)
       reply(call, answer_recall(*engine, call, static_cast<int64_t>(system_wall_ms()), probe.get()));
-    else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions) && other)
+    else if ((kind == ClientRequest::Kind::history || kind == ClientRequest::Kind::contradictions ||
+              kind == ClientRequest::Kind::conflicts) &&
+             other)
       reply(call, other(call));
     else
       reply(call, answer_read(*engine, call));

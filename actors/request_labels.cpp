@@ -21,6 +21,7 @@ const char* request_kind_label(ClientRequest::Kind kind) {
     case K::list: return "list";
     case K::history: return "history";
     case K::contradictions: return "contradictions";
+    case K::conflicts: return "conflicts";
     case K::analogy: return "analogy";
   }
   return "unknown";
@@ -30,7 +31,8 @@ std::vector<std::string> all_request_kind_labels() {
   using K = ClientRequest::Kind;
   std::vector<std::string> out;
   for (K k : {K::ping, K::remember, K::recall, K::status, K::update, K::forget, K::set_status, K::pin, K::fact,
-              K::correct, K::retract, K::review, K::get, K::list, K::history, K::contradictions, K::analogy})
+              K::correct, K::retract, K::review, K::get, K::list, K::history, K::contradictions, K::analogy,
+              K::conflicts})
     out.emplace_back(request_kind_label(k));
   return out;
 }

@@ -3,39 +3,21 @@
 // overlapping valid times, under the contradict policy), for someone to resolve.
 #include <cstdio>
 
-#include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "frontends/node_client.hpp"
+#include "cli/realm_listing.hpp"
 #include "frontends/response_json.hpp"
 
 namespace vasana {
 
 int cmd_contradictions(const Words& words) {
-  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "realm"}), {"json"});
-  if (!args.ok()) return fail(kExitUsage, "contradictions: " + args.status().message());
-  if (!args->positional.empty())
-    return fail(kExitUsage, "contradictions: unexpected argument '" + args->positional[0] + "'");
-  std::vector<std::string> realms = args->all("realm");
-  if (realms.empty()) return fail(kExitUsage, "contradictions: --realm is required (repeat it for several realms)");
-  auto cfg = load_node_config(args->get("config").value_or(""));
-  if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
-  auto ep = find_endpoint(*args, *cfg);
-  if (!ep.ok()) return fail(ep.status().code() == Code::invalid_argument ? kExitUsage : kExitFailed,
-                            "contradictions: " + ep.status().message());
-  auto client = connect_node(*ep, *args);
-  if (!client.ok()) return fail(exit_code_of(client.status()), "contradictions: " + client.status().message());
-  ClientRequest req;
-  req.kind = ClientRequest::Kind::contradictions;
-  req.contradiction_realms = realms;
-  auto res = client.value()->call(std::move(req), std::chrono::milliseconds(30000));
-  if (!res.ok()) return fail(kExitFailed, "contradictions: " + res.status().message());
-  if (res->kind == ClientResponse::Kind::error)
-    return fail(res->error == ClientError::bad_input ? kExitUsage : kExitFailed, "contradictions: " + res->message);
-  if (res->kind != ClientResponse::Kind::contradictions)
-    return fail(kExitFailed, "contradictions: unexpected answer from the node");
-  for (const ContradictionView& c : res->contradictions) {
-    if (args->has("json")) {
+  RealmListing l;
+  if (int rc = call_realm_listing(words, "contradictions", ClientRequest::Kind::contradictions,
+                                  ClientResponse::Kind::contradictions, &l);
+      rc != kExitOk)
+    return rc;
+  for (const ContradictionView& c : l.response.contradictions) {
+    if (l.json) {
       std::printf("%s\n", contradiction_json(c).c_str());
     } else {
       std::printf("%s: %s %s\n", c.realm.c_str(), c.subject.c_str(), c.predicate.c_str());
@@ -45,7 +27,7 @@ int cmd_contradictions(const Words& words) {
                     format_time_ms(v.valid_from_ms).c_str(), format_time_ms(v.valid_to_ms).c_str());
     }
   }
-  if (!args->has("json")) std::printf("%zu open contradiction(s)\n", res->contradictions.size());
+  if (!l.json) std::printf("%zu open contradiction(s)\n", l.response.contradictions.size());
   return kExitOk;
 }
 

@@ -41,6 +41,9 @@ int cmd_history(const Words& words) {
       std::printf("%s  %-16s %-22s logical %-5u chain %s  %s\n", format_time_ms(e.recorded_at_ms).c_str(),
                   e.op.c_str(), op_id.to_string().c_str(), unsigned(e.effective_ts & 0xffff),
                   e.chain_verified ? "verified" : "NOT VERIFIED", e.fields_json.c_str());
+      if (e.lost_to.seqno.value != 0)
+        std::printf("    lost to %s %s, whose writer had not seen it\n", e.lost_to_forget ? "forget" : "update",
+                    e.lost_to.to_string().c_str());
     }
   }
   // A history whose chain does not verify is a failed check.

@@ -35,6 +35,7 @@ int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
 int cmd_history(const Words& words);
 int cmd_contradictions(const Words& words);
+int cmd_conflicts(const Words& words);
 int cmd_analogy(const Words& words);
 int cmd_mcp(const Words& words);
 int cmd_version(const Words& words);  // also `vasana --version`

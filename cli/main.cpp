@@ -48,6 +48,7 @@ const char* kUsage =
     "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
     "  history ID [--json]                    every op that touched a memory, with writer, times and chain check\n"
     "  contradictions --realm R [--json]      open contradictions of functional claims, for review\n"
+    "  conflicts --realm R [--json]           updates lost to a concurrent update or forget, for review\n"
     "  analogy A B C --realm R [--realm R2] [--as-of T] [--json]\n"
     "                                         A is to B as C is to what, from triplets only (or why no answer)\n"
     "  mcp [--data DIR | --config FILE] [--as NAME]\n"
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   if (cmd == "status") return vasana::cmd_status(words);
   if (cmd == "history") return vasana::cmd_history(words);
   if (cmd == "contradictions") return vasana::cmd_contradictions(words);
+  if (cmd == "conflicts") return vasana::cmd_conflicts(words);
   if (cmd == "analogy") return vasana::cmd_analogy(words);
   if (cmd == "mcp") return vasana::cmd_mcp(words);
   std::fprintf(stderr, "vasana: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);

@@ -246,23 +246,36 @@ class Routes {
       r.retract = *id;
       call(res, who, std::move(r), ClientResponse::Kind::written, written_json);
     });
-    router.add("GET", "/v1/contradictions", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
-      if (!only_params(req, res, {"realm"})) return;
-      ClientRequest r;
-      r.kind = ClientRequest::Kind::contradictions;
-      r.contradiction_realms = param_list(req, "realm");
-      if (r.contradiction_realms.empty()) return bad_request(res, "realm is required (repeat it for several realms)");
-      call(res, who, std::move(r), ClientResponse::Kind::contradictions, [](const ClientResponse& a) {
-        std::string items = "[";
-        for (size_t i = 0; i < a.contradictions.size(); ++i) items += (i ? "," : "") + contradiction_json(a.contradictions[i]);
-        return JsonObject().raw("contradictions", items + "]").done();
-      });
-    });
+    realm_listing(router, "/v1/contradictions", ClientRequest::Kind::contradictions,
+                  ClientResponse::Kind::contradictions, "contradictions", &ClientResponse::contradictions,
+                  contradiction_json);
+    realm_listing(router, "/v1/conflicts", ClientRequest::Kind::conflicts, ClientResponse::Kind::conflicts,
+                  "conflicts", &ClientResponse::conflicts, conflict_json);
   }
 
  private:
   using MemoryBody = Result<ClientRequest> (*)(const json&, const MemoryId&);
   using Body = Result<ClientRequest> (*)(const json&);
+
+  // GET path?realm=R (repeated or comma-separated): what the node lists in those realms for
+  // review, answered {"<key>": [...]} with item_json of each of the answer's items.
+  template <class Item>
+  void realm_listing(HttpRouter& router, const std::string& path, ClientRequest::Kind kind, ClientResponse::Kind want,
+                     const char* key, std::vector<Item> ClientResponse::*items,
+                     std::string (*item_json)(const Item&)) const {
+    router.add("GET", path, [=](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
+      if (!only_params(req, res, {"realm"})) return;
+      ClientRequest r;
+      r.kind = kind;
+      r.contradiction_realms = param_list(req, "realm");
+      if (r.contradiction_realms.empty()) return bad_request(res, "realm is required (repeat it for several realms)");
+      call(res, who, std::move(r), want, [=](const ClientResponse& a) {
+        std::string list = "[";
+        for (const Item& item : a.*items) list += (list.size() > 1 ? "," : "") + item_json(item);
+        return JsonObject().raw(key, list + "]").done();
+      });
+    });
+  }
 
   // POST /v1/memories/{id}/<what> with a JSON body: a write answered {"id", "seqno", "effective_ts"}.
   void memory_write(HttpRouter& router, const std::string& what, MemoryBody parse) const {

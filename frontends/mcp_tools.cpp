@@ -223,8 +223,22 @@ json run_history(const json& a, NodeCall& call) {
                    {"recorded_at", format_time_ms(e.recorded_at_ms)},
                    {"chain_verified", e.chain_verified},
                    {"fields", fields.is_discarded() ? json(e.fields_json) : fields}});
+    if (e.lost_to.seqno.value != 0) {
+      ops.back()["lost_to"] = e.lost_to.to_string();
+      ops.back()["lost_to_op"] = e.lost_to_forget ? "forget" : "update";
+    }
   }
   return {{"memory", a["id"]}, {"ops", ops}};
+}
+
+json run_conflicts(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::conflicts;
+  req.contradiction_realms = strings_of(a, "realms");
+  json out = json::array();
+  for (const ConflictView& c : ask(call, std::move(req), ClientResponse::Kind::conflicts).conflicts)
+    out.push_back(json::parse(conflict_json(c)));
+  return {{"conflicts", out}};
 }
 
 json run_review(const json& a, NodeCall& call) {
@@ -354,8 +368,14 @@ const std::vector<Tool>& tools() {
                       {"source", text_prop("the memory it comes from (" + kIdHelp + ")")}},
                      {"realm", "wrong", "right"}),
        false, false, run_correct},
-      {"history", "Memory history", "Every op that touched a memory, oldest first, with its hash-chain check.",
+      {"history", "Memory history",
+       "Every op that touched a memory, oldest first, with its hash-chain check; an update that lost to a "
+       "concurrent update or forget says which (lost_to).",
        object_schema({{"id", text_prop(kIdHelp)}}, {"id"}), true, false, run_history},
+      {"conflicts", "Lost updates",
+       "Updates in the realms that lost to an update or forget whose writer had not seen them (written on two "
+       "nodes at once). Read the memory's current text with get, and update it again if what was lost matters.",
+       object_schema({{"realms", realms_prop()}}, {"realms"}), true, false, run_conflicts},
       {"review", "Review queue",
        "The review queue: action list (needs realm) shows proposed memories no reviewer decided; approve or reject "
        "(need id and reviewer) decides on one.",

@@ -92,15 +92,31 @@ std::string not_replicated_json(const ClientResponse& r) {
 
 std::string history_entry_json(const HistoryEntry& e) {
   const MemoryId op_id{e.writer, e.seqno};
-  return JsonObject()
-      .str("op", e.op)
+  JsonObject o;
+  o.str("op", e.op)
       .str("id", op_id.to_string())
       .str("writer", to_hex(e.writer))
       .unum("seqno", e.seqno.value)
       .unum("effective_ts", e.effective_ts)
       .str("recorded_at", format_time_ms(e.recorded_at_ms))
       .boolean("chain_verified", e.chain_verified)
-      .raw("fields", e.fields_json.empty() ? "null" : e.fields_json)
+      .raw("fields", e.fields_json.empty() ? "null" : e.fields_json);
+  if (e.lost_to.seqno.value != 0)
+    o.str("lost_to", e.lost_to.to_string()).str("lost_to_op", e.lost_to_forget ? "forget" : "update");
+  return o.done();
+}
+
+std::string conflict_json(const ConflictView& c) {
+  return JsonObject()
+      .str("realm", c.realm)
+      .str("memory", c.memory.to_string())
+      .str("lost", c.lost.to_string())
+      .unum("lost_effective_ts", c.lost_ts)
+      .str("lost_at", format_time_ms(int64_t(Hlc(c.lost_ts).physical_ms())))
+      .str("to", c.to.to_string())
+      .str("to_op", c.to_forget ? "forget" : "update")
+      .unum("to_effective_ts", c.to_ts)
+      .str("to_at", format_time_ms(int64_t(Hlc(c.to_ts).physical_ms())))
       .done();
 }
 

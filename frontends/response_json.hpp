@@ -32,5 +32,7 @@ std::string history_entry_json(const HistoryEntry& e);
 // {"realm", "subject", "predicate", "claims": [{"triplet", "object", "source_memory",
 //  "valid_from", "valid_to"}]}
 std::string contradiction_json(const ContradictionView& c);
+// An update that lost (ConflictView): ids, clock values and times, and what it lost to.
+std::string conflict_json(const ConflictView& c);
 
 }  // namespace vasana

@@ -33,6 +33,7 @@ struct ClientRequest {
     history @17 :Ops.MemoryId;  # every op that touched a memory
     contradictions @18 :ContradictionsRequest;  # open contradictions of functional predicates
     analogy @20 :AnalogyRequest;  # a : b :: c : ? from triplets only (replica/analogy.hpp)
+    conflicts @22 :ContradictionsRequest;  # updates that lost to an op whose writer had not seen them
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
@@ -308,6 +309,19 @@ struct HistoryEntry {
   recordedAtMs @4 :Int64;       # its physical part: the transaction time
   chainVerified @5 :Bool;       # the writer's hash chain verifies up to this record
   fields @6 :Text;              # the op's fields as JSON
+  lostTo @7 :Ops.MemoryId;      # an update that lost: the op it lost to (seqno 0 = it did not lose)
+  lostToForget @8 :Bool;        # that op is a forget
+}
+
+# An update that lost to an op whose writer had not seen it (replica/conflict_record.hpp).
+struct Conflict {
+  memory @0 :Ops.MemoryId;
+  realm @1 :Text;
+  lost @2 :Ops.MemoryId;        # the update_content op that lost
+  lostTs @3 :UInt64;            # its hybrid logical clock value
+  to @4 :Ops.MemoryId;          # the op it lost to
+  toTs @5 :UInt64;
+  toForget @6 :Bool;            # that op is a forget (delete_memory), else an update
 }
 
 struct Claim {
@@ -339,5 +353,6 @@ struct ClientResponse {
     history @9 :List(HistoryEntry);
     contradictions @10 :List(Contradiction);
     analogy @11 :AnalogyAnswer;
+    conflicts @12 :List(Conflict);
   }
 }

@@ -62,6 +62,9 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::contradictions:
       set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
       break;
+    case ClientRequest::Kind::conflicts:
+      set_texts(req.initConflicts().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
+      break;
     case ClientRequest::Kind::analogy: fill_analogy_request(req.initAnalogy(), r.analogy); break;
   }
   return message_bytes(mb);
@@ -123,6 +126,10 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.kind = ClientRequest::Kind::contradictions;
         out.contradiction_realms = texts_of(req.getContradictions().getRealms());
         break;
+      case schema::ClientRequest::CONFLICTS:
+        out.kind = ClientRequest::Kind::conflicts;
+        out.contradiction_realms = texts_of(req.getConflicts().getRealms());
+        break;
       case schema::ClientRequest::ANALOGY:
         out.kind = ClientRequest::Kind::analogy;
         out.analogy = read_analogy_request(req.getAnalogy());
@@ -164,6 +171,7 @@ std::string encode_response(const ClientResponse& r) {
     case ClientResponse::Kind::contradictions:
       fill_contradictions(res.initContradictions(unsigned(r.contradictions.size())), r.contradictions);
       break;
+    case ClientResponse::Kind::conflicts: fill_conflicts(res.initConflicts(unsigned(r.conflicts.size())), r.conflicts); break;
     case ClientResponse::Kind::analogy: fill_analogy_answer(res.initAnalogy(), r.analogy); break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
@@ -301,6 +309,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::CONTRADICTIONS:
         out.kind = ClientResponse::Kind::contradictions;
         out.contradictions = read_contradictions(res.getContradictions());
+        break;
+      case schema::ClientResponse::CONFLICTS:
+        out.kind = ClientResponse::Kind::conflicts;
+        out.conflicts = read_conflicts(res.getConflicts());
         break;
       case schema::ClientResponse::ANALOGY:
         out.kind = ClientResponse::Kind::analogy;

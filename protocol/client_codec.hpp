@@ -66,7 +66,7 @@ struct ClientRequest {
     ping, remember, recall, status,
     update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
     get, list,                                                          // protocol/client_reads.hpp
-    history, contradictions,                                            // protocol/client_history.hpp
+    history, contradictions, conflicts,                                 // protocol/client_history.hpp
     analogy,                                                            // protocol/client_analogy.hpp
   };
   uint64_t request_id = 0;
@@ -86,7 +86,7 @@ struct ClientRequest {
   MemoryId get;        // for get
   ListRequest list;    // for list
   MemoryId history_of;  // for history
-  std::vector<std::string> contradiction_realms;  // for contradictions
+  std::vector<std::string> contradiction_realms;  // for contradictions and conflicts
   AnalogyRequest analogy;  // for analogy
   // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
   // (the owner on a trusted transport, the CurveZMQ key's client on TCP).
@@ -124,7 +124,9 @@ struct NodeInfo {
 };
 
 struct ClientResponse {
-  enum class Kind { error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy };
+  enum class Kind {
+    error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy, conflicts
+  };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
   ClientError error = ClientError::internal;  // for error
@@ -143,6 +145,7 @@ struct ClientResponse {
   std::vector<HistoryEntry> history;          // for history, oldest op first
   std::vector<ContradictionView> contradictions;  // for contradictions
   AnalogyView analogy;                        // for analogy
+  std::vector<ConflictView> conflicts;        // for conflicts, by memory id then loser
 };
 
 std::string encode_request(const ClientRequest& r);

@@ -19,6 +19,19 @@ struct HistoryEntry {
   int64_t recorded_at_ms = 0;  // its physical part: the transaction time
   bool chain_verified = false;  // the writer's hash chain verifies up to this record
   std::string fields_json;      // the op's fields (protocol/op_codec.hpp op_fields_json)
+  MemoryId lost_to;             // an update that lost: the op it lost to (seqno 0 = it did not lose)
+  bool lost_to_forget = false;  // that op is a forget
+};
+
+// An update that lost to an op whose writer had not seen it (replica/conflict_record.hpp).
+struct ConflictView {
+  MemoryId memory;
+  std::string realm;
+  MemoryId lost;          // the update_content op that lost
+  uint64_t lost_ts = 0;   // its hybrid logical clock value
+  MemoryId to;            // the op it lost to
+  uint64_t to_ts = 0;
+  bool to_forget = false;  // that op is a forget, else an update
 };
 
 struct ClaimView {

@@ -15,6 +15,8 @@ void fill_history(capnp::List<schema::HistoryEntry>::Builder out, const std::vec
     o.setRecordedAtMs(e.recorded_at_ms);
     o.setChainVerified(e.chain_verified);
     o.setFields(text_of(e.fields_json));
+    if (e.lost_to.seqno.value != 0) set_memory_id(o.initLostTo(), e.lost_to);
+    o.setLostToForget(e.lost_to_forget);
   }
 }
 
@@ -29,6 +31,8 @@ std::vector<HistoryEntry> read_history(capnp::List<schema::HistoryEntry>::Reader
     e.recorded_at_ms = o.getRecordedAtMs();
     e.chain_verified = o.getChainVerified();
     e.fields_json = string_of(o.getFields());
+    e.lost_to = memory_id_of(o.getLostTo());
+    e.lost_to_forget = o.getLostToForget();
     out.push_back(std::move(e));
   }
   return out;
@@ -65,6 +69,28 @@ std::vector<ContradictionView> read_contradictions(capnp::List<schema::Contradic
                                    v.getValidFromMs(), v.getValidToMs()});
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+void fill_conflicts(capnp::List<schema::Conflict>::Builder out, const std::vector<ConflictView>& cs) {
+  for (unsigned i = 0; i < out.size(); ++i) {
+    const ConflictView& c = cs[i];
+    auto o = out[i];
+    set_memory_id(o.initMemory(), c.memory);
+    o.setRealm(text_of(c.realm));
+    set_memory_id(o.initLost(), c.lost);
+    o.setLostTs(c.lost_ts);
+    set_memory_id(o.initTo(), c.to);
+    o.setToTs(c.to_ts);
+    o.setToForget(c.to_forget);
+  }
+}
+
+std::vector<ConflictView> read_conflicts(capnp::List<schema::Conflict>::Reader in) {
+  std::vector<ConflictView> out;
+  for (auto o : in)
+    out.push_back(ConflictView{memory_id_of(o.getMemory()), string_of(o.getRealm()), memory_id_of(o.getLost()),
+                               o.getLostTs(), memory_id_of(o.getTo()), o.getToTs(), o.getToForget()});
   return out;
 }
 

@@ -13,5 +13,7 @@ void fill_history(capnp::List<schema::HistoryEntry>::Builder out, const std::vec
 std::vector<HistoryEntry> read_history(capnp::List<schema::HistoryEntry>::Reader in);
 void fill_contradictions(capnp::List<schema::Contradiction>::Builder out, const std::vector<ContradictionView>& cs);
 std::vector<ContradictionView> read_contradictions(capnp::List<schema::Contradiction>::Reader in);
+void fill_conflicts(capnp::List<schema::Conflict>::Builder out, const std::vector<ConflictView>& cs);
+std::vector<ConflictView> read_conflicts(capnp::List<schema::Conflict>::Reader in);
 
 }  // namespace vasana

@@ -120,6 +120,7 @@ std::string render(Op::Reader op) {
       o.str("memory", id_text(u.getMemory())).str("text", sv(u.getText())).boolean("replace_tags", u.getReplaceTags());
       o.raw("tags", texts_json(u.getTags()));
       if (u.getHasValidTime()) valid_time_json(o, u.getValidFromMs(), u.getValidToMs());
+      if (u.hasBasedOn()) o.str("based_on", id_text(u.getBasedOn().getOp()));
       break;
     }
     case Op::SET_STATUS: {
@@ -137,6 +138,7 @@ std::string render(Op::Reader op) {
     case Op::DELETE_MEMORY: {
       auto d = op.getDeleteMemory();
       o.str("memory", id_text(d.getMemory())).str("reason", sv(d.getReason()));
+      if (d.hasBasedOn()) o.str("based_on", id_text(d.getBasedOn().getOp()));
       break;
     }
     case Op::ADD_TRIPLET: {
@@ -240,6 +242,11 @@ void set_floats(capnp::List<float>::Builder list, const std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
 }
 
+void set_revision(schema::Revision::Builder b, const Revision& r) {
+  b.setEffectiveTs(r.ts.value);
+  set_memory_id(b.initOp(), r.op);
+}
+
 template <class... Fs>
 struct Visitors : Fs... {
   using Fs::operator()...;
@@ -281,6 +288,7 @@ std::string encode_op(const OpValue& value) {
             u.setHasValidTime(o.has_valid_time);
             u.setValidFromMs(o.valid_from_ms);
             u.setValidToMs(o.valid_to_ms);
+            if (o.based_on.known()) set_revision(u.initBasedOn(), o.based_on);
           },
           [&](const SetStatusOp& o) {
             auto s = op.initSetStatus();
@@ -299,6 +307,7 @@ std::string encode_op(const OpValue& value) {
             auto d = op.initDeleteMemory();
             set_memory_id(d.initMemory(), o.memory);
             d.setReason(text_of(o.reason));
+            if (o.based_on.known()) set_revision(d.initBasedOn(), o.based_on);
           },
           [&](const AddTripletOp& o) {
             auto t = op.initAddTriplet();
@@ -442,6 +451,16 @@ class FieldDecoder {
     for (unsigned i = 0; i < list.size(); ++i) out[i] = list[i];
   }
 
+  // A revision is absent (unknown) or whole: a clock value and an op id.
+  template <class Holder>
+  void revision(const Holder& h, Revision& out) {
+    if (!h.hasBasedOn()) return;
+    auto r = h.getBasedOn();
+    id("based_on", r.getOp(), out.op, /*required=*/true);
+    out.ts = Hlc(r.getEffectiveTs());
+    if (out.ts.value == 0) corrupt("based_on has no clock value");
+  }
+
   // required: the op acts on that memory or triplet, so seqno 0 ("none") is not allowed.
   void id(const char* field, schema::MemoryId::Reader r, MemoryId& out, bool required) {
     out = MemoryId{InstanceId(r.getInstance()), Seqno(r.getSeqno())};
@@ -516,6 +535,7 @@ Status decode_into(Op::Reader op, OpValue& out) {
       v.has_valid_time = u.getHasValidTime();
       v.valid_from_ms = u.getValidFromMs();
       v.valid_to_ms = u.getValidToMs();
+      d.revision(u, v.based_on);
       break;
     }
     case Op::SET_STATUS: {
@@ -540,6 +560,7 @@ Status decode_into(Op::Reader op, OpValue& out) {
       auto& v = holding<DeleteMemoryOp>(out);
       d.id("memory", del.getMemory(), v.memory, /*required=*/true);
       d.text("reason", del.getReason(), v.reason);
+      d.revision(del, v.based_on);
       break;
     }
     case Op::ADD_TRIPLET: {

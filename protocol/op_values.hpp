@@ -40,6 +40,15 @@ struct PutMemoryOp {
   bool pinned = false;
 };
 
+// A memory's revision as the writer of an op held it: the order key (effective ts, writer,
+// seqno) of the latest of its put and updates applied there. ts 0: unknown (an op written before
+// ops named their revision).
+struct Revision {
+  Hlc ts;
+  MemoryId op;
+  bool known() const { return ts.value != 0; }
+};
+
 struct UpdateContentOp {
   MemoryId memory;
   std::string text;
@@ -48,6 +57,7 @@ struct UpdateContentOp {
   bool has_valid_time = false;  // false: the valid time is left as it is
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
+  Revision based_on;
 };
 
 struct SetStatusOp {
@@ -66,6 +76,7 @@ struct SetVectorOp {
 struct DeleteMemoryOp {
   MemoryId memory;
   std::string reason;
+  Revision based_on;
 };
 
 struct AddTripletOp {

@@ -73,6 +73,14 @@ struct PutMemory {
   pinned @12 :Bool;
 }
 
+# A memory's revision as the writer of an op held it: the order key of the latest of its put and
+# its update_content ops applied there (replica/conflict_record.hpp). Absent in ops written before
+# the field existed: their writer's view is unknown.
+struct Revision {
+  effectiveTs @0 :UInt64;  # the op's hybrid logical clock value
+  op @1 :MemoryId;         # the op's writer and seqno
+}
+
 struct UpdateContent {
   memory @0 :MemoryId;
   text @1 :Text;             # empty: the text is left as it is
@@ -81,6 +89,7 @@ struct UpdateContent {
   hasValidTime @4 :Bool;     # false: the valid time is left as it is
   validFromMs @5 :Int64 = -9223372036854775808;
   validToMs @6 :Int64 = 9223372036854775807;
+  basedOn @7 :Revision;      # the memory's revision its writer held; absent = unknown
 }
 
 struct SetStatus {
@@ -99,6 +108,7 @@ struct SetVector {
 struct DeleteMemory {
   memory @0 :MemoryId;
   reason @1 :Text;
+  basedOn @2 :Revision;      # the memory's revision its writer held; absent = unknown
 }
 
 # A triplet's id is the id of the op that added it.

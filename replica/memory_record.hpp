@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/op_values.hpp"
+#include "replica/conflict_record.hpp"
 #include "replica/interned_string.hpp"
 #include "replica/order_key.hpp"
 #include "replica/out_of_line.hpp"
@@ -66,6 +67,9 @@ struct RegisterHistory {
   RegisterWrites<bool> pinned;
   RegisterWrites<ValidTime> valid_time;
   RegisterWrites<ContentValue> content;
+  // The memory's update_content and delete_memory ops that name the revision they were based on,
+  // in key order: what conflicts_of() reads. Ops written before ops named it are not here.
+  std::vector<LineageEntry> lineage;
 };
 
 // One conflict a memory is the source of a losing (or contradicted) claim in
@@ -128,6 +132,16 @@ struct MemoryRecord {
   Lww<StatusValue> status;
   OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
 };
+
+// The memory's revision: the key of the latest of its put and updates. Every update_content
+// writes at least one of the content, tags and valid-time registers, whose versions are the
+// latest key that wrote them.
+inline OrderKey revision_of(const MemoryRecord& m) {
+  OrderKey r = m.created_key;
+  for (const OrderKey& k : {m.content.version, m.tags.version, m.verdicts->valid_time.version})
+    if (r < k) r = k;
+  return r;
+}
 
 struct TripletRecord {
   MemoryId id;  // the id of the add_triplet op

@@ -217,6 +217,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
                    RegisterHistory& h = history(m);
+                   if (o.based_on.known()) add_lineage(h, LineageEntry{key, key_of(o.based_on), false});
                    if (!o.text.empty()) record_write(writes_after_put(h.content, m, m.content.value), key, ContentValue{o.text});
                    if (o.has_valid_time)
                      record_write(writes_after_put(h.valid_time, m, ValidTime{m.valid_from_ms, m.valid_to_ms}), key,
@@ -249,6 +250,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.memory = o.memory;
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
+                   if (o.based_on.known()) add_lineage(history(m), LineageEntry{key, key_of(o.based_on), true});
                    record_write(history(m).deleted, key, true);
                    m.verdicts.mut().deleted.assign(true, key);
                  },
@@ -319,6 +321,31 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
              },
              op);
   return Status::Ok();
+}
+
+void ReplicaState::add_lineage(RegisterHistory& h, const LineageEntry& e) {
+  if (extends_line(h.lineage, e)) {
+    h.lineage.push_back(e);
+    return;
+  }
+  const size_t before = conflicts_of(h.lineage).size();
+  record_lineage(h.lineage, e);
+  conflict_count_ = conflict_count_ - before + conflicts_of(h.lineage).size();
+}
+
+std::vector<ConflictEntry> ReplicaState::conflicts(const MemoryId& id) const {
+  const MemoryRecord* m = memories_.find(id);
+  if (!m || !m->verdicts.allocated()) return {};
+  return conflicts_of(m->verdicts->history->lineage);
+}
+
+void ReplicaState::for_each_conflict(
+    const std::function<void(const MemoryRecord&, const ConflictEntry&)>& fn) const {
+  if (conflict_count_ == 0) return;
+  for_each_memory([&](const MemoryRecord& m) {
+    if (!m.verdicts.allocated() || m.verdicts->history->lineage.size() < 2) return;
+    for (const ConflictEntry& c : conflicts_of(m.verdicts->history->lineage)) fn(m, c);
+  });
 }
 
 bool ReplicaState::mark_lanes_behind(const MemoryId& id) {
@@ -497,6 +524,13 @@ Hash256 ReplicaState::digest() const {
     for (const auto& w : h.content) {
       d.key(w.first);
       d.str(w.second.text);
+    }
+    // Nothing when the lineage is empty (it holds only ops that name their revision), so a state
+    // of ops written before ops named it hashes as it did in builds without lineage.
+    for (const LineageEntry& e : h.lineage) {
+      d.key(e.key);
+      d.key(e.based_on);
+      d.u64(e.forget);
     }
     // Three zero words where the counters of the retired access op were hashed (always zero:
     // no writer wrote one), so that digests compare with those of builds that kept them.

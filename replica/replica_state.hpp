@@ -68,6 +68,13 @@ class ReplicaState {
   // triplets. Empty for an unknown id. Not in the digest (a function of the applied ops).
   std::vector<OrderKey> history_keys(const MemoryId& id) const;
 
+  // Updates that lost to an op whose writer had not seen them (replica/conflict_record.hpp): of
+  // one memory, in key order of the loser; of every created memory, in memory id order; and how
+  // many there are now (a function of the ops: a later update based on a loser revives it).
+  std::vector<ConflictEntry> conflicts(const MemoryId& id) const;
+  void for_each_conflict(const std::function<void(const MemoryRecord&, const ConflictEntry&)>& fn) const;
+  size_t conflict_count() const { return conflict_count_; }
+
   size_t memory_count() const { return created_count_; }
   size_t correction_count() const { return corrections_.size(); }
   // Per writer, the highest seqno applied.
@@ -97,6 +104,8 @@ class ReplicaState {
   // claim outcomes of their source memories; adds to changed the memories whose outcome changed.
   void resolve_group(const ClaimGroup& group, std::vector<MemoryId>* changed);
   void touched(const MemoryId& memory, const OrderKey& key);
+  // Adds an update or delete to the memory's lineage and conflict_count_ by what it changed.
+  void add_lineage(RegisterHistory& h, const LineageEntry& e);
 
   // Records by id, in id order (for the digest and for_each_memory), with an index beside the
   // ordered map: memory() is called for every candidate of every recall, and a lookup in a
@@ -165,6 +174,7 @@ class ReplicaState {
   };
   MemoryTable memories_;  // also records of updates whose put has not arrived
   size_t created_count_ = 0;
+  size_t conflict_count_ = 0;  // the sum of conflicts_of() over every record
   std::map<MemoryId, TripletRecord> triplets_;
   std::map<MemoryId, OrderKey> retracted_;  // triplet id -> its first retraction's key (the least)
   std::map<MemoryId, CorrectionRecord> corrections_;

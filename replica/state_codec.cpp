@@ -59,6 +59,12 @@ If<X, ClaimEntry> describe(IO& io, X& x) {
   io(x.live_until);
 }
 template <class IO, class X>
+If<X, LineageEntry> describe(IO& io, X& x) {
+  io(x.key);
+  io(x.based_on);
+  io(x.forget);
+}
+template <class IO, class X>
 If<X, RegisterHistory> describe(IO& io, X& x) {
   io(x.status);
   io(x.deleted);
@@ -66,6 +72,7 @@ If<X, RegisterHistory> describe(IO& io, X& x) {
   io(x.pinned);
   io(x.valid_time);
   io(x.content);
+  io(x.lineage);
 }
 template <class IO, class X>
 If<X, MemoryVerdicts> describe(IO& io, X& x) {
@@ -488,6 +495,7 @@ template <class State, class IO>
 void StateCodec::meta_fields(State& s, IO& io) {
   io(s.ops_applied_);
   io(s.created_count_);
+  io(s.conflict_count_);
   io(last_wins(s.applied_));  // a writer listed twice: its later seqno
 }
 

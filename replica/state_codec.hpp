@@ -5,7 +5,7 @@
 // Format (version kStateFormatVersion). Integers are LEB128 varints (signed ones zigzagged),
 // floats their 4 IEEE bytes, strings a varint length and the bytes, vectors and maps a varint
 // count and the items, optionals and out-of-line values a 0/1 flag and the value.
-//   meta  := version ops_applied created_count applied:(instance seqno)* chunk_count
+//   meta  := version ops_applied created_count conflict_count applied:(instance seqno)* chunk_count
 //   chunk := section:u8 item_count item*
 // Sections come in the order memories, triplets, retractions, corrections, refs, claim groups,
 // history keys (per memory, the ops after its put), early retractions; each is cut
@@ -30,7 +30,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 4;
+inline constexpr uint32_t kStateFormatVersion = 5;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

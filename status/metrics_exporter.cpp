@@ -48,6 +48,12 @@ void add_replica_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily memories = family("vasana_memories", "Live memories in this node's replica (count).", MetricType::Gauge);
   add(memories, {}, static_cast<double>(s.memories));
 
+  MetricFamily conflicts = family("vasana_conflicts",
+                                  "Updates recorded as lost to an op whose writer had not seen them (count; the same "
+                                  "on every node at one applied vector; `vasana conflicts` lists them).",
+                                  MetricType::Gauge);
+  add(conflicts, {}, static_cast<double>(s.conflicts));
+
   MetricFamily applied =
       family("vasana_applied_seqno", "Highest seqno of the writer applied to this node's replica (0: none yet).",
              MetricType::Gauge);
@@ -63,7 +69,7 @@ void add_replica_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
                                 "recall lanes (count; 0: recall sees every applied op).",
                                 MetricType::Gauge);
   add(backlog, {}, static_cast<double>(s.lanes_backlog));
-  for (MetricFamily* f : {&memories, &applied, &remote, &backlog}) out.push_back(std::move(*f));
+  for (MetricFamily* f : {&memories, &conflicts, &applied, &remote, &backlog}) out.push_back(std::move(*f));
 }
 
 // Replies dropped because a client did not read them.

@@ -135,6 +135,7 @@ std::string status_to_json(const NodeStatus& s) {
   j["cluster"] = s.cluster;
   j["vector_space"] = s.vector_space;
   j["memories"] = s.memories;
+  j["conflicts"] = s.conflicts;
   j["digest"] = s.digest;
   j["digest_vector"] = s.digest_vector;
   j["applied_remote_ops"] = s.applied_remote_ops;
@@ -271,6 +272,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   top.str("cluster", &s.cluster);
   top.str("vector_space", &s.vector_space);
   top.u64("memories", &s.memories);
+  top.u64("conflicts", &s.conflicts);  // absent from older nodes' status
   top.str("digest", &s.digest);
   top.str("digest_vector", &s.digest_vector);  // absent from older nodes' status
   top.u64("applied_remote_ops", &s.applied_remote_ops);
@@ -379,6 +381,8 @@ std::string status_to_text(const NodeStatus& s) {
   line("cluster", s.cluster.empty() ? "(none: replication off)" : s.cluster);
   line("vector space", s.vector_space);
   line("memories", std::to_string(s.memories));
+  line("conflicts", std::to_string(s.conflicts) +
+                        (s.conflicts == 0 ? "" : " updates lost to an op that had not seen them (`vasana conflicts`)"));
   line("digest", s.digest + (s.digest_vector.empty() ? std::string() : "  at applied vector " + s.digest_vector));
   line("remote ops", std::to_string(s.applied_remote_ops) + " applied since start");
   line("lane backlog", std::to_string(s.lanes_backlog) +

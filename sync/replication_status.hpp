@@ -111,6 +111,7 @@ struct NodeStatus {
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
   std::string vector_space;
   uint64_t memories = 0;        // live memories in the replica
+  uint64_t conflicts = 0;       // updates that lost to an op whose writer had not seen them (replica/conflict_record.hpp)
   std::string digest;           // order-independent state digest, hex ("" when not computed: metrics)
   std::string digest_vector;    // applied_vector_tag (replica/digest_cache.hpp) of the ops the digest covers
   uint64_t applied_remote_ops = 0;  // ops of other writers applied since start

@@ -79,8 +79,8 @@ TEST_CASE("mcp tools/list gives every tool an object input schema") {
     names.push_back(t["name"]);
     CHECK(t["inputSchema"]["type"] == "object");
   }
-  CHECK(names == std::vector<std::string>{"remember", "recall", "get", "update", "forget", "correct", "history", "review",
-                                          "recall_analogy"});
+  CHECK(names == std::vector<std::string>{"remember", "recall", "get", "update", "forget", "correct", "history",
+                                          "conflicts", "review", "recall_analogy"});
 }
 
 TEST_CASE("mcp refuses a call with a missing, mistyped or unknown field before asking the node") {

@@ -50,6 +50,7 @@ void check_node_validation(const ClientRequest& r) {
     case K::list: (void)validate_list(r.list); break;
     case K::analogy: (void)validate_analogy(r.analogy); break;
     case K::contradictions:
+    case K::conflicts:
       for (const auto& realm : r.contradiction_realms) (void)check_realm(realm);
       break;
     default: break;

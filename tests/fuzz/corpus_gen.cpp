@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include <unistd.h>
 
@@ -77,9 +78,12 @@ std::vector<OpValue> every_op() {
   update.has_valid_time = true;
   update.valid_from_ms = kNowMs;
   ops.push_back(update);
+  update.based_on = Revision{Hlc::make(kNowMs, 1), mem(1)};  // a writer that names its revision
+  ops.push_back(update);
   ops.push_back(SetStatusOp{mem(1), MemoryStatus::superseded, "replaced", mem(3)});
   ops.push_back(SetVectorOp{mem(1), {0.1f, 0.2f, 0.3f}, "vasana-hash-v1/384/1"});
   ops.push_back(DeleteMemoryOp{mem(2), "duplicate"});
+  ops.push_back(DeleteMemoryOp{mem(2), "duplicate", Revision{Hlc::make(kNowMs, 2), mem(2)}});
   AddTripletOp triplet;
   triplet.realm = "project/vasana";
   triplet.subject = "segment";
@@ -96,10 +100,14 @@ std::vector<OpValue> every_op() {
   return ops;
 }
 
+// One file per op, named by its type (and a number for a type's later ops).
 void write_ops(const fs::path& dir) {
+  std::map<uint16_t, int> seen;
   for (const OpValue& op : every_op()) {
     const uint16_t type = op_type_of(op);
-    write_file(dir / (std::string(*op_type_name(type)) + ".op"), std::string(1, char(type)) + encode_op(op));
+    const int n = seen[type]++;
+    const std::string name = std::string(*op_type_name(type)) + (n ? "_" + std::to_string(n + 1) : "");
+    write_file(dir / (name + ".op"), std::string(1, char(type)) + encode_op(op));
   }
   write_file(dir / "put_memory_from_client.op", std::string(1, char(OpType::put_memory)) + encode_put_memory(sample_memory()));
 }
@@ -229,6 +237,10 @@ void write_requests(const fs::path& dir) {
   r.kind = K::contradictions;
   r.contradiction_realms = {"project/vasana"};
   put("contradictions", r);
+  r = ClientRequest{};
+  r.kind = K::conflicts;
+  r.contradiction_realms = {"project/vasana"};
+  put("conflicts", r);
   r = ClientRequest{};
   r.kind = K::analogy;
   r.analogy = AnalogyRequest{"paris", "france", "rome", {"geo"}, kNowMs};

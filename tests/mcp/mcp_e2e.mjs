@@ -79,7 +79,8 @@ try {
   check(owner.getServerVersion().name === 'vasana', 'server name', owner.getServerVersion());
   const { tools } = await owner.listTools();
   const names = tools.map((t) => t.name).sort();
-  const expected = ['correct', 'forget', 'get', 'history', 'recall', 'recall_analogy', 'remember', 'review', 'update'];
+  const expected = ['conflicts', 'correct', 'forget', 'get', 'history', 'recall', 'recall_analogy', 'remember', 'review',
+    'update'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list names every tool', names);
   for (const t of tools) check(t.inputSchema && t.inputSchema.type === 'object', `tool ${t.name} has an object input schema`);
 
@@ -109,6 +110,12 @@ try {
   const hist = await call(owner, 'history', { id });
   check(!hist.isError && hist.structuredContent.ops.length >= 2 && hist.structuredContent.ops.every((o) => o.chain_verified),
     'history lists the put and the update, chain verified', hist.structuredContent);
+  check(hist.structuredContent.ops.every((o) => o.lost_to === undefined), 'a sequential update lost nothing', hist.structuredContent);
+  const conf = await call(owner, 'conflicts', { realms: ['team'] });
+  check(!conf.isError && Array.isArray(conf.structuredContent.conflicts) && conf.structuredContent.conflicts.length === 0,
+    'conflicts lists none for a realm updated by one writer', conf.structuredContent);
+  const confBad = await call(owner, 'conflicts', {});
+  check(confBad.isError, 'conflicts without realms is refused', confBad);
 
   const ana = await call(owner, 'recall_analogy', { a: 'paris', b: 'france', c: 'madrid', realms: ['team'] });
   check(!ana.isError && !ana.structuredContent.abstained && ana.structuredContent.candidates[0].d === 'spain',

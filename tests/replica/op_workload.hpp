@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -28,12 +29,25 @@ inline uint64_t test_seed() {
 }
 
 // Per writer, its ops in seqno order. Timestamps come from a small shared range so that ops of
-// different writers often share one, and updates often race.
+// different writers often share one, and updates often race. Updates and deletes name a revision
+// of their memory as their based_on: mostly its latest one ordered before them, sometimes an
+// older one (a writer that had not seen the latest: a conflict), sometimes none (unknown).
 inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t writers, size_t ops_per_writer) {
   std::vector<std::vector<KeyedOp>> out(writers);
   std::vector<MemoryId> memories, triplets, retracted;
   std::vector<uint64_t> clock(writers, 1000);
+  std::map<MemoryId, std::vector<OrderKey>> revisions;  // per memory, its put's and updates' keys
   auto pick = [&](const std::vector<MemoryId>& v) { return v[rng() % v.size()]; };
+  auto based_on = [&](const MemoryId& m, const OrderKey& key) {
+    std::vector<OrderKey> before;
+    for (const OrderKey& k : revisions[m])
+      if (k < key) before.push_back(k);
+    std::sort(before.begin(), before.end());
+    const unsigned roll = rng() % 6;
+    if (before.empty() || roll == 0) return Revision{};
+    const OrderKey& k = roll == 1 ? before[rng() % before.size()] : before.back();
+    return Revision{k.ts, k.op_id()};
+  };
   const char* words[] = {"deploy", "cluster", "staging", "retry", "budget", "latency", "owner", "schema"};
   auto text = [&] { return std::string(words[rng() % 8]) + " " + words[rng() % 8] + " " + std::to_string(rng() % 100); };
   // Round-robin so that ids created by one writer are used by the others' later ops.
@@ -53,6 +67,7 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         if (rng() % 3 == 0) p.vector = {float(rng() % 7) / 7.0f, 0.5f};
         op = p;
         memories.push_back(key.op_id());
+        revisions[key.op_id()].push_back(key);
       } else if (roll < 40) {
         UpdateContentOp u{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
         if (rng() % 3 == 0) {
@@ -60,11 +75,14 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
           u.valid_from_ms = int64_t(rng() % 3) * 1000;
           u.valid_to_ms = rng() % 2 ? kOpenFuture : u.valid_from_ms + 5000;
         }
+        u.based_on = based_on(u.memory, key);
+        revisions[u.memory].push_back(key);
         op = u;
       } else if (roll < 48) {
         op = SetStatusOp{pick(memories), static_cast<MemoryStatus>(rng() % 7), "because", MemoryId{}};
       } else if (roll < 52) {
-        op = DeleteMemoryOp{pick(memories), "gone"};
+        const MemoryId m = pick(memories);
+        op = DeleteMemoryOp{m, "gone", based_on(m, key)};
       } else if (roll < 56) {
         op = SetVectorOp{pick(memories), {float(rng() % 5), 1.0f}, "test/2/1"};
       } else if (roll < 62) {

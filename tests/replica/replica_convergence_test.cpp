@@ -19,7 +19,8 @@ Hash256 apply_all(const std::vector<const KeyedOp*>& order, ReplicaState& state)
 }
 
 // What the digest does not hash directly: each memory's effective status now and at earlier
-// transaction times, its history keys, the open contradictions and the closed valid times.
+// transaction times, its history keys, the open contradictions, the closed valid times and the
+// conflicts on record.
 std::string derived(const ReplicaState& s) {
   std::ostringstream out;
   s.for_each_memory([&](const MemoryRecord& m) {
@@ -35,6 +36,11 @@ std::string derived(const ReplicaState& s) {
     out << '\n';
   });
   s.for_each_triplet([&](const TripletRecord& t) { out << t.id.to_string() << ' ' << t.effective_valid_to_ms << '\n'; });
+  s.for_each_conflict([&](const MemoryRecord& m, const ConflictEntry& c) {
+    out << m.id.to_string() << " lost " << c.lost.op_id().to_string() << " to " << c.to.op_id().to_string() << c.to_forget
+        << '\n';
+  });
+  out << s.conflict_count() << " conflicts\n";
   return out.str();
 }
 
@@ -44,6 +50,7 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
   const uint64_t seed = test_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
+  size_t conflicts = 0;
   for (int round = 0; round < 20; ++round) {
     CAPTURE(round);
     auto streams = generate(rng, 3, 80);
@@ -62,7 +69,10 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
       ReplicaState copy(other);
       CHECK(derived(copy) == expected_derived);
     }
+    conflicts += first.conflict_count();
   }
+  // Positive control: the workload's stale based_on revisions gave conflicts to compare.
+  CHECK(conflicts > 0);
 }
 
 TEST_CASE("a different set of ops gives a different digest") {

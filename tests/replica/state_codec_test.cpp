@@ -22,7 +22,8 @@ OrderKey key(InstanceId w, uint64_t seq, uint64_t ms) { return OrderKey{Hlc::mak
 
 // Every op type, with the rare registers set: out-of-line status notes with a successor,
 // tombstones, reviews, pins, vectors, duplicate refs (one shadowed),
-// retracted and live triplets, corrections, and an update whose put has not arrived.
+// retracted and live triplets, corrections, an update whose put has not arrived, and two
+// concurrent updates based on one revision (a conflict on record).
 ReplicaState every_op_state() {
   ReplicaState s;
   uint64_t a = 0, b = 0;
@@ -69,6 +70,14 @@ ReplicaState every_op_state() {
   A(AddCorrectionOp{"work", "mysql", "postgres", "we moved", m1});
   // An update of a memory whose put is not applied (another writer's stream ran ahead).
   B(UpdateContentOp{MemoryId{kA, Seqno(50)}, "early update", false, {}});
+  // Two updates of m1 based on its put's revision, neither writer having seen the other's: the
+  // lineage holds both, and the earlier-ordered one is on the conflict record.
+  UpdateContentOp late{m1, "deploys go through staging, then canary", false, {}};
+  late.based_on = Revision{key(kA, 1, 5001).ts, m1};
+  A(late);
+  late.text = "deploys skip staging on fridays";
+  B(late);
+  REQUIRE(s.conflict_count() == 1);
   return s;
 }
 
@@ -122,10 +131,10 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 4 as this state encodes them. A change here is a format change:
+  // The bytes of format version 5 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "060a70de4f8674493bf47f03a81f618449d470ea4ab21415645589f49064a92a");
-  CHECK(sha256(whole) == "b70c1d9e9d186098b49552db9eb274d987f725c74fc1e036484cdd188ae598d7");
+  CHECK(sha256(small) == "e1b27bcca0c3fa031bc0f4a32eb312bd82cfbc49cc7a74a9587213b471cc01a7");
+  CHECK(sha256(whole) == "dc5a10ed36ecaf3223eca0fd25956748b15591f67217c62dfdd804852737d3e2");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -263,7 +272,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 5; this build reads 4");
+  CHECK(refusal(bad) == "checkpoint state format version 6; this build reads 5");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");

@@ -1,0 +1,101 @@
+#include "tests/fault/conflict_checker.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+#include "tests/fault/cluster_checks.hpp"
+
+namespace vasana::test::fault {
+
+namespace {
+
+// The conflict record of node i for realms, one line per lost update; null with *why on failure.
+std::optional<std::vector<std::string>> conflict_lines(TestCluster& c, size_t i, const std::vector<std::string>& realms,
+                                                       std::string* why) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::conflicts;
+  req.contradiction_realms = realms;
+  auto r = call_node(c, i, std::move(req));
+  if (!r.ok() || r->kind != ClientResponse::Kind::conflicts) {
+    *why = r.ok() ? r->message : r.status().message();
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (const ConflictView& v : r->conflicts)
+    out.push_back(v.memory.to_string() + " lost " + v.lost.to_string() + " to " + v.to.to_string() +
+                  (v.to_forget ? " (forget)" : ""));
+  return out;
+}
+
+// The ids of the update ops of a memory that another update or forget names as its based_on,
+// from the memory's history on node 0.
+std::optional<std::set<std::string>> based_on_ids(TestCluster& c, const MemoryId& memory, std::string* why) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::history;
+  req.history_of = memory;
+  auto r = call_node(c, 0, std::move(req));
+  if (!r.ok() || r->kind != ClientResponse::Kind::history) {
+    *why = r.ok() ? r->message : r.status().message();
+    return std::nullopt;
+  }
+  std::set<std::string> out;
+  for (const HistoryEntry& e : r->history) {
+    const auto fields = nlohmann::json::parse(e.fields_json, nullptr, false);
+    if (fields.is_object() && fields.contains("based_on")) out.insert(fields["based_on"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> check_conflicts(TestCluster& c, const std::vector<OpRecord>& ops, size_t* recorded) {
+  std::vector<std::string> bad;
+  std::set<std::string> realm_set;
+  for (const OpRecord& op : ops)
+    if (!op.realm.empty()) realm_set.insert(op.realm);
+  const std::vector<std::string> realms(realm_set.begin(), realm_set.end());
+  *recorded = 0;
+  if (realms.empty()) return bad;
+  std::string why;
+  const auto first = conflict_lines(c, 0, realms, &why);
+  if (!first) return {"n0: conflicts failed: " + why};
+  *recorded = first->size();
+  for (size_t i = 1; i < c.size(); ++i) {
+    const auto other = conflict_lines(c, i, realms, &why);
+    if (!other) bad.push_back("n" + std::to_string(i) + ": conflicts failed: " + why);
+    else if (*other != *first)
+      bad.push_back("conflict record: n" + std::to_string(i) + " lists " + std::to_string(other->size()) +
+                    " lost updates, n0 " + std::to_string(first->size()) + ", or other ones");
+  }
+  std::set<std::string> losers;
+  for (const std::string& line : *first) losers.insert(line.substr(line.find(" lost ") + 6, line.find(" to ") - line.find(" lost ") - 6));
+
+  // Acknowledged updates per live memory, against its text now and its history.
+  std::map<std::string, std::string> texts;  // id -> text, every realm
+  for (const std::string& realm : realms) {
+    auto t = memory_texts(c, 0, realm);
+    if (!t.ok()) return {"n0: list of " + realm + " failed: " + t.status().message()};
+    texts.insert(t->begin(), t->end());
+  }
+  std::map<std::string, std::vector<const OpRecord*>> updates;  // memory id -> its acked updates
+  for (const OpRecord& op : ops)
+    if (op.kind == OpKind::update && op.outcome == Outcome::acked && texts.count(op.target.to_string()))
+      updates[op.target.to_string()].push_back(&op);
+  for (const auto& [memory, acked] : updates) {
+    const auto built_on = based_on_ids(c, acked.front()->target, &why);
+    if (!built_on) {
+      bad.push_back("n0: history of " + memory + " failed: " + why);
+      continue;
+    }
+    for (const OpRecord* u : acked) {
+      const std::string id = u->id.to_string();
+      if (texts.at(memory) == u->text || built_on->count(id)) continue;
+      if (!losers.count(id)) bad.push_back("unrecorded conflict: acknowledged update " + u->describe() + " lost unseen");
+    }
+  }
+  return bad;
+}
+
+}  // namespace vasana::test::fault
