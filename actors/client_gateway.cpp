@@ -152,13 +152,13 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       // Answered by a query actor: history reads segment files, which must not hold up the
       // endpoint thread; all see every write acknowledged before them (read-your-writes).
       if (call.request.kind != ClientRequest::Kind::history) {
-        if (call.request.contradiction_realms.empty()) {
+        if (call.request.listed_realms.empty()) {
           endpoint_->reply(call, error_response(rid, ClientError::bad_input,
                                                 std::string(request_kind_label(call.request.kind)) +
                                                     ": name at least one realm"));
           return;
         }
-        for (const auto& realm : call.request.contradiction_realms)
+        for (const auto& realm : call.request.listed_realms)
           if (Status v = check_realm(realm); !v.ok()) {
             endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
             return;

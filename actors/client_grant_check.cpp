@@ -167,7 +167,7 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
     case K::list: return need_read(who, q.list.realm);
     case K::contradictions:
     case K::conflicts:
-      for (const auto& realm : q.contradiction_realms)
+      for (const auto& realm : q.listed_realms)
         if (auto r = need_read(who, realm)) return r;
       return std::nullopt;
     case K::analogy:

@@ -67,7 +67,7 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
 namespace vasana {
 
 ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCall& call) {
-  const std::vector<std::string>& realms = call.request.contradiction_realms;
+  const std::vector<std::string>& realms = call.request.listed_realms;
   ClientResponse r;
   r.request_id = call.request.request_id;
   r.kind = ClientResponse::Kind::contradictions;
@@ -87,7 +87,7 @@ ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCal
 }
 
 ClientResponse answer_conflicts(const RecallEngine& engine, const ClientCall& call) {
-  const std::vector<std::string>& realms = call.request.contradiction_realms;
+  const std::vector<std::string>& realms = call.request.listed_realms;
   ClientResponse r;
   r.request_id = call.request.request_id;
   r.kind = ClientResponse::Kind::conflicts;

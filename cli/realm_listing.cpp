@@ -23,7 +23,7 @@ int call_realm_listing(const Words& words, const std::string& name, ClientReques
   if (!client.ok()) return fail(exit_code_of(client.status()), name + ": " + client.status().message());
   ClientRequest req;
   req.kind = kind;
-  req.contradiction_realms = realms;
+  req.listed_realms = realms;
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(30000));
   if (!res.ok()) return fail(kExitFailed, name + ": " + res.status().message());
   if (res->kind == ClientResponse::Kind::error)

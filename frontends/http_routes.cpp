@@ -267,8 +267,8 @@ class Routes {
       if (!only_params(req, res, {"realm"})) return;
       ClientRequest r;
       r.kind = kind;
-      r.contradiction_realms = param_list(req, "realm");
-      if (r.contradiction_realms.empty()) return bad_request(res, "realm is required (repeat it for several realms)");
+      r.listed_realms = param_list(req, "realm");
+      if (r.listed_realms.empty()) return bad_request(res, "realm is required (repeat it for several realms)");
       call(res, who, std::move(r), want, [=](const ClientResponse& a) {
         std::string list = "[";
         for (const Item& item : a.*items) list += (list.size() > 1 ? "," : "") + item_json(item);

@@ -234,7 +234,7 @@ json run_history(const json& a, NodeCall& call) {
 json run_conflicts(const json& a, NodeCall& call) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::conflicts;
-  req.contradiction_realms = strings_of(a, "realms");
+  req.listed_realms = strings_of(a, "realms");
   json out = json::array();
   for (const ConflictView& c : ask(call, std::move(req), ClientResponse::Kind::conflicts).conflicts)
     out.push_back(json::parse(conflict_json(c)));

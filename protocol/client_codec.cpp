@@ -60,10 +60,10 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
     case ClientRequest::Kind::history: set_memory_id(req.initHistory(), r.history_of); break;
     case ClientRequest::Kind::contradictions:
-      set_texts(req.initContradictions().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
+      set_texts(req.initContradictions().initRealms(unsigned(r.listed_realms.size())), r.listed_realms);
       break;
     case ClientRequest::Kind::conflicts:
-      set_texts(req.initConflicts().initRealms(unsigned(r.contradiction_realms.size())), r.contradiction_realms);
+      set_texts(req.initConflicts().initRealms(unsigned(r.listed_realms.size())), r.listed_realms);
       break;
     case ClientRequest::Kind::analogy: fill_analogy_request(req.initAnalogy(), r.analogy); break;
   }
@@ -124,11 +124,11 @@ Result<ClientRequest> decode_request(std::string_view body) {
         break;
       case schema::ClientRequest::CONTRADICTIONS:
         out.kind = ClientRequest::Kind::contradictions;
-        out.contradiction_realms = texts_of(req.getContradictions().getRealms());
+        out.listed_realms = texts_of(req.getContradictions().getRealms());
         break;
       case schema::ClientRequest::CONFLICTS:
         out.kind = ClientRequest::Kind::conflicts;
-        out.contradiction_realms = texts_of(req.getConflicts().getRealms());
+        out.listed_realms = texts_of(req.getConflicts().getRealms());
         break;
       case schema::ClientRequest::ANALOGY:
         out.kind = ClientRequest::Kind::analogy;

@@ -86,7 +86,7 @@ struct ClientRequest {
   MemoryId get;        // for get
   ListRequest list;    // for list
   MemoryId history_of;  // for history
-  std::vector<std::string> contradiction_realms;  // for contradictions and conflicts
+  std::vector<std::string> listed_realms;  // for contradictions and conflicts
   AnalogyRequest analogy;  // for analogy
   // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
   // (the owner on a trusted transport, the CurveZMQ key's client on TCP).

@@ -53,10 +53,8 @@ std::vector<ConflictEntry> conflicts_of(const std::vector<LineageEntry>& lineage
 }
 
 bool extends_line(const std::vector<LineageEntry>& lineage, const LineageEntry& e) {
-  if (e.forget || lineage.empty() || lineage.back().forget || !(lineage.back().key < e.key) ||
-      e.based_on != lineage.back().key)
-    return false;
-  return std::none_of(lineage.begin(), lineage.end(), [](const LineageEntry& x) { return x.forget; });
+  return !e.forget && !lineage.empty() && !lineage.back().forget && lineage.back().key < e.key &&
+         e.based_on == lineage.back().key;
 }
 
 }  // namespace vasana

@@ -47,9 +47,10 @@ struct ConflictEntry {
 // O(n log n) for n updates.
 std::vector<ConflictEntry> conflicts_of(const std::vector<LineageEntry>& lineage);
 
-// Whether e, recorded in lineage, leaves conflicts_of() as it was: an update ordered after every
-// op there and based on the last of them, in a lineage without forgets (a writer updating the
-// memory it last saw, the common case). Lets a replica skip recomputing a long lineage.
+// Whether e, recorded in a lineage that holds no forget (the caller knows: O(1)), leaves
+// conflicts_of() as it was: an update ordered after every op there and based on the last of them
+// (a writer updating the memory it last saw, the common case). Lets a replica skip recomputing a
+// long lineage.
 bool extends_line(const std::vector<LineageEntry>& lineage, const LineageEntry& e);
 
 }  // namespace vasana

@@ -324,7 +324,8 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
 }
 
 void ReplicaState::add_lineage(RegisterHistory& h, const LineageEntry& e) {
-  if (extends_line(h.lineage, e)) {
+  // No delete was ever applied to the memory (h.deleted is empty), so its lineage holds no forget.
+  if (h.deleted.empty() && extends_line(h.lineage, e)) {
     h.lineage.push_back(e);
     return;
   }

@@ -11,21 +11,23 @@ namespace vasana::test::fault {
 
 namespace {
 
-// The conflict record of node i for realms, one line per lost update; null with *why on failure.
-std::optional<std::vector<std::string>> conflict_lines(TestCluster& c, size_t i, const std::vector<std::string>& realms,
-                                                       std::string* why) {
+// The conflict record of node i for realms: lost update id -> a line naming the memory, the
+// update and what it lost to; null with *why on failure.
+std::optional<std::map<std::string, std::string>> conflict_lines(TestCluster& c, size_t i,
+                                                                 const std::vector<std::string>& realms,
+                                                                 std::string* why) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::conflicts;
-  req.contradiction_realms = realms;
+  req.listed_realms = realms;
   auto r = call_node(c, i, std::move(req));
   if (!r.ok() || r->kind != ClientResponse::Kind::conflicts) {
     *why = r.ok() ? r->message : r.status().message();
     return std::nullopt;
   }
-  std::vector<std::string> out;
+  std::map<std::string, std::string> out;
   for (const ConflictView& v : r->conflicts)
-    out.push_back(v.memory.to_string() + " lost " + v.lost.to_string() + " to " + v.to.to_string() +
-                  (v.to_forget ? " (forget)" : ""));
+    out[v.lost.to_string()] = v.memory.to_string() + " lost " + v.lost.to_string() + " to " + v.to.to_string() +
+                              (v.to_forget ? " (forget)" : "");
   return out;
 }
 
@@ -69,8 +71,6 @@ std::vector<std::string> check_conflicts(TestCluster& c, const std::vector<OpRec
       bad.push_back("conflict record: n" + std::to_string(i) + " lists " + std::to_string(other->size()) +
                     " lost updates, n0 " + std::to_string(first->size()) + ", or other ones");
   }
-  std::set<std::string> losers;
-  for (const std::string& line : *first) losers.insert(line.substr(line.find(" lost ") + 6, line.find(" to ") - line.find(" lost ") - 6));
 
   // Acknowledged updates per live memory, against its text now and its history.
   std::map<std::string, std::string> texts;  // id -> text, every realm
@@ -92,7 +92,7 @@ std::vector<std::string> check_conflicts(TestCluster& c, const std::vector<OpRec
     for (const OpRecord* u : acked) {
       const std::string id = u->id.to_string();
       if (texts.at(memory) == u->text || built_on->count(id)) continue;
-      if (!losers.count(id)) bad.push_back("unrecorded conflict: acknowledged update " + u->describe() + " lost unseen");
+      if (!first->count(id)) bad.push_back("unrecorded conflict: acknowledged update " + u->describe() + " lost unseen");
     }
   }
   return bad;

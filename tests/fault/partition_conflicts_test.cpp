@@ -33,7 +33,7 @@ ClientResponse update(TestCluster& c, size_t i, const MemoryId& m, const std::st
 std::vector<ConflictView> conflicts(TestCluster& c, size_t i) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::conflicts;
-  req.contradiction_realms = {"work"};
+  req.listed_realms = {"work"};
   auto r = c.call(i, std::move(req));
   REQUIRE(r.ok());
   REQUIRE(r->kind == ClientResponse::Kind::conflicts);

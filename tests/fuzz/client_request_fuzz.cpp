@@ -51,7 +51,7 @@ void check_node_validation(const ClientRequest& r) {
     case K::analogy: (void)validate_analogy(r.analogy); break;
     case K::contradictions:
     case K::conflicts:
-      for (const auto& realm : r.contradiction_realms) (void)check_realm(realm);
+      for (const auto& realm : r.listed_realms) (void)check_realm(realm);
       break;
     default: break;
   }

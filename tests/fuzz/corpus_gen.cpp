@@ -235,11 +235,11 @@ void write_requests(const fs::path& dir) {
   put("history", r);
   r = ClientRequest{};
   r.kind = K::contradictions;
-  r.contradiction_realms = {"project/vasana"};
+  r.listed_realms = {"project/vasana"};
   put("contradictions", r);
   r = ClientRequest{};
   r.kind = K::conflicts;
-  r.contradiction_realms = {"project/vasana"};
+  r.listed_realms = {"project/vasana"};
   put("conflicts", r);
   r = ClientRequest{};
   r.kind = K::analogy;

@@ -94,9 +94,9 @@ TEST_CASE("an update that extends the line changes no conflict, and one that doe
   const size_t before = conflicts_of(l).size();
   record_lineage(l, next);
   CHECK(conflicts_of(l).size() == before);
-  // Negative controls: based on an older revision, after a forget, or ordered before the last op.
+  // Negative controls: based on an older revision, on a forget, or ordered before the last op.
   CHECK_FALSE(extends_line(l, update(k(130), k(111, 2))));
-  CHECK_FALSE(extends_line(lineage({forget(k(105), put), update(k(110), put)}), update(k(120), k(110))));
+  CHECK_FALSE(extends_line(lineage({update(k(110), put), forget(k(115), k(110))}), update(k(120), k(115))));
   CHECK_FALSE(extends_line(l, update(k(115, 3), k(120))));
 }
 
