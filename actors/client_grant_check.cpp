@@ -122,7 +122,7 @@ bool grant_needs_state(const ClientCall& call) {
 bool request_writes(const ClientCall& call) {
   switch (call.request.kind) {
     case K::remember: case K::update: case K::forget: case K::set_status: case K::pin: case K::fact:
-    case K::correct: case K::retract: case K::review:
+    case K::correct: case K::retract: case K::review: case K::member:
       return true;
     default: return false;
   }
@@ -157,6 +157,10 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
     case K::correct:
       if (auto r = need_write(who, q.correct.realm)) return r;
       return on_held(q.correct.source_memory, realm_of, write);
+    case K::member:
+      // Membership decides who may replicate every realm: only the owner changes it.
+      if (!who) return std::nullopt;
+      return who_text(who) + " may not change the cluster's members (only the node's owner may, over its IPC socket)";
     case K::review:
       if (who && !who->review) return need_review(who, "");
       return on_held(q.review.memory, realm_of, [who](const std::string& realm) { return need_review(who, realm); });

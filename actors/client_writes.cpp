@@ -1,5 +1,5 @@
 // The client gateway's write requests other than remember (update, forget, set_status, pin, fact,
-// correct, retract, review): each is checked completely, its own fields first and then against
+// correct, retract, review, member): each is checked completely, its own fields first and then against
 // the node's replica (ids held and not deleted, the realm's grants and corrections), then written
 // as one op (and, for an update whose text a correction flags, the op that flags it) that the
 // writer stages together and answers once.
@@ -11,6 +11,7 @@
 #include "actors/client_write_checks.hpp"
 #include "replica/correction_lane.hpp"
 #include "replica/replica_state.hpp"
+#include "sync/curve_keys.hpp"
 
 namespace vasana {
 
@@ -56,6 +57,26 @@ Status check_review_fields(const ReviewRequest& r) {
   return v;
 }
 
+// A membership change: a CurveZMQ public key, and for an admission the peer endpoint the
+// members connect to (tcp://HOST:PORT, as [sync] peers name it).
+Status check_member_fields(const SetMemberOp& m) {
+  Status k = check_curve_key_z85(m.public_key);
+  if (!k.ok()) return Status::InvalidArgument("member key: " + k.message());
+  if (m.admitted) {
+    const size_t colon = m.address.rfind(':');
+    if (m.address.rfind("tcp://", 0) != 0 || colon == std::string::npos || colon <= 6 ||
+        colon + 1 == m.address.size() ||
+        m.address.find_first_not_of("0123456789", colon + 1) != std::string::npos || m.address.size() > 256)
+      return Status::InvalidArgument("member address must be tcp://HOST:PORT (got '" + m.address + "')");
+  } else if (!m.address.empty()) {
+    return Status::InvalidArgument("a removal names no address");
+  }
+  Status n = check_text("name", m.name, kMaxReviewerBytes, false);
+  if (n.ok() && std::any_of(m.name.begin(), m.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    n = Status::InvalidArgument("name contains control characters");
+  return n;
+}
+
 // The request's own fields: a bad one is refused without looking at the state.
 Status check_write_fields(const ClientRequest& q, const InputLimits& limits) {
   switch (q.kind) {
@@ -73,6 +94,7 @@ Status check_write_fields(const ClientRequest& q, const InputLimits& limits) {
       if (q.retract.seqno.value == 0) return Status::InvalidArgument("triplet id is required");
       return Status::Ok();
     case K::review: return check_review_fields(q.review);
+    case K::member: return check_member_fields(q.member);
     default: return Status::InvalidArgument("not a write request");
   }
 }
@@ -171,6 +193,11 @@ void plan_write(const CallerView& view, const ClientCall& call, const WritePolic
     case K::review:
       if ((p.refusal = check_live(view, q.review.memory, "memory"))) return;
       p.op = ReviewDecisionOp{q.review.memory, q.review.decision, q.review.reviewer, q.review.note};
+      return;
+    case K::member:
+      // Written whether or not the key was admitted by an op: a removal also cuts off a peer
+      // that nodes have in their [sync] configuration.
+      p.op = q.member;
       return;
     default: return;
   }

@@ -10,6 +10,15 @@
 
 namespace vasana {
 
+std::vector<ClusterMember> cluster_members(const RecallEngine& engine, uint64_t* changes) {
+  std::vector<ClusterMember> out;
+  engine.read([&](const ReplicaState& state) {
+    for (const auto& [key, m] : state.members()) out.push_back(ClusterMember{m.public_key, m.address, m.name, m.admitted});
+    if (changes) *changes = state.member_changes();
+  });
+  return out;
+}
+
 NodeStatus Node::Impl::status(bool fresh_digest) const {
   NodeStatus st;
   st.instance = to_hex(identity.instance);
@@ -18,6 +27,8 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   engine->read([&](const ReplicaState& state) {
     st.memories = state.memory_count();
     st.conflicts = state.conflict_count();
+    for (const auto& [key, m] : state.members())
+      st.members.push_back(MemberStatus{m.public_key, m.address, m.name, m.admitted, to_hex(m.key.instance)});
     if (fresh_digest) st.digest = to_hex(state.digest());
     applied = state.applied();
   });
@@ -116,6 +127,12 @@ void Node::stop() {
   // to the engine after this (the apply function uses the writer's state). The writer's state
   // holds the replica actor's handle (its subscriber): let go of it before the actor system
   // waits for every actor.
+  {
+    std::lock_guard<std::mutex> g(i.member_watch_mutex);
+    i.member_watch_stop.store(true);
+  }
+  i.member_watch_wake.notify_one();
+  if (i.member_watch.joinable()) i.member_watch.join();
   i.replicator.reset();
   i.tailer.reset();
   if (i.mirrors) i.mirrors->flush();

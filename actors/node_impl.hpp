@@ -71,6 +71,13 @@ struct Node::Impl {
   std::unique_ptr<MirrorSet> mirrors;
   std::atomic<uint64_t> remote_applied{0};
   std::unique_ptr<Replicator> replicator;
+  // Hands the replica's membership to the replicator whenever a set_member op was applied
+  // (polled every kMemberPoll; started with the replicator's background work).
+  std::thread member_watch;
+  std::atomic<bool> member_watch_stop{false};
+  std::mutex member_watch_mutex;
+  std::condition_variable member_watch_wake;
+  static constexpr std::chrono::milliseconds kMemberPoll{200};
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
   std::shared_ptr<NodeProbe> probe;  // commit, recall and request measurements (metrics)
@@ -93,5 +100,8 @@ struct Node::Impl {
   // engine's read lock), for `vasana status`; otherwise digest_cache's, for every Prometheus scrape.
   NodeStatus status(bool fresh_digest) const;
 };
+
+// The replica's members as the replicator takes them; *changes: ReplicaState::member_changes().
+std::vector<ClusterMember> cluster_members(const RecallEngine& engine, uint64_t* changes = nullptr);
 
 }  // namespace vasana

@@ -338,7 +338,8 @@ struct NodeStart {
       ours.cluster = impl->options.sync.cluster;
       ours.instance = impl->identity.instance;
       ours.vector_space = impl->identity.vector_space.id();
-      auto r = Replicator::start(impl->options.sync, dir, ours, impl->heads.get(), impl->mirrors.get(), impl->log);
+      auto r = Replicator::start(impl->options.sync, dir, ours, impl->heads.get(), impl->mirrors.get(), impl->log,
+                                 cluster_members(*impl->engine));
       if (!r.ok()) return r.status();
       impl->replicator = std::move(r.value());
     }
@@ -458,6 +459,24 @@ struct NodeStart {
       c.why = repair_why;
       c.restored = restored.has_value();
       impl->repair = OwnStreamRepair::start(std::move(c));
+    }
+    if (impl->replicator) {
+      impl->member_watch = std::thread([raw = impl] {
+        pthread_setname_np(pthread_self(), "vasana.members");
+        uint64_t seen = 0;
+        std::vector<ClusterMember> members = cluster_members(*raw->engine, &seen);
+        raw->replicator->set_members(members);
+        std::unique_lock<std::mutex> g(raw->member_watch_mutex);
+        while (!raw->member_watch_wake.wait_for(g, Node::Impl::kMemberPoll,
+                                                [raw] { return raw->member_watch_stop.load(); })) {
+          g.unlock();
+          uint64_t changes = 0;
+          members = cluster_members(*raw->engine, &changes);
+          if (changes != seen) raw->replicator->set_members(members);
+          seen = changes;
+          g.lock();
+        }
+      });
     }
     impl->indexer = std::thread([raw = impl, engine = impl->engine] {
       pthread_setname_np(pthread_self(), "vasana.indexer");

@@ -33,6 +33,7 @@ int cmd_repair(const Words& words);
 int cmd_log(const Words& words);
 int cmd_keygen(const Words& words);
 int cmd_status(const Words& words);
+int cmd_cluster(const Words& words);
 int cmd_history(const Words& words);
 int cmd_contradictions(const Words& words);
 int cmd_conflicts(const Words& words);

@@ -46,6 +46,9 @@ const char* kUsage =
     "                                         offline: restore the own stream from other nodes' copies\n"
     "  log --data DIR [--writer ID]           every op, one JSON object per line\n"
     "  status [--json]                        replica digest, writers applied, peers up/down and lag\n"
+    "  cluster [--json]                       members, how each is reached from here and by its peers, lag, digest\n"
+    "  cluster admit KEY ADDRESS [--name N]   admit a node (KEY: Z85 or its node.public file) on every member\n"
+    "  cluster remove KEY                     remove a node: every member stops replicating with it\n"
     "  history ID [--json]                    every op that touched a memory, with writer, times and chain check\n"
     "  contradictions --realm R [--json]      open contradictions of functional claims, for review\n"
     "  conflicts --realm R [--json]           updates lost to a concurrent update or forget, for review\n"
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
   if (cmd == "log") return vasana::cmd_log(words);
   if (cmd == "keygen") return vasana::cmd_keygen(words);
   if (cmd == "status") return vasana::cmd_status(words);
+  if (cmd == "cluster") return vasana::cmd_cluster(words);
   if (cmd == "history") return vasana::cmd_history(words);
   if (cmd == "contradictions") return vasana::cmd_contradictions(words);
   if (cmd == "conflicts") return vasana::cmd_conflicts(words);

@@ -34,6 +34,7 @@ struct ClientRequest {
     contradictions @18 :ContradictionsRequest;  # open contradictions of functional predicates
     analogy @20 :AnalogyRequest;  # a : b :: c : ? from triplets only (replica/analogy.hpp)
     conflicts @22 :ContradictionsRequest;  # updates that lost to an op whose writer had not seen them
+    member @23 :Ops.SetMember;  # admits or removes a cluster member (the owner only; `vasana cluster`)
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a

@@ -55,7 +55,9 @@ std::string encode_request(const ClientRequest& r) {
     }
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
-    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: encode_write_request(req, r); break;
+    case ClientRequest::Kind::retract: case ClientRequest::Kind::review: case ClientRequest::Kind::member:
+      encode_write_request(req, r);
+      break;
     case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
     case ClientRequest::Kind::list: fill_list_request(req.initList(), r.list); break;
     case ClientRequest::Kind::history: set_memory_id(req.initHistory(), r.history_of); break;
@@ -110,7 +112,8 @@ Result<ClientRequest> decode_request(std::string_view body) {
       }
       case schema::ClientRequest::UPDATE: case schema::ClientRequest::FORGET: case schema::ClientRequest::SET_STATUS:
       case schema::ClientRequest::PIN: case schema::ClientRequest::FACT: case schema::ClientRequest::CORRECT:
-      case schema::ClientRequest::RETRACT: case schema::ClientRequest::REVIEW: return decode_write_request(req, out);
+      case schema::ClientRequest::RETRACT: case schema::ClientRequest::REVIEW: case schema::ClientRequest::MEMBER:
+        return decode_write_request(req, out);
       case schema::ClientRequest::GET:
         out.kind = ClientRequest::Kind::get;
         out.get = read_get_request(req);

@@ -64,7 +64,7 @@ struct RecallAnswer {
 struct ClientRequest {
   enum class Kind {
     ping, remember, recall, status,
-    update, forget, set_status, pin, fact, correct, retract, review,  // protocol/client_writes.hpp
+    update, forget, set_status, pin, fact, correct, retract, review, member,  // protocol/client_writes.hpp
     get, list,                                                          // protocol/client_reads.hpp
     history, contradictions, conflicts,                                 // protocol/client_history.hpp
     analogy,                                                            // protocol/client_analogy.hpp
@@ -83,6 +83,7 @@ struct ClientRequest {
   CorrectRequest correct;
   MemoryId retract;  // the triplet (the id of the op that added it)
   ReviewRequest review;
+  SetMemberOp member;  // for member: written as it is, once checked
   MemoryId get;        // for get
   ListRequest list;    // for list
   MemoryId history_of;  // for history

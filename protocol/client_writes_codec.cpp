@@ -74,6 +74,14 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       b.setPinned(r.pin.pinned);
       return;
     }
+    case K::member: {
+      auto b = req.initMember();
+      b.setPublicKey(text_of(r.member.public_key));
+      b.setAddress(text_of(r.member.address));
+      b.setAdmitted(r.member.admitted);
+      b.setName(text_of(r.member.name));
+      return;
+    }
     case K::fact: {
       auto b = req.initFact();
       b.setRealm(text_of(r.fact.realm));
@@ -148,6 +156,15 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.kind = K::pin;
       out.pin.memory = memory_id_of(p.getMemory());
       out.pin.pinned = p.getPinned();
+      return Status::Ok();
+    }
+    case schema::ClientRequest::MEMBER: {
+      auto m = req.getMember();
+      out.kind = K::member;
+      out.member.public_key = string_of(m.getPublicKey());
+      out.member.address = string_of(m.getAddress());
+      out.member.admitted = m.getAdmitted();
+      out.member.name = string_of(m.getName());
       return Status::Ok();
     }
     case schema::ClientRequest::FACT: {

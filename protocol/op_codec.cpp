@@ -54,7 +54,8 @@ static_assert(static_cast<uint16_t>(Op::RETRACT_TRIPLET) + 1 == static_cast<uint
 static_assert(static_cast<uint16_t>(Op::ADD_CORRECTION) + 1 == static_cast<uint16_t>(OpType::add_correction));
 static_assert(static_cast<uint16_t>(Op::REVIEW_DECISION) + 1 == static_cast<uint16_t>(OpType::review_decision));
 static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == static_cast<uint16_t>(OpType::access));
-static_assert(static_cast<uint16_t>(Op::SET_PINNED) + 1 == kMaxOpType);
+static_assert(static_cast<uint16_t>(Op::SET_PINNED) + 1 == static_cast<uint16_t>(OpType::set_pinned));
+static_assert(static_cast<uint16_t>(Op::SET_MEMBER) + 1 == kMaxOpType);
 
 const char* kind_name(schema::Kind k) { return vasana::kind_name(static_cast<MemoryKind>(k)); }
 const char* status_name(schema::Status s) { return vasana::status_name(static_cast<MemoryStatus>(s)); }
@@ -176,6 +177,12 @@ std::string render(Op::Reader op) {
       o.str("memory", id_text(p.getMemory())).boolean("pinned", p.getPinned());
       break;
     }
+    case Op::SET_MEMBER: {
+      auto m = op.getSetMember();
+      o.str("public_key", sv(m.getPublicKey())).str("address", sv(m.getAddress()));
+      o.boolean("admitted", m.getAdmitted()).str("name", sv(m.getName()));
+      break;
+    }
   }
   return o.done();
 }
@@ -185,7 +192,7 @@ std::string render(Op::Reader op) {
 std::optional<std::string_view> op_type_name(uint16_t code) {
   static const char* names[] = {"put_memory",   "update_content",  "set_status",     "set_vector",
                                 "delete_memory", "add_triplet",    "retract_triplet", "add_correction",
-                                "review_decision", "access",         "set_pinned"};
+                                "review_decision", "access",         "set_pinned",     "set_member"};
   if (code == 0 || code > kMaxOpType) return std::nullopt;
   return names[code - 1];
 }
@@ -345,6 +352,13 @@ std::string encode_op(const OpValue& value) {
             auto p = op.initSetPinned();
             set_memory_id(p.initMemory(), o.memory);
             p.setPinned(o.pinned);
+          },
+          [&](const SetMemberOp& o) {
+            auto p = op.initSetMember();
+            p.setPublicKey(text_of(o.public_key));
+            p.setAddress(text_of(o.address));
+            p.setAdmitted(o.admitted);
+            p.setName(text_of(o.name));
           },
       },
       value);
@@ -610,6 +624,15 @@ Status decode_into(Op::Reader op, OpValue& out) {
       auto& v = holding<SetPinnedOp>(out);
       d.id("memory", p.getMemory(), v.memory, /*required=*/true);
       v.pinned = p.getPinned();
+      break;
+    }
+    case Op::SET_MEMBER: {
+      auto m = op.getSetMember();
+      auto& v = holding<SetMemberOp>(out);
+      d.text("public_key", m.getPublicKey(), v.public_key, /*required=*/true);
+      d.text("address", m.getAddress(), v.address);
+      v.admitted = m.getAdmitted();
+      d.text("name", m.getName(), v.name);
       break;
     }
   }

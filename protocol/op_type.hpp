@@ -22,9 +22,10 @@ enum class OpType : uint16_t {
   review_decision = 9,
   access = 10,  // retired
   set_pinned = 11,
+  set_member = 12,
 };
 
-constexpr uint16_t kMaxOpType = 11;
+constexpr uint16_t kMaxOpType = 12;
 
 constexpr bool is_retired_op_type(uint16_t code) { return code == static_cast<uint16_t>(OpType::access); }
 

@@ -116,9 +116,17 @@ struct SetPinnedOp {
   bool pinned = false;
 };
 
+// A membership change: the node with this CurveZMQ public key is admitted or removed.
+struct SetMemberOp {
+  std::string public_key;  // Z85, 40 characters
+  std::string address;     // peer listen endpoint; empty when removed
+  bool admitted = false;
+  std::string name;
+};
+
 // Alternatives in OpType order (protocol/op_type.hpp), without the retired access op: op_type_of()
 // gives each its code.
 using OpValue = std::variant<PutMemoryOp, UpdateContentOp, SetStatusOp, SetVectorOp, DeleteMemoryOp, AddTripletOp,
-                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, SetPinnedOp>;
+                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, SetPinnedOp, SetMemberOp>;
 
 }  // namespace vasana

@@ -173,6 +173,16 @@ struct SetPinned {
   pinned @1 :Bool;
 }
 
+# A change of the cluster's membership (docs/replication.md "Membership"): the node holding the
+# CurveZMQ public key is admitted (peers connect to it at address and let it connect) or removed
+# (refused everywhere). Per key, the change that orders last wins.
+struct SetMember {
+  publicKey @0 :Text;  # Z85, 40 characters
+  address @1 :Text;    # its peer listen endpoint, "tcp://10.0.0.4:7102"; empty when removed
+  admitted @2 :Bool;   # false: removed
+  name @3 :Text;       # for operators, may be empty
+}
+
 struct Op {
   union {
     putMemory @0 :PutMemory;
@@ -186,5 +196,6 @@ struct Op {
     reviewDecision @8 :ReviewDecision;
     access @9 :Access;  # retired: no writer writes it, a reader refuses it as corrupt (docs/segment-format.md)
     setPinned @10 :SetPinned;
+    setMember @11 :SetMember;
   }
 }

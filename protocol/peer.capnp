@@ -48,9 +48,18 @@ struct StreamHead {
   segmentBytes @5 :UInt64;      # verified bytes of that segment (the whole file when sealed)
 }
 
+# How the sender reaches one of its own peers (`vasana cluster` shows what each peer reported).
+struct PeerReach {
+  publicKey @0 :Text;           # the peer's CurveZMQ key (Z85)
+  instance @1 :UInt64;          # its instance once it said hello, else 0
+  up @2 :Bool;                  # the sender's session with it is established
+  lastHeardMs @3 :Int64 = -1;   # milliseconds since the sender last heard from it; -1: never
+}
+
 struct Advert {
   heads @0 :List(StreamHead);
   sentMs @1 :UInt64;            # sender's wall clock, for diagnostics only
+  reach @2 :List(PeerReach);    # the sender's links to its peers (at most kMaxAdvertReach)
 }
 
 struct Fetch {

@@ -1,5 +1,6 @@
 #include "protocol/peer_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "protocol/capnp_bytes.hpp"
@@ -82,6 +83,14 @@ std::string encode_peer_message(const PeerMessage& m) {
       auto a = root.initAdvert();
       fill_heads(a.initHeads(unsigned(m.advert.heads.size())), m.advert.heads);
       a.setSentMs(m.advert.sent_ms);
+      auto reach = a.initReach(unsigned(std::min(m.advert.reach.size(), kMaxAdvertReach)));
+      for (unsigned i = 0; i < reach.size(); ++i) {
+        const PeerReach& r = m.advert.reach[i];
+        reach[i].setPublicKey(capnp::Text::Reader(r.public_key.data(), r.public_key.size()));
+        reach[i].setInstance(r.instance.value);
+        reach[i].setUp(r.up);
+        reach[i].setLastHeardMs(r.last_heard_ms);
+      }
       break;
     }
     case PeerMessage::Kind::fetch: {
@@ -142,6 +151,19 @@ Result<PeerMessage> decode_peer_message(std::string_view bytes, bool* oversized)
         auto a = root.getAdvert();
         m.kind = PeerMessage::Kind::advert;
         m.advert.sent_ms = a.getSentMs();
+        auto reach = a.getReach();
+        if (reach.size() > kMaxAdvertReach)
+          return too_large(oversized, std::to_string(reach.size()) + " peer links, at most " +
+                                          std::to_string(kMaxAdvertReach));
+        for (auto r : reach) {
+          PeerReach x;
+          Status t = read_text(r.getPublicKey(), "peer key", &x.public_key, oversized);
+          if (!t.ok()) return t;
+          x.instance = InstanceId(r.getInstance());
+          x.up = r.getUp();
+          x.last_heard_ms = r.getLastHeardMs();
+          m.advert.reach.push_back(std::move(x));
+        }
         return read_heads(a.getHeads(), &m.advert.heads, oversized);
       }
       case schema::PeerMessage::FETCH: {

@@ -46,9 +46,22 @@ struct StreamHead {
   uint64_t segment_bytes = 0; // its verified bytes (the whole file when sealed)
 };
 
+// An advert carries at most this many of the sender's links (a larger list is refused as
+// oversized; the sender names its first ones).
+inline constexpr size_t kMaxAdvertReach = 256;
+
+// How an advert's sender reaches one of its peers.
+struct PeerReach {
+  std::string public_key;  // Z85
+  InstanceId instance;     // 0 until it said hello
+  bool up = false;
+  int64_t last_heard_ms = -1;  // -1: never
+};
+
 struct PeerAdvert {
   std::vector<StreamHead> heads;
   uint64_t sent_ms = 0;
+  std::vector<PeerReach> reach;
 };
 
 struct PeerFetch {

@@ -318,6 +318,12 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
                      m.pinned = o.pinned;
                  },
+                 [&](const SetMemberOp& o) {
+                   ++member_changes_;
+                   MemberRecord& r = members_[o.public_key];
+                   if (!r.public_key.empty() && key < r.key) return;  // a later change of this key holds
+                   r = MemberRecord{o.public_key, o.address, o.name, o.admitted, key};
+                 },
              },
              op);
   return Status::Ok();
@@ -566,6 +572,18 @@ Hash256 ReplicaState::digest() const {
     d.str(c.right);
     d.str(c.note);
     d.id(c.source_memory);
+  }
+  // Nothing without members, so a state without set_member ops hashes as it did in builds
+  // without membership.
+  if (!members_.empty()) {
+    d.u64(members_.size());
+    for (const auto& [k, m] : members_) {
+      d.key(m.key);
+      d.str(m.public_key);
+      d.str(m.address);
+      d.str(m.name);
+      d.u64(m.admitted);
+    }
   }
   return d.done();
 }

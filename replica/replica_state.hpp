@@ -25,6 +25,7 @@
 #include "protocol/status.hpp"
 #include "replica/claims.hpp"
 #include "replica/lane.hpp"
+#include "replica/member_record.hpp"
 #include "replica/memory_record.hpp"
 #include "replica/node_arena.hpp"
 #include "replica/order_key.hpp"
@@ -75,6 +76,11 @@ class ReplicaState {
   void for_each_conflict(const std::function<void(const MemoryRecord&, const ConflictEntry&)>& fn) const;
   size_t conflict_count() const { return conflict_count_; }
 
+  // The cluster's members by public key (replica/member_record.hpp), removed ones included, and
+  // how many set_member ops were applied (a reader polls it to see whether membership changed).
+  const std::map<std::string, MemberRecord>& members() const { return members_; }
+  uint64_t member_changes() const { return member_changes_; }
+
   size_t memory_count() const { return created_count_; }
   size_t correction_count() const { return corrections_.size(); }
   // Per writer, the highest seqno applied.
@@ -82,7 +88,7 @@ class ReplicaState {
   uint64_t ops_applied() const { return ops_applied_; }
 
   // An order-independent hash of the whole state (memories with every field and version,
-  // live triplets, retractions, corrections, refs). Equal digests = equal states.
+  // live triplets, retractions, corrections, refs, members). Equal digests = equal states.
   Hash256 digest() const;
 
   // The lane backlog's mark on a memory's record (MemoryRecord::lanes_behind), kept in the
@@ -186,6 +192,8 @@ class ReplicaState {
   // when the triplet comes.
   std::map<MemoryId, std::vector<OrderKey>> early_retractions_;
   std::map<std::pair<std::string, std::string>, std::map<OrderKey, MemoryId>> refs_;
+  std::map<std::string, MemberRecord> members_;  // by public key
+  uint64_t member_changes_ = 0;                  // not saved: counts from this process's load
   std::map<InstanceId, Seqno> applied_;
   uint64_t ops_applied_ = 0;
 };

@@ -20,8 +20,9 @@ enum class Section : uint8_t {
   claim_groups = 6,       // functional triplet ids per (realm, subject, predicate)
   touched = 7,            // per memory, the keys of the ops after its put (history keys)
   early_retractions = 8,  // retractions applied before their triplet
+  members = 9,            // the cluster's members by public key
 };
-constexpr uint8_t kLastSection = uint8_t(Section::early_retractions);
+constexpr uint8_t kLastSection = uint8_t(Section::members);
 
 // describe(io, x) lists the fields of one type, once, for both directions: io is an Out (x is
 // const) or an In (x is mutable). Only types of the state need one; the primitives are the
@@ -129,6 +130,14 @@ If<X, CorrectionRecord> describe(IO& io, X& c) {
   io(c.right);
   io(c.note);
   io(c.source_memory);
+}
+template <class IO, class X>
+If<X, MemberRecord> describe(IO& io, X& m) {
+  io(m.public_key);
+  io(m.address);
+  io(m.name);
+  io(m.admitted);
+  io(m.key);
 }
 template <class IO, class X>
 If<X, ClaimGroup> describe(IO& io, X& g) {
@@ -510,6 +519,7 @@ void StateCodec::sections(State& s, Sections& v) {
   v.entries(Section::claim_groups, s.claim_groups_);
   v.entries(Section::touched, s.touched_);
   v.entries(Section::early_retractions, s.early_retractions_);
+  v.entries(Section::members, s.members_);
 }
 
 EncodedState StateCodec::encode(const ReplicaState& s, size_t items_per_chunk) {

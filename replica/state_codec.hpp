@@ -8,7 +8,7 @@
 //   meta  := version ops_applied created_count conflict_count applied:(instance seqno)* chunk_count
 //   chunk := section:u8 item_count item*
 // Sections come in the order memories, triplets, retractions, corrections, refs, claim groups,
-// history keys (per memory, the ops after its put), early retractions; each is cut
+// history keys (per memory, the ops after its put), early retractions, members; each is cut
 // into chunks of at most items_per_chunk items (a section may have none). Each item's fields are
 // listed once, in state_codec.cpp's describe() for its type, and the state's own fields once, in
 // meta_fields() and sections() below: each list both writes and reads, so a field added to a
@@ -30,7 +30,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 5;
+inline constexpr uint32_t kStateFormatVersion = 6;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

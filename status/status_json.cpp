@@ -132,6 +132,7 @@ std::string pad(std::string s, size_t width) {
 std::string status_to_json(const NodeStatus& s) {
   json j = json::object();
   j["instance"] = s.instance;
+  j["public_key"] = s.public_key;
   j["cluster"] = s.cluster;
   j["vector_space"] = s.vector_space;
   j["memories"] = s.memories;
@@ -180,15 +181,32 @@ std::string status_to_json(const NodeStatus& s) {
                       {"lag_ops", l.lag_ops},
                       {"lag_seconds", number_or_null(l.lag_seconds)}});
     }
+    json reported = json::array();
+    for (const PeerReport& r : p.reported)
+      reported.push_back({{"public_key", r.public_key},
+                          {"instance", r.instance},
+                          {"up", r.up},
+                          {"last_heard_s", number_or_null(r.last_heard_s)}});
     peers.push_back({{"address", p.address},
                      {"instance", p.instance},
+                     {"public_key", p.public_key},
+                     {"origin", p.origin},
                      {"up", p.up},
                      {"last_heard_s", number_or_null(p.last_heard_s)},
                      {"chunks_received", p.chunks_received},
                      {"chunks_refused", p.chunks_refused},
-                     {"writers", std::move(lags)}});
+                     {"writers", std::move(lags)},
+                     {"reported", std::move(reported)}});
   }
   j["peers"] = std::move(peers);
+  json members = json::array();
+  for (const MemberStatus& m : s.members)
+    members.push_back({{"public_key", m.public_key},
+                       {"address", m.address},
+                       {"name", m.name},
+                       {"admitted", m.admitted},
+                       {"by", m.by}});
+  j["members"] = std::move(members);
   // Derived from peers (sync/writer_lags.hpp); status_from_json derives it again.
   json writer_lag = json::array();
   for (const WriterLag& l : writer_lags(s.peers))
@@ -223,6 +241,9 @@ void read_peers(FieldReader& top, std::vector<PeerStatus>* out, Status* failure)
       FieldReader r(e, indexed(path, i), failure);
       r.str("address", &p.address);
       r.str("instance", &p.instance);
+      // Written by nodes with membership; older ones leave them out.
+      if (e.contains("public_key")) r.str("public_key", &p.public_key);
+      if (e.contains("origin")) r.str("origin", &p.origin);
       r.boolean("up", &p.up);
       r.real("last_heard_s", &p.last_heard_s);
       r.u64("chunks_received", &p.chunks_received);
@@ -242,8 +263,41 @@ void read_peers(FieldReader& top, std::vector<PeerStatus>* out, Status* failure)
           p.writers.push_back(std::move(l));
         }
       }
+      if (const json* reported = e.contains("reported") ? r.array("reported") : nullptr) {
+        const std::string rpath = r.child("reported");
+        for (size_t k = 0; k < reported->size() && failure->ok(); ++k) {
+          const json& re = (*reported)[k];
+          if (!element_is_object(re, rpath, k, failure)) break;
+          PeerReport x;
+          FieldReader rr(re, indexed(rpath, k), failure);
+          rr.str("public_key", &x.public_key);
+          rr.str("instance", &x.instance);
+          rr.boolean("up", &x.up);
+          rr.real("last_heard_s", &x.last_heard_s);
+          p.reported.push_back(std::move(x));
+        }
+      }
       out->push_back(std::move(p));
     }
+  }
+}
+
+// The "members" array of a status (written by nodes with membership) into *out.
+void read_members(FieldReader& top, std::vector<MemberStatus>* out, Status* failure) {
+  const json* members = top.array("members");
+  if (!members) return;
+  const std::string path = top.child("members");
+  for (size_t i = 0; i < members->size() && failure->ok(); ++i) {
+    const json& e = (*members)[i];
+    if (!element_is_object(e, path, i, failure)) break;
+    MemberStatus m;
+    FieldReader r(e, indexed(path, i), failure);
+    r.str("public_key", &m.public_key);
+    r.str("address", &m.address);
+    r.str("name", &m.name);
+    r.boolean("admitted", &m.admitted);
+    r.str("by", &m.by);
+    out->push_back(std::move(m));
   }
 }
 
@@ -352,6 +406,8 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   }
 
   read_peers(top, &s.peers, &failure);
+  if (j.contains("public_key")) top.str("public_key", &s.public_key);
+  if (j.contains("members")) read_members(top, &s.members, &failure);
 
   auto counts = [&](const char* field, std::map<std::string, uint64_t>* out) {
     const json* m = top.object(field);

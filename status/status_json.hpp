@@ -6,10 +6,14 @@
 //   {"instance": "...", "cluster": "...", "vector_space": "...", "memories": 12,
 //    "digest": "...", "applied_remote_ops": 3,
 //    "writers": [{"writer": "...", "applied_seqno": 9, "own": true}, ...],
-//    "peers": [{"address": "...", "instance": "...", "up": true, "last_heard_s": 0.4,
-//               "chunks_received": 5, "chunks_refused": 0,
+//    "peers": [{"address": "...", "instance": "...", "public_key": "...", "origin": "member",
+//               "up": true, "last_heard_s": 0.4, "chunks_received": 5, "chunks_refused": 0,
 //               "writers": [{"writer": "...", "peer_seqno": 9, "applied_seqno": 7,
-//                            "lag_ops": 2, "lag_seconds": 1.5}, ...]}, ...],
+//                            "lag_ops": 2, "lag_seconds": 1.5}, ...],
+//               "reported": [{"public_key": "...", "instance": "...", "up": true,
+//                             "last_heard_s": 0.3}, ...]}, ...],
+//    "members": [{"public_key": "...", "address": "...", "name": "...", "admitted": true,
+//                 "by": "..."}, ...],
 //    "refused": {"cluster id": 1, ...}}
 // Counters and seqnos are JSON unsigned integers (exact up to 2^64-1); lag_seconds and
 // last_heard_s are JSON numbers (last_heard_s is -1 for a peer never heard from).
@@ -17,7 +21,9 @@
 // Reading (status_from_json) is strict about what this version writes and lenient about the
 // rest: every field above must be present with its type (a missing field, a wrong type or a
 // negative count is InvalidArgument naming the field's path, e.g. "peers[1].writers[0].lag_ops"),
-// and fields it does not know are ignored, so a newer node's JSON still reads.
+// except the membership fields (public_key, origin, reported, members), which a node built
+// before membership leaves out; fields it does not know are ignored, so a newer node's JSON
+// still reads.
 //
 // Threading: pure functions, no shared state.
 #pragma once

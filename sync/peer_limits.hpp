@@ -21,7 +21,11 @@ inline constexpr int64_t kEncodedHeadBytes = 6 * 8 + 32;
 
 // A session (DEALER) receives hellos, refusals, adverts and chunks; the largest is a chunk.
 inline constexpr int64_t kMaxSessionMessageBytes = int64_t(kMaxPeerChunkBytes) + kPeerFramingBytes;
-static_assert(int64_t(kMaxAdvertHeads) * kEncodedHeadBytes + kPeerFramingBytes <= kMaxSessionMessageBytes);
+// A peer link in an advert: a struct of 3 data words and 1 pointer, plus its key text.
+inline constexpr int64_t kEncodedReachBytes = 4 * 8 + int64_t(kMaxRefusalTextBytes) + 8;
+static_assert(int64_t(kMaxAdvertHeads) * kEncodedHeadBytes + int64_t(kMaxAdvertReach) * kEncodedReachBytes +
+                  kPeerFramingBytes <=
+              kMaxSessionMessageBytes);
 
 // The serving side (ROUTER) receives hellos, fetches and acks; the largest is an ack naming
 // kMaxAdvertHeads heads (320 KiB).

@@ -96,12 +96,15 @@ struct PeerServer::Impl {
   AckFn ack;
   RefuseFn refuse;
   BadMessageFn bad;
+  KeyCheckFn allowed;
+  ReachFn reach;  // under mutex
   std::unique_ptr<PeerPortMonitor> monitor;
   LogLimiter limiter;  // lines a remote party causes: one a minute per address
   // Connections (routing ids) that sent a message this node could not take: ignored until then.
   std::map<std::string, Clock::time_point> muted;
   struct Peer {
     InstanceId instance;
+    std::string key;  // its CurveZMQ public key (Z85)
     Clock::time_point last_heard;
     // This node's own writer, when this peer is level with it: where the last chunk it fetched
     // (or was pushed) ended, which was this node's head then. When the head moves on in the same
@@ -162,6 +165,7 @@ bool PeerServer::Impl::send_advert(const std::string& rid, Peer& peer, const std
   }
   const std::vector<StreamHead>& heads = a.heads;
   a.sent_ms = system_wall_ms();
+  if (reach) a.reach = reach();
   peer.last_advert = Clock::now();
   peer.told.clear();
   const std::vector<StreamHead> sent = heads;
@@ -242,7 +246,7 @@ void PeerServer::Impl::own_moved(const StreamHead& head) {
 
 Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                       DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                      RefuseFn refuse, BadMessageFn bad) {
+                                                      RefuseFn refuse, BadMessageFn bad, KeyCheckFn allowed) {
   const size_t hello_bytes = encode_peer_message(peer_hello(ours)).size();
   if (hello_bytes > kMaxHelloBytes)
     return Status::InvalidArgument("sync.cluster '" + ours.cluster + "' with vector space " + ours.vector_space +
@@ -260,6 +264,7 @@ Result<std::unique_ptr<PeerServer>> PeerServer::start(zmq::context_t& ctx, const
   i.ack = std::move(ack);
   i.refuse = std::move(refuse);
   i.bad = bad ? std::move(bad) : [](const std::string&) {};
+  i.allowed = std::move(allowed);
   try {
     i.socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::router);
     i.socket->set(zmq::sockopt::maxmsgsize, kMaxServerMessageBytes);
@@ -298,6 +303,27 @@ PeerServer::~PeerServer() {
   if (impl_->monitor) {
     zmq_socket_monitor(impl_->socket->handle(), nullptr, 0);
     impl_->monitor.reset();
+  }
+}
+
+void PeerServer::set_reach(ReachFn reach) {
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  impl_->reach = std::move(reach);
+}
+
+void PeerServer::drop_disallowed() {
+  if (!impl_->allowed) return;
+  std::lock_guard<std::mutex> g(impl_->mutex);
+  for (auto it = impl_->peers.begin(); it != impl_->peers.end();) {
+    if (impl_->allowed(it->second.key)) {
+      ++it;
+      continue;
+    }
+    impl_->log("peer: " + to_hex(it->second.instance) + " (key " + it->second.key + ") was removed from the cluster: "
+               "its connection is dropped");
+    send_peer(*impl_->socket, peer_refused("removed", "this node's key was removed from the cluster"), &it->first);
+    impl_->muted[it->first] = Clock::now() + kBadPeerMute;
+    it = impl_->peers.erase(it);
   }
 }
 
@@ -444,6 +470,17 @@ void PeerServer::Loop::refuse_bad(const ReceivedPeer& got) {
 // A message that decoded: a hello, or (from a peer whose hello was accepted) a fetch or acks.
 void PeerServer::Loop::take(const ReceivedPeer& got) {
   const PeerMessage& m = *got.message;
+  if (i.allowed && !i.allowed(got.user_id)) {
+    // Accepted at its handshake, removed since: nothing more is taken from or sent to it.
+    i.refuse("removed");
+    if (auto line = i.limiter.admit("removed " + got.user_id, "peer: refused key " + got.user_id +
+                                                                  ": it was removed from the cluster"))
+      i.log(*line);
+    send_peer(sock, peer_refused("removed", "this node's key was removed from the cluster"), &got.routing_id);
+    i.peers.erase(got.routing_id);
+    if (i.muted.size() < 4096) i.muted[got.routing_id] = Clock::now() + kBadPeerMute;
+    return;
+  }
   if (m.kind == PeerMessage::Kind::hello) {
     accept_hello(got, m.hello);
     return;
@@ -476,6 +513,7 @@ void PeerServer::Loop::accept_hello(const ReceivedPeer& got, const PeerHello& he
   Impl::Peer& peer = i.peers[got.routing_id];
   peer = Impl::Peer{};
   peer.instance = hello.instance;
+  peer.key = got.user_id;
   peer.last_heard = Clock::now();
   if (fresh) i.log("peer: " + to_hex(hello.instance) + " connected");
   send_peer(sock, peer_hello(i.ours), &got.routing_id);

@@ -69,16 +69,27 @@ class PeerServer {
   using RefuseFn = std::function<void(const std::string& reason)>;
   // Messages that could not be taken, by reason ("malformed", "oversized"), kept by the caller.
   using BadMessageFn = std::function<void(const std::string& reason)>;
+  // Whether a CurveZMQ key (Z85) may still talk to this node (the ZAP allowlist's answer now).
+  using KeyCheckFn = std::function<bool(const std::string& z85)>;
 
   // Binds options.listen as a CURVE server with secret_key. The ZAP handler of ctx must be
-  // running already. IoError when the bind fails; InvalidArgument when ours does not fit a hello
+  // running already. allowed (optional) is asked for every message: one from a key it no
+  // longer allows (a removed member) is refused with reason "removed", and its connection
+  // forgotten and ignored. IoError when the bind fails; InvalidArgument when ours does not fit a hello
   // (kMaxHelloBytes: the cluster id and vector space id are too long).
   static Result<std::unique_ptr<PeerServer>> start(zmq::context_t& ctx, const SyncOptions& options, PeerHello ours,
                                                    DataDir dir, const StreamHeads* heads, LogFn log, AckFn ack,
-                                                   RefuseFn refuse, BadMessageFn bad = nullptr);
+                                                   RefuseFn refuse, BadMessageFn bad = nullptr,
+                                                   KeyCheckFn allowed = nullptr);
   ~PeerServer();
 
   std::string endpoint() const { return endpoint_; }  // as bound (the port when it was 0)
+  // What adverts say of this node's own links (sync/replicator.hpp); none until set. Any thread.
+  using ReachFn = std::function<std::vector<PeerReach>()>;
+  void set_reach(ReachFn reach);
+  // Forgets the connections of keys allowed() no longer allows, so that nothing more is pushed
+  // or advertised to them (any thread; after the allowlist changed).
+  void drop_disallowed();
   uint64_t fetches_served() const { return fetches_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
   uint64_t tails_pushed() const { return pushes_.load(); }

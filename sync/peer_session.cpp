@@ -41,7 +41,7 @@ constexpr size_t kMaxUnanswered = 4096;
 // cannot add labels).
 std::string refusal_label(const std::string& reason) {
   for (const char* known : {"protocol version", "cluster id", "vector space", "same instance", "unknown key",
-                            "bad message"})
+                            "bad message", "removed"})
     if (reason == known) return reason;
   return "other";
 }
@@ -82,6 +82,7 @@ struct PeerSession::Impl {
   mutable std::mutex mutex;  // guards what status() reads
   bool up = false;
   bool advert_heard = false;  // an advert came since start
+  std::vector<PeerReach> reach;  // the peer's links, from its latest advert
   std::string peer_instance;
   Clock::time_point last_heard{};
   bool heard = false;
@@ -153,6 +154,8 @@ double PeerSession::Impl::lag_seconds(InstanceId writer, uint64_t held, Clock::t
 PeerSession::~PeerSession() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
+  // A session stopped for good (its member removed) must not keep a writer claimed.
+  if (impl_ && impl_->mirrors) impl_->mirrors->release(impl_->id);
 }
 
 PeerStatus PeerSession::status() const {
@@ -163,6 +166,9 @@ PeerStatus PeerSession::status() const {
   st.instance = i.peer_instance;
   st.up = i.up;
   st.advert_heard = i.advert_heard;
+  for (const PeerReach& r : i.reach)
+    st.reported.push_back(PeerReport{r.public_key, r.instance.value ? to_hex(r.instance) : std::string(), r.up,
+                                     r.last_heard_ms < 0 ? -1.0 : double(r.last_heard_ms) / 1000.0});
   st.last_heard_s = i.heard ? std::chrono::duration<double>(Clock::now() - i.last_heard).count() : -1;
   st.chunks_received = i.chunks_received;
   st.chunks_refused = i.chunks_refused;
@@ -417,7 +423,7 @@ void PeerSession::Loop::take_hello(const PeerHello& hello) {
 }
 
 // The peer refused this node: the session is down until the next hello (at once after "no
-// hello", else after kRefusedRetry); refused as bad, the socket is replaced.
+// hello", else after kRefusedRetry); refused as bad or as removed, the socket is replaced.
 void PeerSession::Loop::take_refused(const PeerRefused& refused) {
   // Rate-limited: refusals come when the peer sends them, not only in answer to a hello.
   if (established || i.up) {
@@ -429,8 +435,10 @@ void PeerSession::Loop::take_refused(const PeerRefused& refused) {
       i.log(*line);
   }
   if (refused.reason != "no hello") i.refuse("refused by peer: " + refusal_label(refused.reason));
-  if (refused.reason == "bad message") {
-    reconnect("refused", "it refused a message of this node as bad");
+  if (refused.reason == "bad message" || refused.reason == "removed") {
+    // A new connection: the peer ignores the old one, and asks its allowlist about the new one.
+    reconnect("refused", refused.reason == "removed" ? "this node was removed from the cluster"
+                                                     : "it refused a message of this node as bad");
     return;
   }
   established = false;
@@ -447,6 +455,7 @@ void PeerSession::Loop::take_advert(const PeerAdvert& advert) {
     std::lock_guard<std::mutex> g(i.mutex);
     i.advertised = advertised;
     i.advert_heard = true;
+    i.reach = advert.reach;
     const Clock::time_point now = Clock::now();
     for (const StreamHead& h : advertised) {
       const auto held = i.heads->get(h.writer);

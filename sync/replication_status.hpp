@@ -37,15 +37,26 @@ struct WriterLag {
   double lag_seconds = 0;
 };
 
+// How a peer reaches one of its own peers, as its last advert said.
+struct PeerReport {
+  std::string public_key;    // Z85
+  std::string instance;      // 16 hex digits; empty until that peer said hello to it
+  bool up = false;
+  double last_heard_s = -1;  // as the advert was sent; -1: never
+};
+
 struct PeerStatus {
-  std::string address;           // as configured, e.g. "tcp://127.0.0.1:7101"
+  std::string address;           // as configured or admitted, e.g. "tcp://127.0.0.1:7101"
   std::string instance;          // the peer's instance id once it said hello, else empty
+  std::string public_key;        // its CurveZMQ key (Z85); empty for a sibling folder
+  std::string origin;            // "config" ([sync] peers), "member" (a set_member op), "sibling"
   bool up = false;               // a session is established (hello accepted both ways)
   bool advert_heard = false;     // it told which writers it holds (an advert; a sibling: its folders read)
   double last_heard_s = -1;      // seconds since the last message from it; -1: never
   uint64_t chunks_received = 0;  // verified chunks applied from it
   uint64_t chunks_refused = 0;   // chunks that failed verification: never applied
   std::vector<WriterLag> writers;
+  std::vector<PeerReport> reported;  // its own links, from its last advert (empty: none yet)
 };
 
 struct WriterApplied {
@@ -106,8 +117,19 @@ struct EmbeddingStatus {
   std::string last_error;        // the latest failure ("" when none)
 };
 
+// A member of the cluster as the replicated set_member ops decided (replica/member_record.hpp).
+struct MemberStatus {
+  std::string public_key;  // Z85
+  std::string address;     // empty when removed
+  std::string name;
+  bool admitted = false;
+  std::string by;          // the writer (instance, 16 hex digits) whose op decided it
+};
+
 struct NodeStatus {
   std::string instance;         // this node's writer instance, 16 hex digits
+  std::string public_key;       // this node's CurveZMQ key (Z85; "" without network replication)
+  std::vector<MemberStatus> members;  // set_member ops' members, by key (removed ones too)
   std::string cluster;          // cluster id from the configuration ("" when replication is off)
   std::string vector_space;
   uint64_t memories = 0;        // live memories in the replica

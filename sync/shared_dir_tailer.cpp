@@ -165,6 +165,7 @@ std::vector<PeerStatus> SharedDirTailer::status(const StreamHeads& heads, Instan
   for (const auto& [path, s] : seen) {
     PeerStatus p;
     p.address = path;
+    p.origin = "sibling";
     p.chunks_received = s.chunks;
     p.chunks_refused = s.refused;
     p.last_heard_s = std::chrono::duration<double>(now - s.listed).count();

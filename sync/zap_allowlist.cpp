@@ -30,17 +30,40 @@ struct ZapAllowlist::Decision {
   std::string reason;  // why it was refused
 };
 
-Result<std::unique_ptr<ZapAllowlist>> ZapAllowlist::start(zmq::context_t& ctx, Options options) {
+namespace {
+
+// The keys in canonical Z85; InvalidArgument naming the first bad one's position.
+Result<std::unordered_set<std::string>> canonical_keys(const std::vector<std::string>& keys) {
   std::unordered_set<std::string> allowed;
-  for (size_t i = 0; i < options.allowed_public_keys.size(); ++i) {
-    const std::string& key = options.allowed_public_keys[i];
-    Status s = check_curve_key_z85(key);
-    if (!s.ok())
-      return Status::InvalidArgument("allowed public key " + std::to_string(i + 1) + " " + s.message());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Status s = check_curve_key_z85(keys[i]);
+    if (!s.ok()) return Status::InvalidArgument("allowed public key " + std::to_string(i + 1) + " " + s.message());
     uint8_t bytes[32];
-    zmq_z85_decode(bytes, key.c_str());
+    zmq_z85_decode(bytes, keys[i].c_str());
     allowed.insert(z85_of(bytes));
   }
+  return allowed;
+}
+
+}  // namespace
+
+Status ZapAllowlist::set_allowed(const std::vector<std::string>& keys) {
+  auto allowed = canonical_keys(keys);
+  if (!allowed.ok()) return allowed.status();
+  std::lock_guard<std::mutex> g(mutex_);
+  allowed_ = std::move(allowed.value());
+  return Status::Ok();
+}
+
+bool ZapAllowlist::allows(const std::string& z85) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  return allowed_.count(z85) > 0;
+}
+
+Result<std::unique_ptr<ZapAllowlist>> ZapAllowlist::start(zmq::context_t& ctx, Options options) {
+  auto keys = canonical_keys(options.allowed_public_keys);
+  if (!keys.ok()) return keys.status();
+  std::unordered_set<std::string> allowed = std::move(keys.value());
   std::unique_ptr<zmq::socket_t> socket;
   try {
     socket = std::make_unique<zmq::socket_t>(ctx, zmq::socket_type::rep);
@@ -83,7 +106,7 @@ ZapAllowlist::Decision ZapAllowlist::decide(const std::string& domain, const std
     d.reason = "ZAP domain '" + domain + "' is not '" + domain_ + "'";
     return d;
   }
-  if (allowed_.count(d.key) == 0) {
+  if (!allows(d.key)) {
     d.reason = "key not in the allowlist";
     return d;
   }

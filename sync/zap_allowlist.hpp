@@ -25,8 +25,9 @@
 //
 // Threading: the handler owns one thread, which alone uses its REP socket. accepted() and
 // refused() may be read from any thread. The log callback runs on the handler's thread while
-// the handshake waits for the answer: it must be thread-safe and quick. The allowlist is fixed
-// at start. The destructor stops the thread within about 100 ms (the thread polls with that
+// the handshake waits for the answer: it must be thread-safe and quick. set_allowed() replaces
+// the allowlist from any thread (membership changes, sync/replicator.hpp); it decides the
+// handshakes that follow, not connections already accepted (PeerServer checks those). The destructor stops the thread within about 100 ms (the thread polls with that
 // timeout) and joins it; it never waits for a peer.
 #pragma once
 
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -68,6 +70,11 @@ class ZapAllowlist {
   ZapAllowlist(const ZapAllowlist&) = delete;
   ZapAllowlist& operator=(const ZapAllowlist&) = delete;
 
+  // Replaces the allowlist; InvalidArgument (and the list kept) for a key that is not Z85.
+  Status set_allowed(const std::vector<std::string>& keys);
+  // Whether the key (canonical Z85, as a message's User-Id carries it) is allowed now.
+  bool allows(const std::string& z85) const;
+
   // Answers 200 and 400 since start (a malformed request, answered 500, counts in neither).
   uint64_t accepted() const { return accepted_.load(std::memory_order_relaxed); }
   uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
@@ -82,7 +89,8 @@ class ZapAllowlist {
   Decision decide(const std::string& domain, const std::string& address, const std::string& mechanism,
                   const std::vector<std::string>& credentials) const;
 
-  const std::unordered_set<std::string> allowed_;  // canonical Z85
+  mutable std::mutex mutex_;
+  std::unordered_set<std::string> allowed_;  // canonical Z85, under mutex_
   const std::string domain_;
   const std::function<void(const std::string&)> log_;
   std::atomic<uint64_t> accepted_{0};

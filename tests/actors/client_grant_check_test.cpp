@@ -79,6 +79,22 @@ TEST_CASE("the node's status is granted to the owner and to clients that read ev
   CHECK_FALSE(grant_refusal(c, nullptr));
 }
 
+TEST_CASE("only the owner changes the cluster's members, whatever a client's grants") {
+  const ClientGrants g = grants();
+  ClientCall c;
+  c.request.kind = ClientRequest::Kind::member;
+  c.request.member = SetMemberOp{std::string(40, 'k'), "tcp://10.0.0.4:7102", true, "d"};
+  c.who = nullptr;
+  CHECK_FALSE(grant_refusal(c, nullptr));  // the owner
+  for (const char* name : {"dashboard", "agent"}) {
+    c.who = g.by_name(name);
+    auto refused = grant_refusal(c, nullptr);
+    REQUIRE(refused);
+    CHECK(refused->find("may not change the cluster's members") != std::string::npos);
+  }
+  CHECK(request_writes(c));
+}
+
 TEST_CASE("a fact's or correction's source memory goes through the grant check of its realm") {
   const ClientGrants g = grants();
   ClientCall c;

@@ -14,6 +14,7 @@
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_actions.hpp"
 #include "tests/fault/conflict_checker.hpp"
+#include "tests/fault/member_checker.hpp"
 #include "tests/fault/history_checker.hpp"
 #include "tests/fault/network_faults.hpp"
 #include "tests/fault/op_generator.hpp"
@@ -185,6 +186,8 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   for (auto& v : check_history(c, ops)) res.violations.push_back(std::move(v));
   for (auto& v : check_conflicts(c, ops, &res.conflicts)) res.violations.push_back(std::move(v));
   log("conflict record: " + std::to_string(res.conflicts) + " lost update(s), the same on every node");
+  for (auto& v : check_members(c, ops, &res.members)) res.violations.push_back(std::move(v));
+  log("members: " + std::to_string(res.members) + " key(s), the same on every node");
   for (const auto& k : actions.corruptions())
     if (k.skipped.empty() && !k.counted)
       res.violations.push_back("n" + std::to_string(k.node) + ": flipped byte " + std::to_string(k.offset) + " of " +

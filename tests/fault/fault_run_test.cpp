@@ -9,7 +9,9 @@
 #include "tests/cli/test_cluster.hpp"
 #include "tests/fault/fault_run.hpp"
 #include "tests/fault/fault_schedule.hpp"
+#include "sync/curve_keys.hpp"
 #include "tests/fault/history_checker.hpp"
+#include "tests/fault/member_checker.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace vasana::test::fault {
@@ -131,6 +133,51 @@ TEST_CASE("the history checker reports a lost, a phantom and a refused write, an
   v = check_history(c, {put, forget});
   REQUIRE(v.size() == 1);
   CHECK(v[0].rfind("forget lost:", 0) == 0);
+}
+
+}  // namespace vasana::test::fault
+
+namespace vasana::test::fault {
+
+TEST_CASE("the membership check passes a true history and reports a change the nodes do not show") {
+  TempDir tmp;
+  TestCluster c(tmp, TestCluster::mesh(2));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  auto keys = generate_curve_keys();  // a key of no node: its session stays down, nothing else changes
+  REQUIRE(keys.ok());
+  const std::string key = keys->public_z85;
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::member;
+  req.member = SetMemberOp{key, "tcp://127.0.0.1:9", true, "fault-member"};
+  auto w = c.call(0, std::move(req));
+  REQUIRE(w.ok());
+  REQUIRE(w->kind == ClientResponse::Kind::written);
+  REQUIRE(await_settled(c, std::chrono::seconds(20)) == "");
+
+  OpRecord admit;
+  admit.kind = OpKind::admit;
+  admit.text = key;
+  admit.outcome = Outcome::acked;
+  admit.id = w->id;
+  admit.key = OrderKey{w->effective_ts, w->id.instance.value, w->id.seqno.value};
+  size_t members = 0;
+  // Positive control: the true history passes, and both nodes hold the member.
+  CHECK(check_members(c, {admit}, &members).empty());
+  CHECK(members == 1);
+  // An acknowledged removal ordered later that no node shows.
+  OpRecord remove = admit;
+  remove.index = 1;
+  remove.kind = OpKind::remove;
+  remove.key.ts += 1000;
+  auto v = check_members(c, {admit, remove}, &members);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].find("the last acknowledged change made it removed") != std::string::npos);
+  // A member held although every change of it was refused.
+  admit.outcome = Outcome::failed;
+  v = check_members(c, {admit}, &members);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].find("every change of it was refused") != std::string::npos);
 }
 
 }  // namespace vasana::test::fault

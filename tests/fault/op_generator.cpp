@@ -5,6 +5,7 @@
 #include <random>
 
 #include "frontends/node_client.hpp"
+#include "sync/curve_keys.hpp"
 
 namespace vasana::test::fault {
 
@@ -48,7 +49,10 @@ const std::vector<std::string>& workload_realms() {
 }
 
 OpGenerator::OpGenerator(std::vector<std::string> data_dirs, History& history, uint64_t seed, size_t clients)
-    : data_dirs_(std::move(data_dirs)), history_(history), seed_(seed), clients_(clients) {}
+    : data_dirs_(std::move(data_dirs)), history_(history), seed_(seed), clients_(clients) {
+  for (int i = 0; i < 3; ++i)
+    if (auto k = generate_curve_keys(); k.ok()) member_keys_.push_back(k->public_z85);
+}
 
 OpGenerator::~OpGenerator() { stop(); }
 
@@ -145,6 +149,14 @@ void OpGenerator::client_loop(size_t client) {
       req.correct.realm = op.realm;
       req.correct.wrong = op.wrong;
       req.correct.right = op.right;
+    } else if (roll < 93 && !member_keys_.empty()) {
+      op.kind = rng() % 2 ? OpKind::admit : OpKind::remove;
+      op.text = member_keys_[rng() % member_keys_.size()];
+      req.kind = ClientRequest::Kind::member;
+      req.member.public_key = op.text;
+      req.member.admitted = op.kind == OpKind::admit;
+      if (req.member.admitted) req.member.address = "tcp://127.0.0.1:9";  // discard: nothing listens
+      req.member.name = "fault-member";
     } else {
       op.kind = OpKind::review;
       ok_target = pick(proposed_, op.target);

@@ -51,6 +51,9 @@ class OpGenerator {
   // Acknowledged memories (and which were held for review) and triplets: targets for later ops.
   std::mutex mu_;
   std::vector<MemoryId> memories_, proposed_, triplets_;
+  // Keys of no node, admitted and removed by the workload: membership converges like every op,
+  // and an admitted one at a port nothing listens on only adds a session that stays down.
+  std::vector<std::string> member_keys_;
 };
 
 }  // namespace vasana::test::fault

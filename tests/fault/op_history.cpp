@@ -15,6 +15,8 @@ const char* op_name(OpKind k) {
     case OpKind::retract: return "retract";
     case OpKind::correct: return "correct";
     case OpKind::review: return "review";
+    case OpKind::admit: return "admit";
+    case OpKind::remove: return "remove";
   }
   return "?";
 }

@@ -14,7 +14,7 @@
 
 namespace vasana::test::fault {
 
-enum class OpKind { remember, update, forget, archive, restore, pin, unpin, fact, retract, correct, review };
+enum class OpKind { remember, update, forget, archive, restore, pin, unpin, fact, retract, correct, review, admit, remove };
 enum class Outcome { pending, acked, failed, unknown };
 
 const char* op_name(OpKind k);
@@ -39,7 +39,7 @@ struct OpRecord {
   size_t node = 0;    // the node it was sent to
   OpKind kind = OpKind::remember;
   std::string realm;
-  std::string text;    // remember, update: the text (each carries a token no other op uses)
+  std::string text;    // remember, update: the text (each carries a token no other op uses); admit, remove: the key
   std::string token;   // remember, update, correct: that token
   MemoryId target;     // update, forget, archive, restore, pin, unpin, review: the memory; retract: the triplet
   bool proposed = false;  // remember: held for review (a model-inferred origin)

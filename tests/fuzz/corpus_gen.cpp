@@ -97,6 +97,7 @@ std::vector<OpValue> every_op() {
   ops.push_back(AddCorrectionOp{"project/vasana", "RocksDB 6", "RocksDB 7", "Debian 12 ships 7", mem(1)});
   ops.push_back(ReviewDecisionOp{mem(1), ReviewVerdict::reject, "alice", "not confirmed"});
   ops.push_back(SetPinnedOp{mem(1), true});
+  ops.push_back(SetMemberOp{"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7", "tcp://10.0.0.4:7102", true, "d"});
   return ops;
 }
 
@@ -215,6 +216,9 @@ void write_requests(const fs::path& dir) {
   r.kind = K::review;
   r.review = ReviewRequest{mem(1), ReviewVerdict::approve, "alice", "checked"};
   put("review", r);
+  r.kind = K::member;
+  r.member = SetMemberOp{"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7", "tcp://10.0.0.4:7102", true, "d"};
+  put("member", r);
   r = ClientRequest{};
   r.kind = K::get;
   r.get = mem(1);
@@ -265,7 +269,13 @@ void write_peer_messages(const fs::path& dir, const std::vector<std::string>& se
   StreamHead head{kWriter, Seqno(12), Hash256{}, Hlc::make(kNowMs, 11), SegmentIndex(0), uint64_t(segments[0].size())};
   head.last_hash.fill(0xab);
   StreamHead other{InstanceId(7), Seqno(3), Hash256{}, Hlc::make(kNowMs, 2), SegmentIndex(1), 4096};
-  write_file(dir / "advert.msg", encode_peer_message(peer_advert(PeerAdvert{{head, other}, kNowMs})));
+  write_file(dir / "advert.msg", encode_peer_message(peer_advert(PeerAdvert{{head, other}, kNowMs, {}})));
+  PeerReach reach;
+  reach.public_key = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+  reach.instance = InstanceId(0x1122334455667788ull);
+  reach.up = true;
+  reach.last_heard_ms = 250;
+  write_file(dir / "advert_reach.msg", encode_peer_message(peer_advert(PeerAdvert{{head}, kNowMs, {reach}})));
   write_file(dir / "fetch.msg", encode_peer_message(peer_fetch(PeerFetch{kWriter, SegmentIndex(1), 0, 1u << 20})));
   write_file(dir / "chunk_sealed.msg",
              encode_peer_message(peer_chunk(PeerChunk{kWriter, SegmentIndex(0), 0, segments[0], true, false})));

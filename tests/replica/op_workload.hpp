@@ -108,6 +108,11 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
       } else if (roll < 85) {
         op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
+      } else if (roll < 88) {
+        // Membership changes of three keys, made on every writer: admits and removals race.
+        const std::string k(40, "abc"[rng() % 3]);
+        const bool admit = rng() % 3 != 0;
+        op = SetMemberOp{k, admit ? "tcp://10.0.0." + std::to_string(rng() % 4) + ":7102" : "", admit, "n"};
       } else {
         op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       }

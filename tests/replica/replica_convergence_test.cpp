@@ -20,7 +20,7 @@ Hash256 apply_all(const std::vector<const KeyedOp*>& order, ReplicaState& state)
 
 // What the digest does not hash directly: each memory's effective status now and at earlier
 // transaction times, its history keys, the open contradictions, the closed valid times and the
-// conflicts on record.
+// conflicts on record and the members.
 std::string derived(const ReplicaState& s) {
   std::ostringstream out;
   s.for_each_memory([&](const MemoryRecord& m) {
@@ -41,6 +41,7 @@ std::string derived(const ReplicaState& s) {
         << '\n';
   });
   out << s.conflict_count() << " conflicts\n";
+  for (const auto& [key, m] : s.members()) out << key[0] << ' ' << m.admitted << ' ' << m.address << '\n';
   return out.str();
 }
 
@@ -50,7 +51,7 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
   const uint64_t seed = test_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
-  size_t conflicts = 0;
+  size_t conflicts = 0, members = 0;
   for (int round = 0; round < 20; ++round) {
     CAPTURE(round);
     auto streams = generate(rng, 3, 80);
@@ -70,7 +71,10 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
       CHECK(derived(copy) == expected_derived);
     }
     conflicts += first.conflict_count();
+    members += first.members().size();
   }
+  // Positive control: membership changes were made and compared.
+  CHECK(members > 0);
   // Positive control: the workload's stale based_on revisions gave conflicts to compare.
   CHECK(conflicts > 0);
 }

@@ -78,6 +78,10 @@ ReplicaState every_op_state() {
   late.text = "deploys skip staging on fridays";
   B(late);
   REQUIRE(s.conflict_count() == 1);
+  // A member admitted on one node and removed on the other: the removal orders later.
+  B(SetMemberOp{std::string(40, 'd'), "tcp://10.0.0.4:7102", true, "d"});
+  A(SetMemberOp{std::string(40, 'd'), "", false, "d"});
+  REQUIRE_FALSE(s.members().at(std::string(40, 'd')).admitted);
   return s;
 }
 
@@ -123,18 +127,18 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   // The fixture reaches every section, and cuts some into several chunks.
   std::set<uint8_t> sections;
   for (const std::string& chunk : small.chunks) sections.insert(uint8_t(chunk.at(0)));
-  CHECK(sections == std::set<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
-  CHECK(small.chunks.size() > 8);
-  CHECK(whole.chunks.size() == 8);
+  CHECK(sections == std::set<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(small.chunks.size() > 9);
+  CHECK(whole.chunks.size() == 9);
   // Positive control: decode(encode(s)) is s, and encodes to the same bytes again.
   ReplicaState loaded;
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 5 as this state encodes them. A change here is a format change:
+  // The bytes of format version 6 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "e1b27bcca0c3fa031bc0f4a32eb312bd82cfbc49cc7a74a9587213b471cc01a7");
-  CHECK(sha256(whole) == "dc5a10ed36ecaf3223eca0fd25956748b15591f67217c62dfdd804852737d3e2");
+  CHECK(sha256(small) == "36baa7d4202af05381f66d56fabbe4e7c1f05833b068f6299173496737205983");
+  CHECK(sha256(whole) == "1c10c9174e6b0421062950ffca014ffaa6d6fbbd4fc4c202978e7fe382e20892");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -272,7 +276,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 6; this build reads 5");
+  CHECK(refusal(bad) == "checkpoint state format version 7; this build reads 6");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
@@ -290,9 +294,9 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   std::swap(bad.chunks[2], bad.chunks[3]);
   CHECK(refusal(bad) == "checkpoint state chunk 3: section 1 out of order");
   bad = good;
-  bad.chunks.back()[0] = 9;
+  bad.chunks.back()[0] = 10;  // one past the last section (members)
   CHECK(refusal(bad) == "checkpoint state chunk " + std::to_string(good.chunks.size() - 1) +
-                           ": section 9 out of order");
+                           ": section 10 out of order");
   bad = good;
   bad.chunks[0][0] = 0;
   CHECK(refusal(bad) == "checkpoint state chunk 0: section 0 out of order");

@@ -36,9 +36,16 @@ NodeStatus sample_status() {
   up.chunks_received = 12;
   up.chunks_refused = 1;
   up.writers = {{"00000000000000bb", 1000, 980, 20, 1.5}, {"00000000000000cc", 7, 7, 0, 0}};
+  up.public_key = std::string(40, 'b');
+  up.origin = "member";
+  up.reported = {{std::string(40, 'c'), "00000000000000cc", true, 0.5}, {std::string(40, 'd'), "", false, -1}};
   PeerStatus down;
   down.address = "tcp://10.1.2.3:7101";
+  down.origin = "config";
   s.peers = {up, down};
+  s.public_key = std::string(40, 'a');
+  s.members = {{std::string(40, 'b'), "tcp://127.0.0.1:7101", "b", true, "00000000000000aa"},
+               {std::string(40, 'e'), "", "e", false, "00000000000000bb"}};
   s.refused = {{"cluster id", 2}, {"unknown key", 1}};
   s.integrity_failures = {{"copy-segment", 0}, {"own-segment", 0}, {"peer-chunk", 1}};
   return s;
@@ -81,6 +88,15 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
     REQUIRE(p.last_heard_s == q.last_heard_s);
     REQUIRE(p.chunks_received == q.chunks_received);
     REQUIRE(p.chunks_refused == q.chunks_refused);
+    REQUIRE(p.public_key == q.public_key);
+    REQUIRE(p.origin == q.origin);
+    REQUIRE(p.reported.size() == q.reported.size());
+    for (size_t k = 0; k < p.reported.size(); ++k) {
+      REQUIRE(p.reported[k].public_key == q.reported[k].public_key);
+      REQUIRE(p.reported[k].instance == q.reported[k].instance);
+      REQUIRE(p.reported[k].up == q.reported[k].up);
+      REQUIRE(p.reported[k].last_heard_s == q.reported[k].last_heard_s);
+    }
     REQUIRE(p.writers.size() == q.writers.size());
     for (size_t k = 0; k < p.writers.size(); ++k) {
       REQUIRE(p.writers[k].writer == q.writers[k].writer);
@@ -92,6 +108,15 @@ void require_equal(const NodeStatus& a, const NodeStatus& b) {
   }
   REQUIRE(a.refused == b.refused);
   REQUIRE(a.integrity_failures == b.integrity_failures);
+  REQUIRE(a.public_key == b.public_key);
+  REQUIRE(a.members.size() == b.members.size());
+  for (size_t i = 0; i < a.members.size(); ++i) {
+    REQUIRE(a.members[i].public_key == b.members[i].public_key);
+    REQUIRE(a.members[i].address == b.members[i].address);
+    REQUIRE(a.members[i].name == b.members[i].name);
+    REQUIRE(a.members[i].admitted == b.members[i].admitted);
+    REQUIRE(a.members[i].by == b.members[i].by);
+  }
 }
 
 void require_refused(const std::string& json, const std::string& fragment) {
@@ -156,7 +181,10 @@ TEST_CASE("bad status JSON is InvalidArgument naming what is wrong", "[status]")
   require_refused(replaced("\"memories\":1234,", ""), "field memories is missing");
   require_refused(replaced("\"lanes_backlog\":37", "\"lanes_backlog\":-1"), "field lanes_backlog: expected a non-negative");
   require_refused(replaced("\"lag_ops\":20", "\"lag_ops\":2.5"), "peers[0].writers[0].lag_ops");
-  require_refused(replaced("\"up\":false", "\"up\":0"), "peers[1].up: expected true or false");
+  require_refused(replaced("\"origin\":\"config\",\"up\":false", "\"origin\":\"config\",\"up\":0"),
+                  "peers[1].up: expected true or false");
+  require_refused(replaced("\"admitted\":false", "\"admitted\":0"), "members[1].admitted: expected true or false");
+  require_refused(replaced("\"last_heard_s\":0.5", "\"last_heard_s\":\"0.5\""), "peers[0].reported[0].last_heard_s");
   require_refused(replaced("\"cluster id\":2", "\"cluster id\":\"2\""), "refused.cluster id");
   require_refused(replaced("\"peers\":[", "\"peers\":[7,"), "peers[0]: expected an object");
   require_refused(replaced("\"io_failures\":2", "\"io_failures\":true"), "own_writer.io_failures");

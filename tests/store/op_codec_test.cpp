@@ -198,7 +198,8 @@ TEST_CASE("encode_op writes every op type so that decode_op gives its fields bac
                                     RetractTripletOp{target, "stale"},
                                     AddCorrectionOp{"work", "make", "ninja", "ci", target},
                                     ReviewDecisionOp{target, ReviewVerdict::reject, "ana", "no"},
-                                    pin};
+                                    pin,
+                                    SetMemberOp{std::string(40, 'k'), "tcp://10.0.0.4:7102", true, "d"}};
   REQUIRE(ops.size() == kMaxOpType - 1);  // every op type but the retired access
   for (const OpValue& op : ops) {
     const uint16_t type = op_type_of(op);
@@ -223,6 +224,9 @@ TEST_CASE("encode_op writes every op type so that decode_op gives its fields bac
   auto t = decode_op(op_type_of(ops[5]), encode_op(ops[5]));
   CHECK(std::get<AddTripletOp>(*t).functional);
   CHECK(std::get<AddTripletOp>(*t).on_conflict == ConflictPolicy::contradict);
+  auto m = decode_op(op_type_of(ops[10]), encode_op(ops[10]));
+  CHECK(std::get<SetMemberOp>(*m).address == "tcp://10.0.0.4:7102");
+  CHECK(std::get<SetMemberOp>(*m).admitted);
   // Negative control: another op's bytes do not decode as this type.
   CHECK_FALSE(decode_op(op_type_of(ops[0]), encode_op(ops[1])).ok());
 }

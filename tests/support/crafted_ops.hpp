@@ -132,6 +132,13 @@ inline std::vector<CraftedOp> sound_ops_of_every_type() {
     set_id(p.initMemory(), 7, 1);
     p.setPinned(true);
   });
+  add("set_member", OpType::set_member, [](schema::Op::Builder op) {
+    auto m = op.initSetMember();
+    m.setPublicKey("rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7");
+    m.setAddress("tcp://10.0.0.4:7102");
+    m.setAdmitted(true);
+    m.setName("d");
+  });
   return out;
 }
 

@@ -65,7 +65,9 @@ std::vector<PeerMessage> samples() {
   return {
       peer_hello(PeerHello{"prod-eu", InstanceId(0xfedcba9876543210ull), 7, "vasana-hash-v1/384/1", false}),
       peer_refused("cluster id", "this node is in cluster a, the peer in cluster b"),
-      peer_advert(PeerAdvert{{head_of(1), head_of(2), head_of(3)}, 1'700'000'123'456ull}),
+      peer_advert(PeerAdvert{{head_of(1), head_of(2), head_of(3)},
+                             1'700'000'123'456ull,
+                             {PeerReach{std::string(40, 'k'), InstanceId(9), true, 250}, PeerReach{"z", InstanceId(0), false, -1}}}),
       peer_fetch(PeerFetch{InstanceId(42), SegmentIndex(9), 0x1'0000'0001ull, 4u << 20}),
       peer_chunk(PeerChunk{InstanceId(43), SegmentIndex(10), 77, bytes, true, false}),
       peer_chunk(PeerChunk{InstanceId(44), SegmentIndex(11), 78, "", false, true}),
@@ -106,6 +108,13 @@ TEST_CASE("peer codec: every message kind round-trips with every field", "[sync]
       case PeerMessage::Kind::advert:
         require_same_heads(d.advert.heads, m.advert.heads);
         CHECK(d.advert.sent_ms == m.advert.sent_ms);
+        REQUIRE(d.advert.reach.size() == m.advert.reach.size());
+        for (size_t k = 0; k < d.advert.reach.size(); ++k) {
+          CHECK(d.advert.reach[k].public_key == m.advert.reach[k].public_key);
+          CHECK(d.advert.reach[k].instance == m.advert.reach[k].instance);
+          CHECK(d.advert.reach[k].up == m.advert.reach[k].up);
+          CHECK(d.advert.reach[k].last_heard_ms == m.advert.reach[k].last_heard_ms);
+        }
         break;
       case PeerMessage::Kind::fetch:
         CHECK(d.fetch.writer == m.fetch.writer);
@@ -267,6 +276,24 @@ TEST_CASE("an advert or an ack of at most 4096 heads decodes, and one of more is
   auto big_ack = decode_peer_message(encode_peer_message(peer_ack(ack)), &oversized);
   CHECK_FALSE(big_ack.ok());
   CHECK(oversized);
+}
+
+TEST_CASE("an advert names at most 256 peer links: more are cut when sent and refused as oversized when received") {
+  PeerAdvert a;
+  for (size_t n = 0; n < kMaxAdvertReach + 10; ++n) a.reach.push_back(PeerReach{std::to_string(n), InstanceId(n), true, 1});
+  auto sent = decode_peer_message(encode_peer_message(peer_advert(a)));
+  REQUIRE(sent.ok());  // positive control: the sender names its first 256
+  CHECK(sent->advert.reach.size() == kMaxAdvertReach);
+  CHECK(sent->advert.reach.back().public_key == std::to_string(kMaxAdvertReach - 1));
+
+  capnp::MallocMessageBuilder mb;
+  auto reach = mb.initRoot<schema::PeerMessage>().initAdvert().initReach(unsigned(kMaxAdvertReach + 1));
+  for (auto r : reach) r.setPublicKey("k");
+  bool oversized = false;
+  auto big = decode_peer_message(message_bytes(mb), &oversized);
+  REQUIRE_FALSE(big.ok());
+  CHECK(oversized);
+  CHECK_THAT(big.status().message(), Catch::Contains("257 peer links"));
 }
 
 TEST_CASE("a hello longer than 512 bytes is refused as oversized") {
