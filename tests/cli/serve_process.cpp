@@ -15,8 +15,11 @@ std::string init_data_dir_with_cli(const std::string& dir, const std::string& sc
 
 namespace {
 
-std::vector<std::string> serve_args(const std::string& dir, const std::string& config) {
-  std::vector<std::string> a = {VASANA_BINARY, "serve", "--data", dir};
+std::vector<std::string> serve_args(const std::string& dir, const std::string& config,
+                                    const std::vector<std::string>& prefix) {
+  std::vector<std::string> a = prefix;
+  for (const char* w : {VASANA_BINARY, "serve", "--data"}) a.push_back(w);
+  a.push_back(dir);
   if (!config.empty()) {
     a.push_back("--config");
     a.push_back(config);
@@ -26,8 +29,11 @@ std::vector<std::string> serve_args(const std::string& dir, const std::string& c
 
 }  // namespace
 
-ServeProcess::ServeProcess(const std::string& dir, const std::string& stderr_path, const std::string& config)
-    : dir_(dir), stderr_path_(stderr_path), child_(VASANA_BINARY, serve_args(dir, config), "", "", stderr_path) {}
+ServeProcess::ServeProcess(const std::string& dir, const std::string& stderr_path, const std::string& config,
+                           const std::vector<std::string>& prefix)
+    : dir_(dir),
+      stderr_path_(stderr_path),
+      child_(prefix.empty() ? VASANA_BINARY : prefix[0], serve_args(dir, config, prefix), "", "", stderr_path) {}
 
 std::string ServeProcess::stderr_text() const {
   auto r = read_whole_file(stderr_path_);

@@ -19,8 +19,11 @@ std::string init_data_dir_with_cli(const std::string& dir, const std::string& sc
 
 class ServeProcess {
  public:
-  // Starts `vasana serve --data dir [--config config]`; stderr goes to stderr_path.
-  ServeProcess(const std::string& dir, const std::string& stderr_path, const std::string& config = "");
+  // Starts `vasana serve --data dir [--config config]`; stderr goes to stderr_path. prefix, when
+  // given, is the command it runs under (`ip netns exec NS`: a program that execs the rest, so
+  // the pid is the node's).
+  ServeProcess(const std::string& dir, const std::string& stderr_path, const std::string& config = "",
+               const std::vector<std::string>& prefix = {});
   ~ServeProcess() = default;  // the ChildProcess kills and reaps
 
   // Waits (at most timeout) until dir/client.endpoint exists and a ping through it is answered

@@ -99,10 +99,17 @@ void TestCluster::route(size_t i, size_t j, const std::string& address) {
   write_config(i, extra_toml_);
 }
 
+void TestCluster::place(size_t i, const std::string& ip, const std::vector<std::string>& prefix) {
+  ClusterNode& n = nodes_[i];
+  n.listen = "tcp://" + ip + ":" + n.listen.substr(n.listen.rfind(':') + 1);
+  n.prefix = prefix;
+  for (size_t k = 0; k < nodes_.size(); ++k) write_config(k, extra_toml_);
+}
+
 std::string TestCluster::start(size_t i) {
   ClusterNode& n = nodes_[i];
   n.process = std::make_unique<ServeProcess>(n.data, tmp_.sub(n.name + "/serve-" + std::to_string(n.starts++) + ".err"),
-                                             n.config);
+                                             n.config, n.prefix);
   return n.process->wait_ready(std::chrono::seconds(15));
 }
 

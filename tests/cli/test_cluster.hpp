@@ -25,6 +25,7 @@ struct ClusterNode {
   std::string listen;   // peer endpoint
   std::string public_key, secret_file;
   std::vector<size_t> peers;  // whom it fetches from
+  std::vector<std::string> prefix;  // the command serve runs under (empty: none)
   std::unique_ptr<ServeProcess> process;
   int starts = 0;
 };
@@ -67,6 +68,10 @@ class TestCluster {
   // Node i reaches peer j at address (a proxy: tests/fault/link_proxy.hpp) instead of at j's
   // own endpoint, j's key unchanged: rewrites i's configuration, read when i next starts.
   void route(size_t i, size_t j, const std::string& address);
+  // Node i runs on another host: it listens on tcp://ip:PORT (the others reach it there) and
+  // serve runs under prefix (`ip netns exec NS`, tests/fault/netns_hosts.hpp). Rewrites every
+  // configuration, read when each node next starts.
+  void place(size_t i, const std::string& ip, const std::vector<std::string>& prefix);
 
   ClusterNode& node(size_t i) { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }

@@ -1,0 +1,139 @@
+// The lag figures in a real partition: four `vasana serve` processes, each in its own network
+// namespace on one bridge (tests/fault/netns_hosts.hpp), CurveZMQ on, adverts every 0.3 s. One
+// host's link is taken down while the others write: its lag in seconds must start growing within
+// about one advert interval of the cut and keep growing; after the link comes back, every lag
+// figure on it returns to 0 within 5 s of the data converging. The test prints both times.
+// Before the cut (the negative control) nothing lags. Needs root: skipped without it.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "status/status_json.hpp"
+#include "sync/writer_lags.hpp"
+#include "tests/cli/cli_test_support.hpp"
+#include "tests/cli/test_cluster.hpp"
+#include "tests/fault/netns_hosts.hpp"
+#include "tests/support/test_skip.hpp"
+
+namespace vasana::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// The smallest and largest lag in seconds node i shows for the other writers, over all peers.
+struct Lags {
+  double least = 1e300, most = 0;
+  uint64_t ops = 0;
+  size_t writers = 0;
+  std::string text;
+};
+
+Lags lags_of(TestCluster& c, size_t i) {
+  Lags v;
+  auto st = c.status(i);
+  if (!st.ok()) {
+    v.text = st.status().message();
+    return v;
+  }
+  v.text = status_to_text(*st);
+  for (const WriterLag& l : writer_lags(st->peers)) {
+    if (l.writer == st->instance) continue;
+    v.least = std::min(v.least, l.lag_seconds);
+    v.most = std::max(v.most, l.lag_seconds);
+    v.ops += l.lag_ops;
+    v.writers++;
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seconds grows within an advert interval, "
+          "and returns to 0 within 5 s of the heal",
+          "[fault][partition][netns]") {
+  TempDir tmp;
+  auto hosts = NetnsHosts::create(4, tmp.path());
+  if (!hosts.ok()) VASANA_SKIP_TEST("no network namespaces here: " << hosts.status().message());
+  std::mt19937_64 rng(7);
+  TestCluster c(tmp, TestCluster::mesh(4));  // advert_interval_ms = 300, peer_timeout_ms = 1500
+  for (size_t i = 0; i < 4; ++i) c.place(i, (*hosts)->ip(i), (*hosts)->prefix(i));
+  REQUIRE(c.start_all() == "");
+  INFO(c.logs());
+  REQUIRE(c.await_peers_up(30s) == "");
+  for (size_t i = 0; i < 4; ++i) REQUIRE(c.remember(i, "shared", c.node(i).name + " " + sentence(rng, 5)).ok());
+  REQUIRE(c.await_converged(4, 30s) == "");
+
+  // Negative control: connected and level, node 3 reads no lag for the other three writers.
+  std::this_thread::sleep_for(1s);
+  {
+    const Lags v = lags_of(c, 3);
+    INFO(v.text);
+    CHECK(v.writers == 3);
+    CHECK(v.most < 1.0);
+  }
+
+  // Host 3 is cut off; the others write on. Its lag must start growing.
+  REQUIRE((*hosts)->cut(3) == "");
+  const auto cut_at = Clock::now();
+  std::atomic<bool> stop{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    for (int k = 0; !stop; ++k) {
+      if (c.remember(size_t(k % 3), "shared", "during the cut " + std::to_string(k)).ok()) ++written;
+      std::this_thread::sleep_for(100ms);
+    }
+  });
+  double grew_s = -1;
+  while (Clock::now() - cut_at < 10s) {
+    if (lags_of(c, 3).least > 0) {
+      grew_s = std::chrono::duration<double>(Clock::now() - cut_at).count();
+      break;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  std::this_thread::sleep_for(2s);
+  const Lags cut1 = lags_of(c, 3);
+  std::this_thread::sleep_for(2s);
+  const Lags cut2 = lags_of(c, 3);
+  stop = true;
+  writer.join();
+  std::printf("  netns partition: lag seconds on the cut-off node above 0 after %.2f s (adverts every 0.30 s)\n", grew_s);
+  {
+    INFO(cut2.text);
+    REQUIRE(grew_s >= 0);
+    CHECK(grew_s < 1.5);  // one advert interval, the status poll and the scheduling of busy shared cores
+    CHECK(cut2.writers == 3);
+    CHECK(cut2.least >= cut1.least + 1.5);  // it goes on growing
+  }
+  // The connected side stays level: node 0 reads nearly no lag for nodes 1 and 2.
+  {
+    const Lags v0 = lags_of(c, 0);
+    INFO(v0.text);
+    CHECK(v0.writers >= 2);
+  }
+
+  // Healed: every figure on node 3 returns to 0 within 5 s of the data converging.
+  REQUIRE((*hosts)->heal(3) == "");
+  const auto healed_at = Clock::now();
+  REQUIRE(c.await_converged(4 + size_t(written.load()), 60s) == "");
+  const auto converged_at = Clock::now();
+  Lags after;
+  do {
+    after = lags_of(c, 3);
+    if (after.most == 0 && after.ops == 0) break;
+    std::this_thread::sleep_for(100ms);
+  } while (Clock::now() - converged_at < 5s);
+  std::printf("  netns heal: converged %.2f s after the link came back, lag 0 %.2f s after that\n",
+              std::chrono::duration<double>(converged_at - healed_at).count(),
+              std::chrono::duration<double>(Clock::now() - converged_at).count());
+  INFO(after.text);
+  CHECK(after.writers == 3);
+  CHECK(after.ops == 0);
+  CHECK(after.most == 0);
+}
+
+}  // namespace vasana::test
