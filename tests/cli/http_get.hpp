@@ -36,10 +36,10 @@ inline std::string http_get(int port, const std::string& path) {
   return out;
 }
 
-// The metrics port a node's log names ("metrics on http://127.0.0.1:PORT/metrics"); 0 when absent.
+// The metrics port a node's log names ("metrics on http://ADDRESS:PORT/metrics"); 0 when absent.
 inline int metrics_port(const std::string& log) {
   std::smatch m;
-  static const std::regex line(R"(metrics on http://127\.0\.0\.1:(\d+)/metrics)");
+  static const std::regex line(R"(metrics on http://[0-9.]+:(\d+)/metrics)");
   return std::regex_search(log, m, line) ? std::stoi(m[1]) : 0;
 }
 

@@ -29,6 +29,7 @@ Result<std::unique_ptr<NetnsHosts>> NetnsHosts::create(size_t n, const std::stri
   h->scratch_ = scratch_dir;
   const std::string tag = std::to_string(::getpid() % 100000);
   const std::string subnet = "10.77." + std::to_string(::getpid() % 250) + ".";
+  const std::string management = "10.78." + std::to_string(::getpid() % 250) + ".";
   h->bridge_ = "vbr" + tag;
   if (std::string e = h->ip_cmd({"link", "add", h->bridge_, "type", "bridge"}); !e.empty()) {
     h->bridge_.clear();
@@ -54,6 +55,22 @@ Result<std::unique_ptr<NetnsHosts>> NetnsHosts::create(size_t n, const std::stri
                                                {"-n", ns, "link", "set", ns_end, "up"}})
       if (std::string e = h->ip_cmd(step); !e.empty()) return Status::FailedPrecondition(e);
     h->ips_.push_back(ip);
+    // The management link: a veth pair of its own, a /30 per host.
+    const std::string here = "vm" + tag + "-" + std::to_string(i);
+    const std::string there = "vq" + tag + "-" + std::to_string(i);
+    const std::string here_ip = management + std::to_string(4 * i + 1);
+    const std::string there_ip = management + std::to_string(4 * i + 2);
+    if (std::string e = h->ip_cmd({"link", "add", here, "type", "veth", "peer", "name", there}); !e.empty())
+      return Status::FailedPrecondition(e);
+    h->host_ends_.push_back(here);
+    for (const std::vector<std::string>& step :
+         std::vector<std::vector<std::string>>{{"link", "set", there, "netns", ns},
+                                               {"addr", "add", here_ip + "/30", "dev", here},
+                                               {"link", "set", here, "up"},
+                                               {"-n", ns, "addr", "add", there_ip + "/30", "dev", there},
+                                               {"-n", ns, "link", "set", there, "up"}})
+      if (std::string e = h->ip_cmd(step); !e.empty()) return Status::FailedPrecondition(e);
+    h->management_ips_.push_back(there_ip);
   }
   return h;
 }
@@ -67,7 +84,8 @@ NetnsHosts::~NetnsHosts() {
 
 std::vector<std::string> NetnsHosts::prefix(size_t i) const { return {kIp, "netns", "exec", ns_[i]}; }
 
-std::string NetnsHosts::cut(size_t i) { return ip_cmd({"link", "set", host_ends_[i], "down"}); }
-std::string NetnsHosts::heal(size_t i) { return ip_cmd({"link", "set", host_ends_[i], "up"}); }
+// host_ends_ holds each host's bridge end, then its management end.
+std::string NetnsHosts::cut(size_t i) { return ip_cmd({"link", "set", host_ends_[2 * i], "down"}); }
+std::string NetnsHosts::heal(size_t i) { return ip_cmd({"link", "set", host_ends_[2 * i], "up"}); }
 
 }  // namespace vasana::test

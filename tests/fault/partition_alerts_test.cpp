@@ -19,44 +19,11 @@
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_get.hpp"
 #include "tests/cli/prometheus_server.hpp"
+#include "tests/fault/alert_rules.hpp"
 #include "tests/fault/proxied_cluster.hpp"
 
 namespace vasana::test {
-namespace {
-
 using namespace std::chrono_literals;
-using json = nlohmann::json;
-
-// alerts.yml with its time constants scaled down; "" when a constant to scale is missing (the
-// rules changed shape: the test must be looked at).
-std::string scaled_rules() {
-  std::ifstream f(std::string(VASANA_SOURCE_DIR) + "/ops/prometheus/alerts.yml");
-  std::stringstream text;
-  text << f.rdbuf();
-  std::string rules = text.str();
-  auto replace_all = [&rules](const std::string& from, const std::string& to) {
-    size_t n = 0;
-    for (size_t at = rules.find(from); at != std::string::npos; at = rules.find(from, at + to.size()), ++n)
-      rules.replace(at, from.size(), to);
-    return n;
-  };
-  if (replace_all("(vasana_writer_lag_seconds) > 60", "(vasana_writer_lag_seconds) > 3") != 1) return "";
-  for (const char* d : {"for: 2m", "for: 30s", "for: 1m", "for: 1h"}) replace_all(d, "for: 3s");
-  return rules;
-}
-
-// Names of the alerts firing now, each with its instance label ("" when it has none).
-std::vector<std::pair<std::string, std::string>> firing(const PrometheusServer& prom) {
-  std::vector<std::pair<std::string, std::string>> out;
-  const json alerts = prom.alerts();
-  if (!alerts.is_array()) return out;
-  for (const json& a : alerts)
-    if (a.value("state", "") == "firing")
-      out.emplace_back(a["labels"].value("alertname", ""), a["labels"].value("instance", ""));
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cut-off node, never the digest alert, and clears after the heal",
           "[fault][partition]") {
@@ -64,7 +31,7 @@ TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cu
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
   TempDir tmp;
-  const std::string rules = scaled_rules();
+  const std::string rules = scaled_alert_rules();
   REQUIRE_FALSE(rules.empty());
   const std::string rule_file = tmp.sub("alerts.yml");
   std::ofstream(rule_file) << rules;
@@ -96,7 +63,7 @@ TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cu
   auto watch = [&](std::chrono::seconds for_how_long, const std::function<bool()>& done) {
     const auto until = std::chrono::steady_clock::now() + for_how_long;
     while (std::chrono::steady_clock::now() < until) {
-      for (const auto& a : firing(prom)) fired.insert(a);
+      for (const auto& a : firing_alerts(prom)) fired.insert(a);
       if (done && done()) return true;
       std::this_thread::sleep_for(500ms);
     }
@@ -138,7 +105,7 @@ TEST_CASE("A real Prometheus with the shipped rules fires the lag alert for a cu
   }
   CHECK(lag < 1.0);
   fired.clear();
-  const bool resolved = watch(30s, [&] { return firing(prom).empty(); });
+  const bool resolved = watch(30s, [&] { return firing_alerts(prom).empty(); });
   CHECK(resolved);
   for (const auto& [name, instance] : fired) {
     INFO(name << " fired for " << instance << " after the heal");
