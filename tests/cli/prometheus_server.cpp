@@ -69,7 +69,7 @@ std::string on_path(const std::string& program) {
 }
 
 PrometheusServer::PrometheusServer(const TempDir& tmp, const std::vector<std::string>& targets,
-                                   const std::string& rule_file) {
+                                   const std::string& rule_file, std::chrono::seconds interval) {
   const std::string prometheus = on_path("prometheus");
   if (prometheus.empty()) {
     why_ = "no prometheus binary on PATH (Debian package prometheus, installed by ops/install-deps.sh)";
@@ -81,7 +81,8 @@ PrometheusServer::PrometheusServer(const TempDir& tmp, const std::vector<std::st
     std::string list;
     for (const std::string& t : targets) list += std::string(list.empty() ? "" : ", ") + "'" + t + "'";
     std::ofstream f(config);
-    f << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n";
+    const std::string every = std::to_string(interval.count()) + "s";
+    f << "global:\n  scrape_interval: " << every << "\n  evaluation_interval: " << every << "\n";
     if (!rule_file.empty()) f << "rule_files:\n  - '" << rule_file << "'\n";
     f << "scrape_configs:\n  - job_name: vasana\n    static_configs:\n      - targets: [" << list << "]\n";
   }

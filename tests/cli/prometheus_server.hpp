@@ -1,7 +1,7 @@
 // A real Prometheus server (Debian's `prometheus` package) for tests: it scrapes the given
-// targets on loopback every second as job "vasana", evaluates a rule file when one is given
-// (every second), and answers queries through its HTTP API. Bounded: its process is killed when
-// the object goes out of scope, and every wait has a deadline.
+// targets on loopback as job "vasana" every `interval` (1 s unless given), evaluates a rule
+// file when one is given (at the same interval), and answers queries through its HTTP API.
+// Bounded: its process is killed when the object goes out of scope, and every wait has a deadline.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,7 +23,8 @@ std::string on_path(const std::string& program);
 class PrometheusServer {
  public:
   // Starts it with its files under tmp; ok() says whether it came up (why() says why not).
-  PrometheusServer(const TempDir& tmp, const std::vector<std::string>& targets, const std::string& rule_file = "");
+  PrometheusServer(const TempDir& tmp, const std::vector<std::string>& targets, const std::string& rule_file = "",
+                   std::chrono::seconds interval = std::chrono::seconds(1));
   bool ok() const { return why_.empty(); }
   const std::string& why() const { return why_; }
   int port() const { return port_; }

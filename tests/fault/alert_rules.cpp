@@ -17,7 +17,7 @@ std::string scaled_alert_rules() {
     return n;
   };
   if (replace_all("(vasana_writer_lag_seconds) > 60", "(vasana_writer_lag_seconds) > 3") != 1) return "";
-  for (const char* d : {"for: 2m", "for: 30s", "for: 1m", "for: 1h"}) replace_all(d, "for: 3s");
+  for (const char* d : {"for: 2m", "for: 1m", "for: 15s", "for: 1h"}) replace_all(d, "for: 3s");
   return rules;
 }
 
