@@ -1,10 +1,10 @@
 #include "status/cluster_view.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "status/lag_render.hpp"
 #include "sync/writer_lags.hpp"
 
 namespace vasana {
@@ -12,14 +12,6 @@ namespace vasana {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.0f s", s);
-  return buf;
-}
 
 std::string reach_text(bool up, double last_heard_s) {
   std::string heard = last_heard_s < 0 || !std::isfinite(last_heard_s) ? "never heard"
@@ -109,11 +101,7 @@ std::string cluster_to_text(const ClusterView& v) {
   for (const MemberStatus& m : v.removed)
     out += "  " + (m.name.empty() ? std::string("-") : m.name) + "  " + m.public_key + "  removed by writer " + m.by + "\n";
   out += "\nlag per writer (" + std::to_string(v.lags.size()) + ")\n";
-  if (v.lags.empty()) out += "  no writer advertised by a peer\n";
-  for (const WriterLag& l : v.lags)
-    out += "  " + l.writer + ": " + std::to_string(l.lag_ops) + " ops, " + seconds_text(l.lag_seconds) +
-           " since caught up (highest known " + std::to_string(l.peer_seqno) + ", applied " +
-           std::to_string(l.applied_seqno) + ")\n";
+  out += writer_lags_text(v.lags);
   return out;
 }
 
@@ -143,14 +131,7 @@ std::string cluster_to_json(const ClusterView& v) {
   json removed = json::array();
   for (const MemberStatus& m : v.removed) removed.push_back({{"name", m.name}, {"public_key", m.public_key}, {"by", m.by}});
   j["removed"] = std::move(removed);
-  json lags = json::array();
-  for (const WriterLag& l : v.lags)
-    lags.push_back({{"writer", l.writer},
-                    {"known_seqno", l.peer_seqno},
-                    {"applied_seqno", l.applied_seqno},
-                    {"lag_ops", l.lag_ops},
-                    {"lag_seconds", number_or_null(l.lag_seconds)}});
-  j["writer_lags"] = std::move(lags);
+  j["writer_lags"] = writer_lags_json(v.lags);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "status/lag_render.hpp"
 #include "sync/writer_lags.hpp"
 
 namespace vasana {
@@ -15,8 +16,6 @@ namespace {
 
 // ordered_json: fields are written in the struct's order, which reads better than sorted.
 using json = nlohmann::ordered_json;
-
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // ---- reading ------------------------------------------------------------------------------
 
@@ -109,19 +108,6 @@ std::string indexed(const std::string& path, size_t i) { return path + "[" + std
 
 // ---- text ---------------------------------------------------------------------------------
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string seconds_text(double s) {
-  if (!std::isfinite(s)) return "? s";
-  if (s < 10) return fmt("%.2f s", s);
-  if (s < 100) return fmt("%.1f s", s);
-  return fmt("%.0f s", s);
-}
-
 std::string pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s;
@@ -208,14 +194,7 @@ std::string status_to_json(const NodeStatus& s) {
                        {"by", m.by}});
   j["members"] = std::move(members);
   // Derived from peers (sync/writer_lags.hpp); status_from_json derives it again.
-  json writer_lag = json::array();
-  for (const WriterLag& l : writer_lags(s.peers))
-    writer_lag.push_back({{"writer", l.writer},
-                          {"known_seqno", l.peer_seqno},
-                          {"applied_seqno", l.applied_seqno},
-                          {"lag_ops", l.lag_ops},
-                          {"lag_seconds", number_or_null(l.lag_seconds)}});
-  j["writer_lags"] = std::move(writer_lag);
+  j["writer_lags"] = writer_lags_json(writer_lags(s.peers));
   json refused = json::object();
   for (const auto& [reason, count] : s.refused) refused[reason] = count;
   j["refused"] = std::move(refused);
@@ -485,11 +464,7 @@ std::string status_to_text(const NodeStatus& s) {
 
   const std::vector<WriterLag> lags = writer_lags(s.peers);
   out += "\nlag per writer (" + std::to_string(lags.size()) + ", over all peers)\n";
-  if (lags.empty()) out += "  no writer advertised by a peer\n";
-  for (const WriterLag& l : lags)
-    out += "  " + l.writer + ": " + std::to_string(l.lag_ops) + " ops, " + seconds_text(l.lag_seconds) +
-           " since caught up (highest known " + std::to_string(l.peer_seqno) + ", applied " +
-           std::to_string(l.applied_seqno) + ")\n";
+  out += writer_lags_text(lags);
 
   out += "\npeers (" + std::to_string(s.peers.size()) + ")\n";
   if (s.peers.empty()) out += "  none configured\n";

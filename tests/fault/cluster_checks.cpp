@@ -4,6 +4,8 @@
 #include <thread>
 
 #include "frontends/node_client.hpp"
+#include "status/status_json.hpp"
+#include "sync/writer_lags.hpp"
 
 namespace vasana::test {
 
@@ -101,6 +103,24 @@ bool holds(TestCluster& c, size_t i, const MemoryId& id) {
   req.get = id;
   auto r = call_node(c, i, std::move(req));
   return r.ok() && r->kind == ClientResponse::Kind::memory;
+}
+
+WriterLagRange writer_lag_range(TestCluster& c, size_t i) {
+  WriterLagRange v;
+  auto st = c.status(i);
+  if (!st.ok()) {
+    v.text = st.status().message();
+    return v;
+  }
+  v.text = status_to_text(*st);
+  for (const WriterLag& l : writer_lags(st->peers)) {
+    if (l.writer == st->instance) continue;  // the own writer: this node is its origin
+    v.least = std::min(v.least, l.lag_seconds);
+    v.most = std::max(v.most, l.lag_seconds);
+    v.ops += l.lag_ops;
+    v.writers++;
+  }
+  return v;
 }
 
 std::string peer_lag_line(TestCluster& c, size_t i) {

@@ -35,6 +35,17 @@ std::string await_lag_zero(TestCluster& c, std::chrono::milliseconds timeout);
 // Whether node i holds memory id now (a get answered with it).
 bool holds(TestCluster& c, size_t i, const MemoryId& id);
 
+// The lag node i's status shows for the writers other than its own (per writer, over all
+// peers: sync/writer_lags.hpp): the smallest and largest in seconds, the sum in ops, how many
+// writers; with the status as text for failure messages (or why there was none).
+struct WriterLagRange {
+  double least = 1e300, most = 0;
+  uint64_t ops = 0;
+  size_t writers = 0;
+  std::string text;
+};
+WriterLagRange writer_lag_range(TestCluster& c, size_t i);
+
 // Per-peer lag as node i's status shows it: "n1->tcp://...: up, lag 0 ops 0.000 s; ...".
 std::string peer_lag_line(TestCluster& c, size_t i);
 

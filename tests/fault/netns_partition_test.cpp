@@ -16,49 +16,18 @@
 #include <random>
 #include <thread>
 
-#include "status/status_json.hpp"
-#include "sync/writer_lags.hpp"
 #include "tests/cli/cli_test_support.hpp"
 #include "tests/cli/http_get.hpp"
-#include "tests/cli/test_cluster.hpp"
 #include "tests/cli/prometheus_server.hpp"
+#include "tests/cli/test_cluster.hpp"
+#include "tests/fault/cluster_checks.hpp"
 #include "tests/fault/alert_rules.hpp"
 #include "tests/fault/netns_hosts.hpp"
 #include "tests/support/test_skip.hpp"
 
 namespace vasana::test {
-namespace {
-
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-// The smallest and largest lag in seconds node i shows for the other writers, over all peers.
-struct Lags {
-  double least = 1e300, most = 0;
-  uint64_t ops = 0;
-  size_t writers = 0;
-  std::string text;
-};
-
-Lags lags_of(TestCluster& c, size_t i) {
-  Lags v;
-  auto st = c.status(i);
-  if (!st.ok()) {
-    v.text = st.status().message();
-    return v;
-  }
-  v.text = status_to_text(*st);
-  for (const WriterLag& l : writer_lags(st->peers)) {
-    if (l.writer == st->instance) continue;
-    v.least = std::min(v.least, l.lag_seconds);
-    v.most = std::max(v.most, l.lag_seconds);
-    v.ops += l.lag_ops;
-    v.writers++;
-  }
-  return v;
-}
-
-}  // namespace
 
 TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seconds grows within an advert interval, "
           "the lag alert fires for it alone, and both return to 0 after the heal",
@@ -98,7 +67,7 @@ TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seco
   // Negative control: connected and level, node 3 reads no lag for the other three writers.
   std::this_thread::sleep_for(1s);
   {
-    const Lags v = lags_of(c, 3);
+    const WriterLagRange v = writer_lag_range(c, 3);
     INFO(v.text);
     CHECK(v.writers == 3);
     CHECK(v.most < 1.0);
@@ -119,16 +88,16 @@ TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seco
   });
   double grew_s = -1;
   while (Clock::now() - cut_at < 10s) {
-    if (lags_of(c, 3).least > 0) {
+    if (writer_lag_range(c, 3).least > 0) {
       grew_s = std::chrono::duration<double>(Clock::now() - cut_at).count();
       break;
     }
     std::this_thread::sleep_for(50ms);
   }
   std::this_thread::sleep_for(2s);
-  const Lags cut1 = lags_of(c, 3);
+  const WriterLagRange cut1 = writer_lag_range(c, 3);
   std::this_thread::sleep_for(2s);
-  const Lags cut2 = lags_of(c, 3);
+  const WriterLagRange cut2 = writer_lag_range(c, 3);
   // The lag alert (3 s, for 3 s scaled; scrapes and evaluations every second) for host 3.
   const std::pair<std::string, std::string> lag_alert{"VasanaReplicationLagHigh", targets[3]};
   double alert_s = -1;
@@ -161,7 +130,7 @@ TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seco
   }
   // The connected side stays level: node 0 reads nearly no lag for nodes 1 and 2.
   {
-    const Lags v0 = lags_of(c, 0);
+    const WriterLagRange v0 = writer_lag_range(c, 0);
     INFO(v0.text);
     CHECK(v0.writers >= 2);
   }
@@ -171,9 +140,9 @@ TEST_CASE("In a real partition (network namespaces) a cut-off node's lag in seco
   const auto healed_at = Clock::now();
   REQUIRE(c.await_converged(4 + size_t(written.load()), 60s) == "");
   const auto converged_at = Clock::now();
-  Lags after;
+  WriterLagRange after;
   do {
-    after = lags_of(c, 3);
+    after = writer_lag_range(c, 3);
     if (after.most == 0 && after.ops == 0) break;
     std::this_thread::sleep_for(100ms);
   } while (Clock::now() - converged_at < 5s);

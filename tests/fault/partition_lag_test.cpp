@@ -15,37 +15,7 @@
 #include "tests/fault/proxied_cluster.hpp"
 
 namespace vasana::test {
-namespace {
-
 using namespace std::chrono_literals;
-
-// The largest lag in seconds node i shows over all writers (per writer, over all peers), and
-// the smallest; the text of its status for failure messages.
-struct LagView {
-  double most = 0;
-  double least = 1e300;
-  size_t writers = 0;
-  std::string text;
-};
-
-LagView lag_view(TestCluster& c, size_t i) {
-  LagView v;
-  auto st = c.status(i);
-  if (!st.ok()) {
-    v.text = st.status().message();
-    return v;
-  }
-  v.text = status_to_text(*st);
-  for (const WriterLag& l : writer_lags(st->peers)) {
-    if (l.writer == st->instance) continue;  // the own writer: this node is its origin
-    v.most = std::max(v.most, l.lag_seconds);
-    v.least = std::min(v.least, l.lag_seconds);
-    v.writers++;
-  }
-  return v;
-}
-
-}  // namespace
 
 TEST_CASE("A partition moves the lag figures: a cut-off node's lag in seconds grows, and falls back once healed",
           "[fault][partition]") {
@@ -63,7 +33,7 @@ TEST_CASE("A partition moves the lag figures: a cut-off node's lag in seconds gr
   // Negative control: connected and level, every node reads (nearly) no lag for the others' writers.
   std::this_thread::sleep_for(1s);
   for (size_t i = 0; i < 3; ++i) {
-    const LagView v = lag_view(c, i);
+    const WriterLagRange v = writer_lag_range(c, i);
     INFO(v.text);
     CHECK(v.writers == 2);
     CHECK(v.most < 1.0);
@@ -73,9 +43,9 @@ TEST_CASE("A partition moves the lag figures: a cut-off node's lag in seconds gr
   links.partition({{0, 1}, {2}});
   for (int k = 0; k < 10; ++k) REQUIRE(c.remember(k % 2, "shared", "during the cut " + sentence(rng, 4)).ok());
   std::this_thread::sleep_for(3s);
-  const LagView cut1 = lag_view(c, 2);
+  const WriterLagRange cut1 = writer_lag_range(c, 2);
   std::this_thread::sleep_for(2s);
-  const LagView cut2 = lag_view(c, 2);
+  const WriterLagRange cut2 = writer_lag_range(c, 2);
   {
     INFO(cut2.text);
     CHECK(cut2.writers == 2);
@@ -109,10 +79,10 @@ TEST_CASE("A partition moves the lag figures: a cut-off node's lag in seconds gr
   links.heal_all();
   REQUIRE(c.await_converged(13, 30s) == "");
   const auto deadline = std::chrono::steady_clock::now() + 5s;
-  LagView after;
+  WriterLagRange after;
   do {
     std::this_thread::sleep_for(200ms);
-    after = lag_view(c, 2);
+    after = writer_lag_range(c, 2);
   } while (after.most >= 1.0 && std::chrono::steady_clock::now() < deadline);
   INFO(after.text);
   CHECK(after.writers == 2);

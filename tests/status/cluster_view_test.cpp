@@ -71,7 +71,7 @@ TEST_CASE("the cluster view lists this node, its peers with what the other peers
   CHECK(text.find("removed (1)") != std::string::npos);
   CHECK(text.find("state digest d1 at applied vector v1") != std::string::npos);
   CHECK(text.find("from here: up") != std::string::npos);
-  CHECK(text.find("from b: down, heard 42 s ago") != std::string::npos);
+  CHECK(text.find("from b: down, heard 42.0 s ago") != std::string::npos);
   const auto j = nlohmann::json::parse(cluster_to_json(v));
   CHECK(j["members"].size() == 3);
   CHECK(j["removed"][0]["name"] == "e");
