@@ -153,6 +153,27 @@ void plan_set_status(const CallerView& view, const StatusRequest& s, WritePlan& 
   p.op = SetStatusOp{s.memory, s.status, s.reason, MemoryId{}};
 }
 
+// A review decision: the first approve or reject holds (replica/review_outcome.hpp), so one on a
+// decided memory is refused, and so is a reopen of an undecided one.
+void plan_review(const CallerView& view, const ReviewRequest& r, WritePlan& p) {
+  const MemoryRecord* m = nullptr;
+  if ((p.refusal = check_live(view, r.memory, "memory", &m))) return;
+  const std::optional<ReviewVerdict>& held = m->verdicts->review.value;
+  if (r.decision == ReviewVerdict::reopen && !held) {
+    p.refusal = Refusal{ClientError::conflict, "memory " + r.memory.to_string() + " has no review decision to reopen"};
+    return;
+  }
+  if (r.decision != ReviewVerdict::reopen && held) {
+    p.refusal = Refusal{ClientError::conflict,
+                        "memory " + r.memory.to_string() + " was already " +
+                            (*held == ReviewVerdict::approve ? "approved" : "rejected") +
+                            ": a review decision holds until a reviewer reopens it (review reopen), "
+                            "then the next decision counts"};
+    return;
+  }
+  p.op = ReviewDecisionOp{r.memory, r.decision, r.reviewer, r.note};
+}
+
 // The checks of a request against the state, under the read lock: the caller's grants on what it
 // names first, then those of its kind; the op it writes when they pass.
 void plan_write(const CallerView& view, const ClientCall& call, const WritePolicy& write_policy, WritePlan& p) {
@@ -191,8 +212,7 @@ void plan_write(const CallerView& view, const ClientCall& call, const WritePolic
       p.op = RetractTripletOp{q.retract, ""};
       return;
     case K::review:
-      if ((p.refusal = check_live(view, q.review.memory, "memory"))) return;
-      p.op = ReviewDecisionOp{q.review.memory, q.review.decision, q.review.reviewer, q.review.note};
+      plan_review(view, q.review, p);
       return;
     case K::member:
       // Written whether or not the key was admitted by an op: a removal also cuts off a peer

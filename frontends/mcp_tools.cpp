@@ -262,7 +262,7 @@ json run_review(const json& a, NodeCall& call) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::review;
   req.review.memory = id_of(a, "id");
-  req.review.decision = action == "reject" ? ReviewVerdict::reject : ReviewVerdict::approve;
+  if (!parse_decision_name(action, req.review.decision)) bad("review: unknown action '" + action + "'");
   req.review.reviewer = a["reviewer"].get<std::string>();
   req.review.note = str_or(a, "note");
   json out = written_result(ask(call, std::move(req), ClientResponse::Kind::written));
@@ -378,14 +378,15 @@ const std::vector<Tool>& tools() {
        object_schema({{"realms", realms_prop()}}, {"realms"}), true, false, run_conflicts},
       {"review", "Review queue",
        "The review queue: action list (needs realm) shows proposed memories no reviewer decided; approve or reject "
-       "(need id and reviewer) decides on one.",
-       object_schema({{"action", {{"type", "string"}, {"enum", {"list", "approve", "reject"}}}},
+       "(need id and reviewer) decides on one. The first decision holds: deciding again is refused until action "
+       "reopen (id and reviewer) makes the memory undecided.",
+       object_schema({{"action", {{"type", "string"}, {"enum", {"list", "approve", "reject", "reopen"}}}},
                       {"realm", text_prop("for list: the realm")},
                       {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10000}, {"description", "for list: default 20"}}},
                       {"after", text_prop("for list: the page starts after this id (the previous page's next)")},
-                      {"id", text_prop("for approve/reject: " + kIdHelp)},
-                      {"reviewer", text_prop("for approve/reject: who decides")},
-                      {"note", text_prop("for approve/reject: why")}},
+                      {"id", text_prop("for approve/reject/reopen: " + kIdHelp)},
+                      {"reviewer", text_prop("for approve/reject/reopen: who decides")},
+                      {"note", text_prop("for approve/reject/reopen: why")}},
                      {"action"}),
        false, false, run_review},
       {"recall_analogy", "Analogy",

@@ -244,9 +244,8 @@ Result<ClientRequest> review_from_json(const json& obj, const MemoryId& id, cons
   f.str("reviewer", r.review.reviewer);
   f.str("note", r.review.note);
   if (Status s = f.finish(); !s.ok()) return s;
-  if (decision != "approve" && decision != "reject")
-    return Status::InvalidArgument("decision must be \"approve\" or \"reject\" (got '" + decision + "')");
-  r.review.decision = decision == "reject" ? ReviewVerdict::reject : ReviewVerdict::approve;
+  if (!parse_decision_name(decision, r.review.decision))
+    return Status::InvalidArgument("decision must be \"approve\", \"reject\" or \"reopen\" (got '" + decision + "')");
   if (r.review.reviewer.empty()) return Status::InvalidArgument("reviewer is required");
   return r;
 }

@@ -102,7 +102,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
     case K::review: {
       auto b = req.initReview();
       set_memory_id(b.initMemory(), r.review.memory);
-      b.setDecision(r.review.decision == ReviewVerdict::reject ? schema::Decision::REJECT : schema::Decision::APPROVE);
+      b.setDecision(static_cast<schema::Decision>(r.review.decision));
       b.setReviewer(text_of(r.review.reviewer));
       b.setNote(text_of(r.review.note));
       return;
@@ -194,8 +194,9 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.kind = K::review;
       out.review.memory = memory_id_of(v.getMemory());
       const auto d = static_cast<uint16_t>(v.getDecision());
-      if (d > 1) return Status::InvalidArgument("unknown review decision " + std::to_string(d));
-      out.review.decision = d == 1 ? ReviewVerdict::reject : ReviewVerdict::approve;
+      if (d > static_cast<uint16_t>(ReviewVerdict::reopen))
+        return Status::InvalidArgument("unknown review decision " + std::to_string(d));
+      out.review.decision = static_cast<ReviewVerdict>(d);
       out.review.reviewer = string_of(v.getReviewer());
       out.review.note = string_of(v.getNote());
       return Status::Ok();

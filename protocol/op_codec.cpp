@@ -32,6 +32,21 @@ const char* epistemic_name(Epistemic e) {
   return i < 4 ? names[i] : "unknown";
 }
 
+const char* decision_name(ReviewVerdict d) {
+  static const char* names[] = {"approve", "reject", "reopen"};
+  auto i = static_cast<size_t>(d);
+  return i < 3 ? names[i] : "unknown";
+}
+
+bool parse_decision_name(std::string_view name, ReviewVerdict& out) {
+  for (ReviewVerdict d : {ReviewVerdict::approve, ReviewVerdict::reject, ReviewVerdict::reopen})
+    if (name == decision_name(d)) {
+      out = d;
+      return true;
+    }
+  return false;
+}
+
 namespace {
 
 using schema::Op;
@@ -41,6 +56,7 @@ static_assert(static_cast<int>(schema::Kind::EPISODE) == static_cast<int>(Memory
 static_assert(static_cast<int>(schema::Status::ARCHIVED) == static_cast<int>(MemoryStatus::archived));
 static_assert(static_cast<int>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) ==
               static_cast<int>(Epistemic::autonomous_synthesis));
+static_assert(static_cast<int>(schema::Decision::REOPEN) == static_cast<int>(ReviewVerdict::reopen));
 static_assert(std::variant_size_v<OpValue> == kMaxOpType - 1);  // every op type but the retired access
 
 // Op type code = union ordinal + 1: a reordering of the schema breaks the build here.
@@ -166,7 +182,7 @@ std::string render(Op::Reader op) {
     case Op::REVIEW_DECISION: {
       auto r = op.getReviewDecision();
       o.str("memory", id_text(r.getMemory()));
-      o.str("decision", r.getDecision() == schema::Decision::APPROVE ? "approve" : "reject");
+      o.str("decision", decision_name(static_cast<ReviewVerdict>(r.getDecision())));
       o.str("reviewer", sv(r.getReviewer())).str("note", sv(r.getNote()));
       break;
     }
@@ -508,11 +524,11 @@ T& holding(OpValue& v) {
 }
 
 // How many values each schema enum has (its last value + 1).
-constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 2, kPolicies = 2;
+constexpr uint16_t kKinds = 6, kStatuses = 7, kEpistemics = 4, kDecisions = 3, kPolicies = 2;
 static_assert(static_cast<uint16_t>(schema::Kind::EPISODE) + 1 == kKinds);
 static_assert(static_cast<uint16_t>(schema::Status::ARCHIVED) + 1 == kStatuses);
 static_assert(static_cast<uint16_t>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) + 1 == kEpistemics);
-static_assert(static_cast<uint16_t>(schema::Decision::REJECT) + 1 == kDecisions);
+static_assert(static_cast<uint16_t>(schema::Decision::REOPEN) + 1 == kDecisions);
 static_assert(static_cast<uint16_t>(schema::ConflictPolicy::CONTRADICT) + 1 == kPolicies);
 
 // Every field of op into out; which() is known to be a member this build has (check_op_holds).

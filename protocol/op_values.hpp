@@ -16,12 +16,17 @@ namespace vasana {
 enum class MemoryKind : uint8_t { correction, preference, wisdom, insight, operational, episode };
 enum class MemoryStatus : uint8_t { active, verified, observed, proposed, superseded, contradicted, archived };
 enum class Epistemic : uint8_t { user_stated, tool_derived, model_inferred, autonomous_synthesis };
-enum class ReviewVerdict : uint8_t { approve, reject };
+// approve and reject decide a review; the first decision (in merge order) holds until a reopen,
+// which makes the memory undecided again (replica/review_outcome.hpp).
+enum class ReviewVerdict : uint8_t { approve, reject, reopen };
 enum class ConflictPolicy : uint8_t { supersede, contradict };
 
 const char* kind_name(MemoryKind k);
 const char* status_name(MemoryStatus s);
 const char* epistemic_name(Epistemic e);
+const char* decision_name(ReviewVerdict d);  // "approve", "reject", "reopen"
+// The decision named so (decision_name's words); false for any other name.
+bool parse_decision_name(std::string_view name, ReviewVerdict& out);
 
 struct PutMemoryOp {
   std::string realm;

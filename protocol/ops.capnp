@@ -147,6 +147,7 @@ struct AddCorrection {
 enum Decision {
   approve @0;
   reject @1;
+  reopen @2;  # undecided again: the next approve or reject decides
 }
 
 struct ReviewDecision {

@@ -1,5 +1,7 @@
 #include "replica/memory_as_of.hpp"
 
+#include "replica/review_outcome.hpp"
+
 namespace vasana {
 
 namespace {
@@ -55,9 +57,8 @@ MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_m
       }
     }
     static const bool kFalse = false;
-    static const std::optional<ReviewVerdict> kNoReview;
     v.deleted = *at_time(h.deleted, t, verdicts.deleted.value, &kFalse);
-    v.review = *at_time(h.review, t, verdicts.review.value, &kNoReview);
+    v.review = h.review.empty() ? verdicts.review.value : review_outcome(h.review, t).decision;
     const bool pinned_now = m.pinned;
     v.pinned = *at_time(h.pinned, t, pinned_now, &pinned_now);
     const ValidTime valid_now{m.valid_from_ms, m.valid_to_ms};

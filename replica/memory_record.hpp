@@ -93,7 +93,7 @@ struct ClaimEntry {
 // registers holds a newer one.
 struct MemoryVerdicts {
   Lww<bool> deleted;                         // a versioned tombstone
-  Lww<std::optional<ReviewVerdict>> review;  // the latest review decision, if any
+  Lww<std::optional<ReviewVerdict>> review;  // what the review ops decided (replica/review_outcome.hpp)
   Lww<bool> pinned;                          // the latest set_pinned, if any
   Lww<ValidTime> valid_time;                 // the latest update_content that set a valid time
   std::vector<ClaimEntry> claims;            // in (triplet, other) order; a function of the claim set

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "replica/review_outcome.hpp"
+
 namespace vasana {
 
 namespace {
@@ -308,7 +310,8 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    touched(o.memory, key);
                    MemoryRecord& m = record(o.memory);
                    record_write(history(m).review, key, std::optional<ReviewVerdict>(o.decision));
-                   m.verdicts.mut().review.assign(std::optional<ReviewVerdict>(o.decision), key);
+                   const ReviewOutcome r = review_outcome(history(m).review);
+                   m.verdicts.mut().review = Lww<std::optional<ReviewVerdict>>{r.decision, r.key};
                  },
                  [&](const SetPinnedOp& o) {
                    ch.memory = o.memory;

@@ -227,6 +227,28 @@ TEST_CASE("a model-origin memory waits for review: recalled only after approve, 
   CHECK_FALSE(contains(n.recall("koalas are bears", true), other));
 }
 
+TEST_CASE("a review decision is final until reopened: a later approve of a rejected memory is refused, and get shows the decision") {
+  WriteNode n;
+  const std::string held = n.ok("remember", {"--realm", "r", "--origin", "model", "koalas are bears"});
+  CHECK(contains(n.run("get", {held}).out, "status: proposed"));
+  n.ok("review", {"reject", held, "--reviewer", "carol"});
+  CHECK(contains(n.run("get", {held}).out, "status: rejected"));
+  const size_t before = n.records();
+  check_exit(n.run("review", {"approve", held, "--reviewer", "dave"}), 1, {"already rejected", "reopen"});
+  check_exit(n.run("review", {"reject", held, "--reviewer", "dave"}), 1, {"already rejected"});
+  CHECK(n.records() == before);  // nothing written
+  CHECK_FALSE(contains(n.recall("koalas are bears", true), held));
+
+  // Reopened, the next decision counts; a second reopen has nothing to reopen.
+  n.ok("review", {"reopen", held, "--reviewer", "carol", "--note", "they may be bears after all"});
+  CHECK(contains(n.run("get", {held}).out, "status: proposed"));
+  check_exit(n.run("review", {"reopen", held, "--reviewer", "carol"}), 1, {"no review decision to reopen"});
+  n.ok("review", {"approve", held, "--reviewer", "dave"});
+  CHECK(contains(n.run("get", {held}).out, "status: approved"));
+  CHECK(contains(n.recall("koalas are bears"), held));
+  check_exit(n.run("review", {"approve", held, "--reviewer", "dave"}), 1, {"already approved"});
+}
+
 TEST_CASE("remember refuses bad new options with exit 2 and writes nothing") {
   WriteNode n;
   check_exit(n.run("remember", {"--realm", "r", "--origin", "oracle", "t"}), 2, {"oracle"});

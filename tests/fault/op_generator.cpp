@@ -162,9 +162,12 @@ void OpGenerator::client_loop(size_t client) {
       ok_target = pick(proposed_, op.target);
       req.kind = ClientRequest::Kind::review;
       req.review.memory = op.target;
-      req.review.decision = rng() % 3 ? ReviewVerdict::approve : ReviewVerdict::reject;
+      // Half approve, a quarter each reject and reopen: decided memories are reopened and decided
+      // again, and a decision on a decided memory is refused (replica/review_outcome.hpp).
+      const uint64_t roll = rng() % 4;
+      req.review.decision = roll < 2 ? ReviewVerdict::approve : roll == 2 ? ReviewVerdict::reject : ReviewVerdict::reopen;
       req.review.reviewer = "fault-client-" + std::to_string(client);
-      op.text = req.review.decision == ReviewVerdict::approve ? "approve" : "reject";
+      op.text = decision_name(req.review.decision);
     }
     if (!ok_target) continue;  // nothing to aim at yet
     op.start_ms = now_ms();

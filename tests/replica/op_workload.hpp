@@ -107,7 +107,7 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
       } else if (roll < 80) {
         op = AddCorrectionOp{"work", words[rng() % 8], words[rng() % 8], "", pick(memories)};
       } else if (roll < 85) {
-        op = ReviewDecisionOp{pick(memories), rng() % 2 ? ReviewVerdict::approve : ReviewVerdict::reject, "ana", ""};
+        op = ReviewDecisionOp{pick(memories), static_cast<ReviewVerdict>(rng() % 3), "ana", ""};  // approve, reject, reopen
       } else if (roll < 88) {
         // Membership changes of three keys, made on every writer: admits and removals race.
         const std::string k(40, "abc"[rng() % 3]);

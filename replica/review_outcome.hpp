@@ -1,0 +1,39 @@
+// What a memory's review ops decide, whatever order they arrived in: folded over its review
+// writes in merge order (RegisterWrites keeps them sorted by order key), the first approve or
+// reject decides and every later decision is ignored until a reopen makes the memory undecided
+// again. So a rejected memory never comes back through a later approve, and two reviewers who
+// decide at once on two nodes get the same outcome everywhere: the decision ordered first.
+//
+// Threading: pure function.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "replica/memory_record.hpp"
+
+namespace vasana {
+
+struct ReviewOutcome {
+  std::optional<ReviewVerdict> decision;  // approve or reject; none: never decided, or reopened
+  OrderKey key;                           // the op that decided (or reopened); zero: none
+};
+
+// The outcome of the writes with a physical time at or before up_to_ms (every write by default).
+inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVerdict>>& writes,
+                                    uint64_t up_to_ms = std::numeric_limits<uint64_t>::max()) {
+  ReviewOutcome out;
+  for (const auto& [key, decision] : writes) {
+    if (key.ts.physical_ms() > up_to_ms) break;  // in key order, so physical time order
+    if (!decision) continue;
+    if (*decision == ReviewVerdict::reopen) {
+      out = ReviewOutcome{std::nullopt, key};
+    } else if (!out.decision) {
+      out = ReviewOutcome{decision, key};
+    }
+  }
+  return out;
+}
+
+}  // namespace vasana
