@@ -20,7 +20,8 @@ ClientError client_error_for(const Status& s) {
 
 constexpr size_t kTouchesKept = 4096;
 
-// The memory or triplet the request changes (a fact or a correction is a new record of its own).
+// The memory or triplet the request changes (a fact or a correction is a new record of its own;
+// a correction's source memory gets its corrected text).
 std::vector<MemoryId> changed_by(const ClientRequest& q) {
   using K = ClientRequest::Kind;
   std::vector<MemoryId> named;
@@ -31,6 +32,9 @@ std::vector<MemoryId> changed_by(const ClientRequest& q) {
     case K::pin: named.push_back(q.pin.memory); break;
     case K::review: named.push_back(q.review.memory); break;
     case K::retract: named.push_back(q.retract); break;
+    case K::correct:
+      if (q.correct.source_memory.seqno.value != 0) named.push_back(q.correct.source_memory);
+      break;
     default: break;
   }
   return named;

@@ -1,8 +1,9 @@
 // The client gateway's write requests other than remember (update, forget, set_status, pin, fact,
 // correct, retract, review, member): each is checked completely, its own fields first and then against
 // the node's replica (ids held and not deleted, the realm's grants and corrections), then written
-// as one op (and, for an update whose text a correction flags, the op that flags it) that the
-// writer stages together and answers once.
+// as one op (and, for an update whose text a correction flags, the op that flags it; for a
+// correction of a source memory, that memory's corrected text) that the writer stages together
+// and answers once.
 #include <algorithm>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "actors/client_write_append.hpp"
 #include "actors/client_write_checks.hpp"
 #include "replica/correction_lane.hpp"
+#include "replica/phrase_replace.hpp"
 #include "replica/replica_state.hpp"
 #include "sync/curve_keys.hpp"
 
@@ -174,9 +176,36 @@ void plan_review(const CallerView& view, const ReviewRequest& r, WritePlan& p) {
   p.op = ReviewDecisionOp{r.memory, r.decision, r.reviewer, r.note};
 }
 
+// A correction. With a source memory, that memory gets a new version with the wrong phrase
+// replaced by the right one (replica/phrase_replace.hpp), written right after the correction as
+// an update based on the revision read here: the old text stays in its history, and the update
+// converges as every update does. A source whose text does not hold the phrase is refused.
+void plan_correct(const CallerView& view, const CorrectRequest& c, const InputLimits& limits, WritePlan& p) {
+  p.op = AddCorrectionOp{c.realm, c.wrong, c.right, c.note, c.source_memory};
+  if (c.source_memory.seqno.value == 0) return;
+  if ((p.refusal = check_in_realm(view, c.source_memory, "source memory", c.realm))) return;
+  const MemoryRecord& m = *view.memory(c.source_memory);
+  std::optional<std::string> corrected = replace_phrase(m.content.value.text, c.wrong, c.right);
+  if (!corrected) {
+    p.refusal = bad_input("the text of source memory " + c.source_memory.to_string() + " does not hold the wrong phrase '" +
+                          c.wrong + "': name the phrase as the memory states it, or give no source");
+    return;
+  }
+  if (Status s = check_new_text(*corrected, limits); !s.ok()) {
+    p.refusal = bad_input("the corrected text of source memory " + c.source_memory.to_string() + ": " + s.message());
+    return;
+  }
+  UpdateContentOp u;
+  u.memory = c.source_memory;
+  u.text = std::move(*corrected);
+  u.based_on = as_revision(revision_of(m));
+  p.follow.push_back(std::move(u));
+}
+
 // The checks of a request against the state, under the read lock: the caller's grants on what it
 // names first, then those of its kind; the op it writes when they pass.
-void plan_write(const CallerView& view, const ClientCall& call, const WritePolicy& write_policy, WritePlan& p) {
+void plan_write(const CallerView& view, const ClientCall& call, const WritePolicy& write_policy,
+                const InputLimits& limits, WritePlan& p) {
   const ClientRequest& q = call.request;
   if ((p.refusal = check_grant(view, call))) return;
   switch (q.kind) {
@@ -199,10 +228,7 @@ void plan_write(const CallerView& view, const ClientCall& call, const WritePolic
       p.op = triplet_of(q.fact.realm, q.fact.fact, q.fact.source_memory, write_policy.for_realm(q.fact.realm));
       return;
     case K::correct:
-      if (q.correct.source_memory.seqno.value != 0 &&
-          (p.refusal = check_in_realm(view, q.correct.source_memory, "source memory", q.correct.realm)))
-        return;
-      p.op = AddCorrectionOp{q.correct.realm, q.correct.wrong, q.correct.right, q.correct.note, q.correct.source_memory};
+      plan_correct(view, q.correct, limits, p);
       return;
     case K::retract:
       if (!view.triplet(q.retract)) {
@@ -239,7 +265,7 @@ void ClientGateway::handle_write(ClientCall&& call, AppendBatch& batch) {
   WritePlan p;
   engine_->read([&](const ReplicaState& st) {
     const CallerView view(st, call.who, /*writes=*/true);
-    plan_write(view, call, write_policy_, p);
+    plan_write(view, call, write_policy_, limits_, p);
   });
   if (p.refusal || !p.op) {
     refuse_write(call, p.refusal ? *p.refusal : Refusal{ClientError::internal, "no op for this request"});

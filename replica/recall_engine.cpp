@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "replica/correction_check.hpp"
 #include "replica/correction_lane.hpp"
 #include "replica/keyword_lane.hpp"
 #include "replica/query_intent.hpp"
@@ -510,6 +511,16 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
+  if (state_.correction_count() > 0) {
+    for (const FusedHit& h : result.hits) {
+      const MemoryRecord& m = *admitted.at(h.id).memory;
+      for (const CorrectionRecord* c : corrections_repeated(state_, m.realm.str(), m.content.value.text)) {
+        const bool held = std::any_of(result.corrections.begin(), result.corrections.end(),
+                                      [c](const CorrectionRecord& r) { return r.id == c->id; });
+        if (!held) result.corrections.push_back(*c);
+      }
+    }
+  }
   if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
   if (then) then(result, state_);

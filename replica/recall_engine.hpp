@@ -107,8 +107,9 @@ struct RecallResult {
   std::vector<std::string> lanes;  // the lanes that ran
   std::vector<double> lane_seconds;  // each one's search time, in the order of lanes
   // The stored corrections of the query's realms whose wrong phrase the query text holds (the
-  // correction lane's key rule, replica/correction_lane.hpp), longest phrase first: shown ahead
-  // of the hits, whichever lanes ran.
+  // correction lane's key rule, replica/correction_lane.hpp), longest phrase first; then those
+  // of a hit's realm whose wrong phrase the hit's current text holds, in hit order, whatever the
+  // query's words. Each once; shown ahead of the hits, whichever lanes ran.
   std::vector<CorrectionRecord> corrections;
 };
 

@@ -227,6 +227,39 @@ TEST_CASE("a model-origin memory waits for review: recalled only after approve, 
   CHECK_FALSE(contains(n.recall("koalas are bears", true), other));
 }
 
+TEST_CASE("a correction with a source gives the source a corrected current version, its old text kept in history") {
+  WriteNode n;
+  const std::string db = n.ok("remember", {"--realm", "r", "our main Postgres runs on RDS in us-east-2"});
+  const std::string other = n.ok("remember", {"--realm", "r", "the billing queue also lives in us-east-2"});
+  // Refused, nothing written: the source does not hold the phrase.
+  const size_t before = n.records();
+  check_exit(n.run("correct", {"--realm", "r", "--wrong", "eu-west-1", "--right", "us-west-2", "--source", db}), 2,
+             {"does not hold the wrong phrase"});
+  CHECK(n.records() == before);
+
+  n.ok("correct", {"--realm", "r", "--wrong", "us-east-2", "--right", "us-west-2", "--source", db});
+  CHECK(n.records() == before + 2);  // the correction and the source's new version
+  const std::string got = n.run("get", {db}).out;
+  CHECK(contains(got, "text: our main Postgres runs on RDS in us-west-2"));
+  CHECK_FALSE(contains(got, "us-east-2"));
+  const std::string history = n.run("history", {db}).out;
+  CHECK(contains(history, "our main Postgres runs on RDS in us-east-2"));  // the wrong version, kept
+  CHECK(contains(history, "us-west-2"));
+  // Recall: the corrected text is current; the wrong phrase no longer finds this memory's old text.
+  const std::string recalled = n.run("recall", {"--realm", "r", "--json", "Which AWS region is our main Postgres in?"}).out;
+  CHECK(contains(recalled, "us-west-2"));
+  CHECK(contains(recalled, db));
+  // The correction travels with the other memory that still holds the wrong phrase, whatever the
+  // query's words; the negative control: a query whose hits do not hold it gets none.
+  const std::string billing = n.run("recall", {"--realm", "r", "--json", "where does the billing queue live"}).out;
+  CHECK(contains(billing, other));
+  CHECK(contains(billing, "\"wrong\":\"us-east-2\""));
+  const std::string unrelated = n.ok("remember", {"--realm", "r", "the office plants need water on mondays"});
+  const std::string plants = n.run("recall", {"--realm", "r", "--json", "--limit", "1", "office plants water"}).out;
+  CHECK(contains(plants, unrelated));
+  CHECK_FALSE(contains(plants, "\"wrong\":\"us-east-2\""));
+}
+
 TEST_CASE("a review decision is final until reopened: a later approve of a rejected memory is refused, and get shows the decision") {
   WriteNode n;
   const std::string held = n.ok("remember", {"--realm", "r", "--origin", "model", "koalas are bears"});
