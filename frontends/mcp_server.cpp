@@ -56,6 +56,11 @@ json McpServer::initialize(const json& params) {
 json McpServer::dispatch(const std::string& method, const json& params, json& error) {
   if (method == "initialize") return initialize(params);
   if (method == "ping") return json::object();
+  if (protocol_version_.empty() && (method == "tools/list" || method == "tools/call")) {
+    // The session starts with initialize, which agrees on the protocol revision (MCP lifecycle).
+    error = rpc_error(kInvalidRequest, method + " before initialize: open the session with initialize first");
+    return nullptr;
+  }
   if (method == "tools/list") return json{{"tools", tools_.list()}};
   if (method == "tools/call") {
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {

@@ -97,6 +97,12 @@ json written_result(const ClientResponse& r) {
   return {{"id", r.id.to_string()}, {"effective_ts", clock_text(r.effective_ts)}};
 }
 
+// The answer to a write about an existing memory: `id` names the memory (what the agent passes
+// to get, update or forget next), `op` the op that was written.
+json written_about(const ClientResponse& r, const json& memory) {
+  return {{"id", memory}, {"op", r.id.to_string()}, {"effective_ts", clock_text(r.effective_ts)}};
+}
+
 json memory_json(const MemoryView& v) { return json::parse(memory_view_json(v)); }
 
 // --- the tools ---
@@ -183,9 +189,7 @@ json run_update(const json& a, NodeCall& call) {
   }
   if (!u.has_text && !u.replace_tags && !u.has_valid_time)
     bad("give at least one of text, tags, valid_from, valid_to; nothing was written");
-  json out = written_result(ask(call, std::move(req), ClientResponse::Kind::written));
-  out["memory"] = a["id"];
-  return out;
+  return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
 }
 
 json run_forget(const json& a, NodeCall& call) {
@@ -193,9 +197,7 @@ json run_forget(const json& a, NodeCall& call) {
   req.kind = ClientRequest::Kind::forget;
   req.forget.memory = id_of(a, "id");
   req.forget.reason = str_or(a, "reason");
-  json out = written_result(ask(call, std::move(req), ClientResponse::Kind::written));
-  out["memory"] = a["id"];
-  return out;
+  return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
 }
 
 json run_correct(const json& a, NodeCall& call) {
@@ -206,7 +208,10 @@ json run_correct(const json& a, NodeCall& call) {
   req.correct.right = a["right"].get<std::string>();
   req.correct.note = str_or(a, "note");
   if (a.contains("source")) req.correct.source_memory = id_of(a, "source");
-  return written_result(ask(call, std::move(req), ClientResponse::Kind::written));
+  // `id` is the correction's own id; `source`, the memory whose text it corrected.
+  json out = written_result(ask(call, std::move(req), ClientResponse::Kind::written));
+  if (a.contains("source")) out["source"] = a["source"];
+  return out;
 }
 
 json run_history(const json& a, NodeCall& call) {
@@ -265,8 +270,7 @@ json run_review(const json& a, NodeCall& call) {
   if (!parse_decision_name(action, req.review.decision)) bad("review: unknown action '" + action + "'");
   req.review.reviewer = a["reviewer"].get<std::string>();
   req.review.note = str_or(a, "note");
-  json out = written_result(ask(call, std::move(req), ClientResponse::Kind::written));
-  out["memory"] = a["id"];
+  json out = written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
   out["decision"] = action;
   return out;
 }

@@ -33,6 +33,11 @@ json rpc(McpServer& s, const json& msg) {
   return json::parse(*line);
 }
 
+// The initialize exchange a client opens its session with.
+void start_session(McpServer& s) {
+  REQUIRE(rpc(s, {{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", json::object()}}).contains("result"));
+}
+
 json tool_call(McpServer& s, const std::string& name, const json& args) {
   return rpc(s, {{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"}, {"params", {{"name", name}, {"arguments", args}}}});
 }
@@ -52,10 +57,25 @@ TEST_CASE("mcp initialize agrees on a revision it speaks and otherwise offers it
   CHECK(r["result"]["protocolVersion"] == mcp_protocol_versions().front());
 }
 
+TEST_CASE("mcp refuses tools/list and tools/call before initialize, and serves them after") {
+  FakeNode node;
+  McpTools tools(node.call());
+  McpServer s(tools);
+  json r = tool_call(s, "recall", {{"query", "x"}, {"realms", {"a"}}});
+  CHECK(r["error"]["code"] == -32600);
+  CHECK(r["error"]["message"].get<std::string>().find("initialize") != std::string::npos);
+  CHECK(rpc(s, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}})["error"]["code"] == -32600);
+  CHECK(rpc(s, {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "ping"}})["result"] == json::object());
+  CHECK(node.seen.empty());  // nothing reached the node
+  start_session(s);
+  CHECK(rpc(s, {{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}})["result"]["tools"].size() > 5);
+}
+
 TEST_CASE("mcp answers bad JSON, malformed messages and unknown methods with JSON-RPC errors, notifications with nothing") {
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   CHECK_FALSE(s.handle_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").has_value());
   CHECK_FALSE(s.handle_line("   ").has_value());
   CHECK(json::parse(*s.handle_line("{oops"))["error"]["code"] == -32700);
@@ -73,6 +93,7 @@ TEST_CASE("mcp tools/list gives every tool an object input schema") {
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   json r = rpc(s, {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}});
   std::vector<std::string> names;
   for (const auto& t : r["result"]["tools"]) {
@@ -87,6 +108,7 @@ TEST_CASE("mcp refuses a call with a missing, mistyped or unknown field before a
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   json r = tool_call(s, "remember", {{"text", "x"}});
   CHECK(r["result"]["isError"] == true);
   CHECK(r["result"]["content"][0]["text"].get<std::string>().find("missing required field 'realm'") != std::string::npos);
@@ -116,6 +138,7 @@ TEST_CASE("mcp recall sends the query to the node and returns the hits with thei
   };
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   json r = tool_call(s, "recall", {{"query", "deploy key"}, {"realms", {"ops", "team"}}, {"limit", 3}, {"explain", true}});
   REQUIRE(node.seen.size() == 1);
   CHECK(node.seen[0].kind == ClientRequest::Kind::recall);
@@ -135,6 +158,7 @@ TEST_CASE("mcp turns a node refusal, an unknown id and a silent node into tool e
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   node.answer = [](const ClientRequest& q) -> Result<ClientResponse> {
     return error_response(q.request_id, ClientError::permission_denied, "client 'ro' may not write realm 'team'");
   };
@@ -166,6 +190,7 @@ TEST_CASE("mcp review lists the unreviewed queue and decides with a reviewer") {
   };
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   json r = tool_call(s, "review", {{"action", "list"}, {"realm", "team"}});
   CHECK(r["result"]["isError"] == false);
   CHECK(node.seen.back().list.unreviewed);
@@ -184,6 +209,7 @@ TEST_CASE("mcp answers a message nested 100,000 levels deep with a parse error a
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   for (const std::string& line :
        {R"({"jsonrpc":"2.0","id":1,"method":"ping","params":)" + deep + "}",
@@ -216,6 +242,7 @@ TEST_CASE("mcp answers a line over the size limit with an error and serves the n
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   // A ping padded to exactly the limit is answered; one byte more is refused without parsing.
   const std::string head = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":")";
   const std::string tail = "\"}}";
@@ -244,6 +271,7 @@ TEST_CASE("mcp refuses the int64 extremes as times before asking the node, and p
   FakeNode node;
   McpTools tools(node.call());
   McpServer s(tools);
+  start_session(s);
   auto refused = [&](const std::string& tool, const json& args, const std::string& field) {
     json r = tool_call(s, tool, args);
     INFO(r.dump());

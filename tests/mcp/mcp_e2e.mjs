@@ -103,7 +103,8 @@ try {
   check(lanes.length >= 1 && lanes.every((l) => l.lane && l.rank >= 1), 'explain shows each lane and rank', lanes);
 
   const upd = await call(owner, 'update', { id, text: 'the staging database password rotates every thirty days' });
-  check(!upd.isError && upd.structuredContent.memory === id, 'update succeeds', upd);
+  check(!upd.isError && upd.structuredContent.id === id && upd.structuredContent.op !== id,
+    'update succeeds and names the memory as id, its op as op', upd);
   const got = await call(owner, 'get', { id });
   check(!got.isError && got.structuredContent.text.includes('thirty days'), 'get shows the updated text', got.structuredContent);
 
@@ -133,7 +134,9 @@ try {
   check(!queue.isError && queue.structuredContent.memories.some((m) => m.id === staged.structuredContent.id),
     'review list shows the proposed memory', queue.structuredContent);
   const appr = await call(owner, 'review', { action: 'approve', id: staged.structuredContent.id, reviewer: 'e2e' });
-  check(!appr.isError, 'review approve succeeds', appr);
+  check(!appr.isError && appr.structuredContent.id === staged.structuredContent.id, 'review approve succeeds and names the memory', appr);
+  const again = await call(owner, 'review', { action: 'reject', id: staged.structuredContent.id, reviewer: 'e2e' });
+  check(again.isError && JSON.stringify(again.content).includes('already approved'), 'a second decision is refused', again);
   const queue2 = await call(owner, 'review', { action: 'list', realm: 'team' });
   check(!queue2.structuredContent.memories.some((m) => m.id === staged.structuredContent.id), 'the approved memory leaves the queue');
 
