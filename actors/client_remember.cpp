@@ -105,8 +105,10 @@ void check_ref(const ReplicaState& st, const ClientCall& call, RememberCheck& c)
   }
   if (call.request.remember_options.on_existing_ref != RefPolicy::update) {
     c.refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
-                                                   " with other content; use --update to write it as an update "
-                                                   "of that memory"};
+                                                   " with other content; to write it as an update of that "
+                                                   "memory, remember it again asking to update an existing ref "
+                                                   "(CLI --update, HTTP on_existing_ref \"update\", MCP "
+                                                   "update_existing_ref true), or update that memory by its id"};
     return;
   }
   UpdateContentOp u;

@@ -148,8 +148,8 @@ void plan_set_status(const CallerView& view, const StatusRequest& s, WritePlan& 
   if (admits && m->status.value.status == MemoryStatus::proposed &&
       m->verdicts->review.value != ReviewVerdict::approve) {
     p.refusal = Refusal{ClientError::conflict, "memory " + s.memory.to_string() +
-                                                   " is proposed and waits for review; approve it with "
-                                                   "`vasana review approve`"};
+                                                   " is proposed and waits for review; a reviewer approves it "
+                                                   "first (review approve)"};
     return;
   }
   p.op = SetStatusOp{s.memory, s.status, s.reason, MemoryId{}};

@@ -83,7 +83,7 @@ std::optional<int64_t> time_of(const json& a, const char* k) {
 // --- the node ---
 ClientResponse ask(NodeCall& call, ClientRequest req, ClientResponse::Kind expected) {
   auto res = call(std::move(req));
-  if (!res.ok()) throw ToolFailure{"unavailable", "the node did not answer: " + res.status().message()};
+  if (!res.ok()) throw ToolFailure{"unavailable", res.status().message()};
   if (res->kind == ClientResponse::Kind::error) throw ToolFailure{client_error_name(res->error), res->message};
   if (res->kind != expected) throw ToolFailure{"internal", "unexpected answer from the node"};
   return std::move(res.value());

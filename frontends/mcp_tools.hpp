@@ -19,7 +19,8 @@
 namespace vasana {
 
 // Sends one request to the node and returns its answer, or a Status when no answer came (the
-// node is not running, the call timed out).
+// node is not running, the call timed out); that Status's message is the tool error's text, so
+// it says what happened and what to do.
 using NodeCall = std::function<Result<ClientResponse>(ClientRequest)>;
 
 class McpTools {

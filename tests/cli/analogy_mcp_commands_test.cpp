@@ -93,6 +93,31 @@ TEST_CASE("vasana mcp writes only JSON-RPC lines to stdout and answers tool call
   CHECK(r.err.find("serving MCP") != std::string::npos);  // the log line went to stderr
 }
 
+TEST_CASE("vasana mcp says in the tool result that the node did not answer, and what to do, when the node is stopped") {
+  GeoNode node;
+  const std::string in =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall","arguments":{"query":"capitals","realms":["geo"]}}})"
+      "\n";
+  // Positive control: with the node running the same call answers.
+  auto up = node.run({"mcp"}, in);
+  REQUIRE(up.status.code == 0);
+  CHECK(up.out.find("\"isError\":false") != std::string::npos);
+  REQUIRE(node.serve->terminate(std::chrono::seconds(15)));
+  auto down = node.run({"mcp", "--timeout-ms", "2000"}, in);
+  INFO(down.err);
+  REQUIRE(down.status.code == 0);  // the MCP server itself keeps serving
+  std::istringstream lines(down.out);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(lines, l);) out.push_back(l);
+  REQUIRE(out.size() == 2);
+  CHECK(out[1].find("\"isError\":true") != std::string::npos);
+  CHECK(out[1].find("\"error\":\"unavailable\"") != std::string::npos);
+  CHECK(out[1].find("vasana serve") != std::string::npos);
+  CHECK(out[1].find("call the tool again") != std::string::npos);
+}
+
 TEST_CASE("vasana mcp needs a node to name: exit 2 without --data, --connect or VASANA_DATA") {
   TempDir tmp;
   auto r = run_vasana({"mcp"}, tmp.path());
