@@ -166,11 +166,13 @@ void plan_review(const CallerView& view, const ReviewRequest& r, WritePlan& p) {
     return;
   }
   if (r.decision != ReviewVerdict::reopen && held) {
-    p.refusal = Refusal{ClientError::conflict,
-                        "memory " + r.memory.to_string() + " was already " +
-                            (*held == ReviewVerdict::approve ? "approved" : "rejected") +
-                            ": a review decision holds until a reviewer reopens it (review reopen), "
-                            "then the next decision counts"};
+    // Which decision holds is told only to a caller who may read the memory's realm.
+    const std::string what = !may_read(view.who(), m->realm.str()) ? "decided"
+                             : *held == ReviewVerdict::approve     ? "approved"
+                                                                   : "rejected";
+    p.refusal = Refusal{ClientError::conflict, "memory " + r.memory.to_string() + " was already " + what +
+                                                   ": a review decision holds until a reviewer reopens it "
+                                                   "(review reopen), then the next decision counts"};
     return;
   }
   p.op = ReviewDecisionOp{r.memory, r.decision, r.reviewer, r.note};

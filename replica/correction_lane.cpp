@@ -9,10 +9,6 @@ namespace vasana {
 
 namespace {
 
-bool is_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
-
 bool in_realms(const std::string& realm, const std::vector<std::string>& realms) {
   return std::find(realms.begin(), realms.end(), realm) != realms.end();
 }

@@ -33,6 +33,11 @@
 
 namespace vasana {
 
+// Whether byte c belongs to a word under the normalisation above.
+inline bool is_word_byte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
 // The words of a phrase, normalised as above. Shared with the graph lane and recall_analogy so
 // that an entity, a correction key and a query word normalise the same way everywhere.
 std::vector<std::string> phrase_words(std::string_view text);

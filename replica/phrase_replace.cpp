@@ -8,10 +8,6 @@ namespace vasana {
 
 namespace {
 
-bool is_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
-
 struct WordSpan {
   size_t begin, end;
   std::string word;  // normalised as phrase_words() does

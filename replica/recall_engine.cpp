@@ -422,6 +422,39 @@ std::vector<CorrectionRecord> RecallEngine::matching_corrections(const RecallReq
   return out;
 }
 
+void RecallEngine::add_hit_corrections(const RecallRequest& req, RecallResult& result) const {
+  // The keys of each correction of the query's realms, once (the longest phrase first, then by
+  // id: the order corrections_repeated gives); then each hit's text keys, once.
+  struct Keyed {
+    const CorrectionRecord* c;
+    size_t words;
+    std::vector<std::string> keys;
+  };
+  std::vector<Keyed> keyed;
+  state_.for_each_correction([&](const CorrectionRecord& c) {
+    if (std::find(req.scope.realms.begin(), req.scope.realms.end(), c.realm) == req.scope.realms.end()) return;
+    const std::vector<std::string> words = phrase_words(c.wrong);
+    std::vector<std::string> keys = correction_phrase_keys(words);
+    if (!keys.empty()) keyed.push_back(Keyed{&c, words.size(), std::move(keys)});
+  });
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return a.words != b.words ? a.words > b.words : a.c->id < b.c->id;
+  });
+  for (const FusedHit& h : result.hits) {
+    const MemoryRecord* m = state_.memory(h.id);
+    if (!m) continue;
+    const std::vector<std::string> text_keys = correction_text_keys(phrase_words(m->content.value.text));
+    for (const Keyed& k : keyed) {
+      if (k.c->realm != m->realm.str() ||
+          !std::includes(text_keys.begin(), text_keys.end(), k.keys.begin(), k.keys.end()))
+        continue;
+      const bool held = std::any_of(result.corrections.begin(), result.corrections.end(),
+                                    [&](const CorrectionRecord& r) { return r.id == k.c->id; });
+      if (!held) result.corrections.push_back(*k.c);
+    }
+  }
+}
+
 Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn& then) const {
   if (req.scope.realms.empty()) return Status::InvalidArgument("a query must name at least one realm");
   if (req.limit < 1 || req.limit > 1000)
@@ -511,16 +544,7 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.lane_seconds = std::move(seconds);
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
-  if (state_.correction_count() > 0) {
-    for (const FusedHit& h : result.hits) {
-      const MemoryRecord& m = *admitted.at(h.id).memory;
-      for (const CorrectionRecord* c : corrections_repeated(state_, m.realm.str(), m.content.value.text)) {
-        const bool held = std::any_of(result.corrections.begin(), result.corrections.end(),
-                                      [c](const CorrectionRecord& r) { return r.id == c->id; });
-        if (!held) result.corrections.push_back(*c);
-      }
-    }
-  }
+  if (state_.correction_count() > 0 && !result.hits.empty()) add_hit_corrections(req, result);
   if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
   result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
   if (then) then(result, state_);

@@ -224,6 +224,9 @@ class RecallEngine {
  private:
   // RecallResult::corrections of a request; called under the read lock.
   std::vector<CorrectionRecord> matching_corrections(const RecallRequest& req) const;
+  // Appends to result.corrections those of a hit's realm whose wrong phrase the hit's text holds
+  // (the correction lane's key rule), each once; called under the read lock.
+  void add_hit_corrections(const RecallRequest& req, RecallResult& result) const;
 
   FairRwLock lock_;
   mutable std::mutex applied_mutex_;

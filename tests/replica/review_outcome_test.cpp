@@ -10,13 +10,10 @@
 #include "replica/memory_as_of.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/review_outcome.hpp"
+#include "tests/replica/order_keys.hpp"
 
 namespace vasana {
 namespace {
-
-OrderKey key_at(uint64_t ms, uint64_t writer, uint64_t seqno) {
-  return OrderKey{Hlc::make(ms, 0), InstanceId(writer), Seqno(seqno)};
-}
 
 PutMemoryOp proposed(const std::string& text) {
   PutMemoryOp p;
