@@ -35,6 +35,13 @@ Status check_update_fields(const UpdateRequest& u, const InputLimits& limits) {
   if (v.ok() && u.has_text) v = check_new_text(u.text, limits);
   if (v.ok() && u.replace_tags) v = check_tags(u.tags);
   if (v.ok() && u.has_valid_time) v = check_valid_time_ms("update", u.valid_from_ms, u.valid_to_ms);
+  if (v.ok() && !u.facts.empty() && !u.has_text)
+    v = Status::InvalidArgument("update: facts describe a new text; give the new text with them, or add a fact "
+                                "about the memory as it stands with fact and the memory as source");
+  if (v.ok() && u.facts.size() > kMaxFacts)
+    v = Status::InvalidArgument("too many facts: " + std::to_string(u.facts.size()) + "; the limit is " +
+                                std::to_string(kMaxFacts));
+  for (size_t i = 0; v.ok() && i < u.facts.size(); ++i) v = check_fact(u.facts[i], "fact " + std::to_string(i + 1));
   return v;
 }
 
@@ -84,7 +91,10 @@ Status check_write_fields(const ClientRequest& q, const InputLimits& limits) {
   switch (q.kind) {
     case K::update: return check_update_fields(q.update, limits);
     case K::forget: return check_text("reason", q.forget.reason, kMaxNoteBytes, false);
-    case K::set_status: return check_text("reason", q.set_status.reason, kMaxNoteBytes, false);
+    case K::set_status:
+      if (q.set_status.replaced_by.seqno.value != 0 && q.set_status.status != MemoryStatus::superseded)
+        return Status::InvalidArgument("a replacing memory goes with status superseded only");
+      return check_text("reason", q.set_status.reason, kMaxNoteBytes, false);
     case K::pin: return Status::Ok();
     case K::fact: {
       Status v = check_realm(q.fact.realm);
@@ -136,6 +146,10 @@ void plan_update(const CallerView& view, const ClientCall& call, const WritePoli
       p.follow.push_back(SetStatusOp{u.memory, MemoryStatus::proposed,
                                      "repeats the wrong phrase of correction " + c.flagged_by.to_string(), MemoryId{}});
   }
+  // The new text's facts follow the update, so they order after it and outlive the retirement
+  // of the earlier text's facts.
+  for (const FactInput& f : u.facts)
+    p.follow.push_back(triplet_of(m->realm.str(), f, u.memory, write_policy.for_realm(m->realm.str())));
   p.op = std::move(o);
 }
 
@@ -152,7 +166,14 @@ void plan_set_status(const CallerView& view, const StatusRequest& s, WritePlan& 
                                                    "first (review approve)"};
     return;
   }
-  p.op = SetStatusOp{s.memory, s.status, s.reason, MemoryId{}};
+  if (s.replaced_by.seqno.value != 0) {
+    if (s.replaced_by == s.memory) {
+      p.refusal = bad_input("memory " + s.memory.to_string() + " cannot replace itself");
+      return;
+    }
+    if ((p.refusal = check_in_realm(view, s.replaced_by, "replacing memory", m->realm.str()))) return;
+  }
+  p.op = SetStatusOp{s.memory, s.status, s.reason, s.replaced_by};
 }
 
 // A review decision: the first approve or reject holds (replica/review_outcome.hpp), so one on a

@@ -76,8 +76,9 @@ ClientResponse answer_contradictions(const RecallEngine& engine, const ClientCal
       if (std::find(realms.begin(), realms.end(), c.group.realm) == realms.end()) return;
       ContradictionView v;
       v.realm = c.group.realm;
-      v.subject = c.group.subject;
-      v.predicate = c.group.predicate;
+      // The group's key is normalised; the first claim's own words are what a client wrote.
+      v.subject = c.claims.front()->subject;
+      v.predicate = c.claims.front()->predicate;
       for (const TripletRecord* t : c.claims)
         v.claims.push_back(ClaimView{t->id, t->object, t->source_memory, t->valid_from_ms, t->valid_to_ms});
       r.contradictions.push_back(std::move(v));

@@ -1,5 +1,6 @@
-// `vasana update ID [--text T | --text -] [--tag T]... [--clear-tags] [--valid-from T] [--valid-to T]`:
-// a new version of a memory's text, tags or valid time (the old one stays in the log).
+// `vasana update ID [--text T | --text -] [--fact S|P|O]... [--tag T]... [--clear-tags] [--valid-from T]
+// [--valid-to T]`: a new version of a memory's text, tags or valid time (the old one stays in the
+// log). A new text retires the facts drawn from the old one; --fact gives the new text's facts.
 #include <iostream>
 #include <iterator>
 
@@ -9,11 +10,11 @@
 namespace vasana {
 
 int cmd_update(const Words& words) {
-  auto args = parse_args(words, with_client_options({"text", "tag", "valid-from", "valid-to"}), {"clear-tags", "json"});
+  auto args = parse_args(words, with_client_options({"text", "fact", "tag", "valid-from", "valid-to"}), {"clear-tags", "json"});
   if (!args.ok()) return fail(kExitUsage, "update: " + args.status().message());
   if (args->positional.size() != 1)
-    return fail(kExitUsage, "update: usage: vasana update ID [--text T | --text -] [--tag T]... [--clear-tags] "
-                            "[--valid-from T] [--valid-to T]");
+    return fail(kExitUsage, "update: usage: vasana update ID [--text T | --text -] [--fact S|P|O]... [--tag T]... "
+                            "[--clear-tags] [--valid-from T] [--valid-to T]");
   auto id = parse_id_argument("memory id", args->positional[0]);
   if (!id.ok()) return fail(kExitUsage, "update: " + id.status().message());
   ClientRequest req;
@@ -27,6 +28,14 @@ int cmd_update(const Words& words) {
     else
       u.text = *t;
   }
+  for (const auto& f : args->all("fact")) {
+    auto fact = parse_fact_argument(f);
+    if (!fact.ok()) return fail(kExitUsage, "update: " + fact.status().message());
+    u.facts.push_back(*fact);
+  }
+  if (!u.facts.empty() && !u.has_text)
+    return fail(kExitUsage, "update: --fact describes the new text: give --text with it (or add a fact about the "
+                            "memory as it stands with `vasana fact ... --source ID`); nothing was written");
   const auto tags = args->all("tag");
   if (!tags.empty() && args->has("clear-tags")) return fail(kExitUsage, "update: give --tag or --clear-tags, not both");
   if (!tags.empty() || args->has("clear-tags")) {

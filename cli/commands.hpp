@@ -16,6 +16,7 @@ int cmd_update(const Words& words);   // cmd_update.cpp .. cmd_review.cpp: the w
 int cmd_forget(const Words& words);
 int cmd_archive(const Words& words);
 int cmd_restore(const Words& words);
+int cmd_supersede(const Words& words);
 int cmd_pin(const Words& words);
 int cmd_unpin(const Words& words);
 int cmd_fact(const Words& words);

@@ -19,18 +19,20 @@ const char* kUsage =
     "           [--update] [--supersedes ID] [--fact \"s|p|o\"]... [--origin user|tool|model|synthesis]\n"
     "           [--staged] [--pin] [--confidence X] TEXT\n"
     "                                         store a memory; prints its id once durable\n"
-    "  update ID [--text T | --text -] [--tag T]... [--clear-tags] [--valid-from T] [--valid-to T]\n"
-    "                                         a new version of a memory's text, tags or valid time\n"
+    "  update ID [--text T | --text -] [--fact \"s|p|o\"]... [--tag T]... [--clear-tags] [--valid-from T]\n"
+    "           [--valid-to T]                a new version of a memory's text, tags or valid time; a new\n"
+    "                                         text retires the old text's facts (--fact: the new text's)\n"
     "  forget ID [--reason R]                 delete a memory (it leaves recall; its history stays)\n"
     "  archive ID / restore ID [--reason R]   take a memory out of recall / make it active again\n"
+    "  supersede ID --by NEW [--reason R]     mark a memory superseded by a newer one of its realm\n"
     "  pin ID / unpin ID                      set or clear a memory's pin\n"
     "  fact --realm R [--source ID] [--valid-from T] [--valid-to T] \"s|p|o\"\n"
     "                                         store a triplet; prints its id\n"
     "  correct --realm R --wrong W --right X [--note N] [--source ID]\n"
     "                                         store a correction; prints its id\n"
     "  retract TRIPLET_ID                     withdraw a triplet\n"
-    "  review approve|reject ID --reviewer NAME [--note N]\n"
-    "                                         decide on a memory held for review\n"
+    "  review approve|reject|reopen ID --reviewer NAME [--note N]\n"
+    "                                         decide on a memory held for review (final until reopened)\n"
     "  recall --realm R [--realm R2] [--limit N] [--json] [--explain] [--as-of T] [--known-at T] [--tag T]... [--lanes a,b] [--staged] [--since T] [--until T] QUERY\n"
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
     "  recall --batch FILE.jsonl [--realm R] [--limit N]  one JSON query per line in, one JSON result per line out\n"
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
   if (cmd == "forget") return vasana::cmd_forget(words);
   if (cmd == "archive") return vasana::cmd_archive(words);
   if (cmd == "restore") return vasana::cmd_restore(words);
+  if (cmd == "supersede") return vasana::cmd_supersede(words);
   if (cmd == "pin") return vasana::cmd_pin(words);
   if (cmd == "unpin") return vasana::cmd_unpin(words);
   if (cmd == "fact") return vasana::cmd_fact(words);

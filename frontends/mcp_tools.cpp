@@ -45,6 +45,16 @@ json object_schema(json properties, std::vector<std::string> required) {
   if (!required.empty()) s["required"] = required;
   return s;
 }
+json facts_prop(const std::string& d) {
+  return {{"type", "array"},
+          {"description", d},
+          {"items", object_schema({{"subject", {{"type", "string"}}},
+                                   {"predicate", {{"type", "string"}}},
+                                   {"object", {{"type", "string"}}},
+                                   {"valid_from", text_prop("when it became true" + kTimeHelp)},
+                                   {"valid_to", text_prop("when it stopped being true" + kTimeHelp)}},
+                                  {"subject", "predicate", "object"})}};
+}
 
 // --- argument readers (arguments already fit the schema) ---
 std::string str_or(const json& a, const char* k, const std::string& d = "") {
@@ -78,6 +88,16 @@ std::optional<int64_t> time_of(const json& a, const char* k) {
   auto ms = parse_time_ms(text);
   if (!ms) bad("field '" + std::string(k) + "': '" + text + "' is not a time (" + std::string(kTimeFormsHelp) + ")");
   return ms;
+}
+
+std::vector<FactInput> facts_of(const json& a) {
+  std::vector<FactInput> out;
+  if (a.contains("facts"))
+    for (const auto& f : a["facts"])
+      out.push_back(FactInput{f["subject"].get<std::string>(), f["predicate"].get<std::string>(),
+                              f["object"].get<std::string>(), time_of(f, "valid_from").value_or(kOpenPast),
+                              time_of(f, "valid_to").value_or(kOpenFuture)});
+  return out;
 }
 
 // --- the node ---
@@ -130,10 +150,7 @@ json run_remember(const json& a, NodeCall& call) {
   m.vector = floats_of(a, "vector");
   if (a.value("update_existing_ref", false)) req.remember_options.on_existing_ref = RefPolicy::update;
   if (a.contains("supersedes")) req.remember_options.supersedes = id_of(a, "supersedes");
-  if (a.contains("facts"))
-    for (const auto& f : a["facts"])
-      req.remember_options.facts.push_back(FactInput{f["subject"].get<std::string>(), f["predicate"].get<std::string>(),
-                                                     f["object"].get<std::string>()});
+  req.remember_options.facts = facts_of(a);
   ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::remembered);
   return {{"id", r.id.to_string()},
           {"status", std::string(memory_statuses()[static_cast<size_t>(r.stored_status)])},
@@ -187,6 +204,7 @@ json run_update(const json& a, NodeCall& call) {
     u.valid_from_ms = time_of(a, "valid_from").value_or(kOpenPast);
     u.valid_to_ms = time_of(a, "valid_to").value_or(kOpenFuture);
   }
+  u.facts = facts_of(a);
   if (!u.has_text && !u.replace_tags && !u.has_valid_time)
     bad("give at least one of text, tags, valid_from, valid_to; nothing was written");
   return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
@@ -197,6 +215,84 @@ json run_forget(const json& a, NodeCall& call) {
   req.kind = ClientRequest::Kind::forget;
   req.forget.memory = id_of(a, "id");
   req.forget.reason = str_or(a, "reason");
+  return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
+}
+
+json run_list(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::list;
+  ListRequest& l = req.list;
+  l.realm = a["realm"].get<std::string>();
+  for (const std::string& k : strings_of(a, "kinds")) {
+    MemoryKind kind;
+    if (!parse_kind_name(k, kind)) bad("field 'kinds': '" + k + "' is not a kind");
+    l.kinds.push_back(kind);
+  }
+  for (const std::string& s : strings_of(a, "statuses")) {
+    MemoryStatus status;
+    if (!parse_status_name(s, status)) bad("field 'statuses': '" + s + "' is not a status");
+    l.statuses.push_back(status);
+  }
+  l.tags = strings_of(a, "tags");
+  l.limit = a.value("limit", 20u);
+  if (a.contains("after")) l.after = id_of(a, "after");
+  ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::listed);
+  json memories = json::array();
+  for (const MemoryView& v : r.page.memories) memories.push_back(memory_json(v));
+  return {{"memories", memories}, {"next", r.page.next.seqno.value ? r.page.next.to_string() : ""}};
+}
+
+json run_contradictions(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::contradictions;
+  req.listed_realms = strings_of(a, "realms");
+  json out = json::array();
+  for (const ContradictionView& c : ask(call, std::move(req), ClientResponse::Kind::contradictions).contradictions)
+    out.push_back(json::parse(contradiction_json(c)));
+  return {{"contradictions", out}};
+}
+
+json run_add_fact(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::fact;
+  req.fact.realm = a["realm"].get<std::string>();
+  req.fact.fact = FactInput{a["subject"].get<std::string>(), a["predicate"].get<std::string>(),
+                            a["object"].get<std::string>(), time_of(a, "valid_from").value_or(kOpenPast),
+                            time_of(a, "valid_to").value_or(kOpenFuture)};
+  if (a.contains("source")) req.fact.source_memory = id_of(a, "source");
+  return written_result(ask(call, std::move(req), ClientResponse::Kind::written));
+}
+
+json run_retract_fact(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::retract;
+  req.retract = id_of(a, "id");
+  return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
+}
+
+// A status change of one memory: superseded (with the memory that replaces it), archived or
+// active again.
+json set_status(const json& a, NodeCall& call, MemoryStatus status) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::set_status;
+  req.set_status.memory = id_of(a, "id");
+  req.set_status.status = status;
+  req.set_status.reason = str_or(a, "reason");
+  if (status == MemoryStatus::superseded) req.set_status.replaced_by = id_of(a, "by");
+  return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
+}
+
+json run_supersede(const json& a, NodeCall& call) { return set_status(a, call, MemoryStatus::superseded); }
+
+json run_archive(const json& a, NodeCall& call) {
+  return set_status(a, call, a.value("restore", false) ? MemoryStatus::active : MemoryStatus::archived);
+}
+
+json run_pin(const json& a, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::pin;
+  req.pin.memory = id_of(a, "id");
+  req.pin.pinned = a.value("pinned", true);
   return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
 }
 
@@ -300,8 +396,68 @@ std::vector<std::string> kinds() {
   return out;
 }
 
+std::vector<std::string> statuses() {
+  std::vector<std::string> out;
+  for (auto s : memory_statuses()) out.emplace_back(s);
+  return out;
+}
+
+// The tools that curate what a realm holds: status changes, pins, listing, facts, contradictions.
+// A function of its own: one initializer of every tool needs a stack frame over the build's limit.
+std::vector<Tool> curation_tools() {
+  return {
+      {"supersede", "Supersede memory",
+       "Mark a memory superseded by a newer memory of its realm (by): it leaves recall, and get names what replaced "
+       "it. To store the newer memory and supersede in one call, use remember with supersedes.",
+       object_schema({{"id", text_prop("the memory that is out of date: " + kIdHelp)},
+                      {"by", text_prop("the memory that replaces it: " + kIdHelp)},
+                      {"reason", text_prop("why")}},
+                     {"id", "by"}),
+       false, false, run_supersede},
+      {"archive", "Archive memory",
+       "Take a memory out of recall without deleting it (restore: true makes it active again).",
+       object_schema({{"id", text_prop(kIdHelp)}, {"restore", bool_prop("make it active again")}, {"reason", text_prop("why")}},
+                     {"id"}),
+       false, false, run_archive},
+      {"pin", "Pin memory", "Pin a memory (pinned: false unpins it); pinned memories score higher in recall.",
+       object_schema({{"id", text_prop(kIdHelp)}, {"pinned", bool_prop("default true")}}, {"id"}), false, false, run_pin},
+      {"list_memories", "List a realm",
+       "A page of a realm's memories in id order, filtered by kinds, statuses and tags; page on with after = the "
+       "previous page's next until next is empty.",
+       object_schema({{"realm", text_prop("the realm")},
+                      {"kinds", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", kinds()}}}}},
+                      {"statuses", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", statuses()}}}}},
+                      {"tags", strings_prop("a memory must carry every one of these tags")},
+                      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10000}, {"description", "default 20"}}},
+                      {"after", text_prop("the page starts after this id (the previous page's next)")}},
+                     {"realm"}),
+       true, false, run_list},
+      {"add_fact", "Add a fact",
+       "Store a triplet (subject, predicate, object). With source, it is drawn from that memory's current text and "
+       "holds until the memory's text is updated. Functional predicates (one object per subject) supersede or "
+       "contradict earlier claims by the realm's write policy. Returns the triplet id (for retract_fact).",
+       object_schema({{"realm", text_prop("the realm")},
+                      {"subject", text_prop("subject")},
+                      {"predicate", text_prop("predicate")},
+                      {"object", text_prop("object")},
+                      {"source", text_prop("the memory it is drawn from: " + kIdHelp)},
+                      {"valid_from", text_prop("when it became true" + kTimeHelp)},
+                      {"valid_to", text_prop("when it stopped being true" + kTimeHelp)}},
+                     {"realm", "subject", "predicate", "object"}),
+       false, false, run_add_fact},
+      {"retract_fact", "Retract a fact", "Withdraw a triplet by the id add_fact returned.",
+       object_schema({{"id", text_prop("the triplet id")}}, {"id"}), false, true, run_retract_fact},
+      {"contradictions", "Open contradictions",
+       "Claims of one subject and functional predicate that name different objects for overlapping valid times, "
+       "under the contradict policy, not yet resolved. Resolve one by updating, superseding or archiving a source "
+       "memory, or retracting a claim.",
+       object_schema({{"realms", realms_prop()}}, {"realms"}), true, false, run_contradictions},
+  };
+}
+
 const std::vector<Tool>& tools() {
-  static const std::vector<Tool> all = {
+  static const std::vector<Tool> all = [] {
+    std::vector<Tool> v = {
       {"remember", "Remember",
        "Store a memory in a realm. Returns its id once it is durable; status 'proposed' means it is held for "
        "review and stays out of recall until approved.",
@@ -314,12 +470,7 @@ const std::vector<Tool>& tools() {
                       {"valid_from", text_prop("when it became true in the world" + kTimeHelp)},
                       {"valid_to", text_prop("when it stopped being true" + kTimeHelp)},
                       {"supersedes", text_prop("the id of a memory this one replaces (" + kIdHelp + ")")},
-                      {"facts", {{"type", "array"},
-                                 {"description", "triplets the memory states, for the graph lane and analogies"},
-                                 {"items", object_schema({{"subject", {{"type", "string"}}},
-                                                          {"predicate", {{"type", "string"}}},
-                                                          {"object", {{"type", "string"}}}},
-                                                         {"subject", "predicate", "object"})}}},
+                      {"facts", facts_prop("triplets the memory states, for the graph lane, contradictions and analogies")},
                       {"origin", {{"type", "string"},
                                   {"enum", {"user", "tool", "model", "synthesis"}},
                                   {"description", "where the claim comes from: user (default, as the CLI), tool, model or synthesis; under the default write policy model and synthesis are held for review"}}},
@@ -357,7 +508,8 @@ const std::vector<Tool>& tools() {
                       {"text", text_prop("the new text")},
                       {"tags", strings_prop("the new tags (replace the old ones; [] clears them)")},
                       {"valid_from", text_prop("new valid-time start (a bound not given is open)" + kTimeHelp)},
-                      {"valid_to", text_prop("new valid-time end" + kTimeHelp)}},
+                      {"valid_to", text_prop("new valid-time end" + kTimeHelp)},
+                      {"facts", facts_prop("the triplets the new text states (needs text); a new text retires the facts drawn from the old one")}},
                      {"id"}),
        false, false, run_update},
       {"forget", "Forget memory", "Delete a memory: it leaves recall on every node; its history stays.",
@@ -403,7 +555,10 @@ const std::vector<Tool>& tools() {
                       {"as_of", text_prop("world time the triplets must be valid at (default now)" + kTimeHelp)}},
                      {"a", "b", "c", "realms"}),
        true, false, run_analogy},
-  };
+    };
+    for (Tool& t : curation_tools()) v.push_back(std::move(t));
+    return v;
+  }();
   return all;
 }
 

@@ -100,6 +100,28 @@ class Fields {
   std::set<std::string> read_;
 };
 
+// The "facts" array of a request body, if given: {subject, predicate, object, valid_from?,
+// valid_to?} objects.
+void read_facts(Fields& f, std::vector<FactInput>& out) {
+  if (const json* facts = f.raw("facts")) {
+    if (!facts->is_array()) f.fail("facts must be an array of {\"subject\", \"predicate\", \"object\"} objects");
+    for (size_t i = 0; facts->is_array() && i < facts->size(); ++i) {
+      Fields ff((*facts)[i]);
+      FactInput fact;
+      ff.str("subject", fact.subject, true);
+      ff.str("predicate", fact.predicate, true);
+      ff.str("object", fact.object, true);
+      ff.time("valid_from", fact.valid_from_ms);
+      ff.time("valid_to", fact.valid_to_ms);
+      if (Status s = ff.finish(); !s.ok()) {
+        f.fail("facts[" + std::to_string(i) + "]: " + s.message());
+        break;
+      }
+      out.push_back(std::move(fact));
+    }
+  }
+}
+
 }  // namespace
 
 Result<RecallQuery> recall_query_from_json(const json& obj, const std::vector<std::string>& default_realms,
@@ -164,23 +186,7 @@ Result<ClientRequest> remember_from_json(const json& obj, const InputLimits& lim
   else if (policy != "refuse")
     f.fail("on_existing_ref must be \"refuse\" or \"update\" (got '" + policy + "')");
   f.id("supersedes", r.remember_options.supersedes);
-  if (const json* facts = f.raw("facts")) {
-    if (!facts->is_array()) f.fail("facts must be an array of {\"subject\", \"predicate\", \"object\"} objects");
-    for (size_t i = 0; facts->is_array() && i < facts->size(); ++i) {
-      Fields ff((*facts)[i]);
-      FactInput fact;
-      ff.str("subject", fact.subject, true);
-      ff.str("predicate", fact.predicate, true);
-      ff.str("object", fact.object, true);
-      ff.time("valid_from", fact.valid_from_ms);
-      ff.time("valid_to", fact.valid_to_ms);
-      if (Status s = ff.finish(); !s.ok()) {
-        f.fail("facts[" + std::to_string(i) + "]: " + s.message());
-        break;
-      }
-      r.remember_options.facts.push_back(std::move(fact));
-    }
-  }
+  read_facts(f, r.remember_options.facts);
   if (Status s = f.finish(); !s.ok()) return s;
   if (Status v = validate_memory(m, limits); !v.ok()) return v;
   return r;
@@ -203,6 +209,7 @@ Result<ClientRequest> update_from_json(const json& obj, const MemoryId& id) {
   if (f.has("valid_from") || f.has("valid_to")) u.has_valid_time = true;
   f.time("valid_from", u.valid_from_ms);
   f.time("valid_to", u.valid_to_ms);
+  read_facts(f, u.facts);
   if (Status s = f.finish(); !s.ok()) return s;
   if (!u.has_text && !u.replace_tags && !u.has_valid_time)
     return Status::InvalidArgument("give at least one of text, tags, valid_from, valid_to");
@@ -217,6 +224,7 @@ Result<ClientRequest> set_status_from_json(const json& obj, const MemoryId& id) 
   std::string status;
   f.str("status", status, true);
   f.str("reason", r.set_status.reason);
+  f.id("replaced_by", r.set_status.replaced_by);
   if (Status s = f.finish(); !s.ok()) return s;
   if (!parse_status_name(status, r.set_status.status))
     return Status::InvalidArgument("status '" + status + "' is not a memory status");

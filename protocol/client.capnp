@@ -77,6 +77,7 @@ struct UpdateRequest {
   hasValidTime @5 :Bool;       # false: the valid time stays
   validFromMs @6 :Int64 = -9223372036854775808;
   validToMs @7 :Int64 = 9223372036854775807;
+  facts @8 :List(Fact);        # triplets drawn from the new text (the memory is their source)
 }
 
 struct ForgetRequest {
@@ -88,6 +89,7 @@ struct StatusRequest {
   memory @0 :Ops.MemoryId;
   status @1 :Ops.Status;
   reason @2 :Text;
+  replacedBy @3 :Ops.MemoryId;  # seqno 0 = none; with status superseded: the memory that replaces it
 }
 
 struct PinRequest {

@@ -46,6 +46,9 @@ struct UpdateRequest {
   bool has_valid_time = false;  // false: the valid time stays
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
+  // Triplets drawn from the new text, with the memory as source. An update of the text retires
+  // the facts drawn from the earlier text (replica/replica_state.hpp); these are the new ones.
+  std::vector<FactInput> facts;
 };
 
 struct ForgetRequest {
@@ -57,6 +60,7 @@ struct StatusRequest {
   MemoryId memory;
   MemoryStatus status = MemoryStatus::active;
   std::string reason;
+  MemoryId replaced_by;  // seqno 0 = none; only with status superseded: the memory that replaces it
 };
 
 struct PinRequest {

@@ -53,6 +53,8 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       b.setHasValidTime(u.has_valid_time);
       b.setValidFromMs(u.valid_from_ms);
       b.setValidToMs(u.valid_to_ms);
+      auto facts = b.initFacts(unsigned(u.facts.size()));
+      for (unsigned i = 0; i < facts.size(); ++i) set_fact(facts[i], u.facts[i]);
       return;
     }
     case K::forget: {
@@ -66,6 +68,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       set_memory_id(b.initMemory(), r.set_status.memory);
       b.setStatus(static_cast<schema::Status>(r.set_status.status));
       b.setReason(text_of(r.set_status.reason));
+      set_memory_id(b.initReplacedBy(), r.set_status.replaced_by);
       return;
     }
     case K::pin: {
@@ -135,6 +138,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.update.has_valid_time = u.getHasValidTime();
       out.update.valid_from_ms = u.getValidFromMs();
       out.update.valid_to_ms = u.getValidToMs();
+      for (auto f : u.getFacts()) out.update.facts.push_back(fact_of(f));
       return Status::Ok();
     }
     case schema::ClientRequest::FORGET: {
@@ -149,6 +153,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.kind = K::set_status;
       out.set_status.memory = memory_id_of(s.getMemory());
       out.set_status.reason = string_of(s.getReason());
+      if (s.hasReplacedBy()) out.set_status.replaced_by = memory_id_of(s.getReplacedBy());
       return status_of(s.getStatus(), out.set_status.status);
     }
     case schema::ClientRequest::PIN: {

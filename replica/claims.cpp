@@ -2,9 +2,19 @@
 
 #include <algorithm>
 
+#include "replica/correction_lane.hpp"
+
 namespace vasana {
 
 namespace {
+
+std::string group_text(const std::string& text) {
+  const std::vector<std::string> words = phrase_words(text);
+  if (words.empty()) return text;
+  std::string out = words[0];
+  for (size_t i = 1; i < words.size(); ++i) out += ' ' + words[i];
+  return out;
+}
 
 bool overlap(const TripletRecord& a, const TripletRecord& b) {
   return a.valid_from_ms < b.valid_to_ms && b.valid_from_ms < a.valid_to_ms;
@@ -84,6 +94,10 @@ std::optional<ClaimEntry> claim_outcome(const MemoryVerdicts& v, std::optional<i
     if (!best || std::tie(best->version, best->status) < std::tie(e.version, e.status)) best = e;
   }
   return best;
+}
+
+ClaimGroup claim_group_of(const TripletRecord& t) {
+  return ClaimGroup{t.realm, group_text(t.subject), group_text(t.predicate)};
 }
 
 }  // namespace vasana

@@ -1,7 +1,9 @@
 // Conflicting functional claims (DESIGN.md "The memory model"). A triplet written with
 // functional = true says its predicate holds one object per subject at a time. Two live (not
 // retracted) functional triplets of one (realm, subject, predicate) group conflict when their
-// objects differ and their valid times overlap. For each conflicting pair, the later-ordered
+// objects differ and their valid times overlap. Subject and predicate are grouped as the graph
+// lane normalises entities (phrase_words): "Owned By", "owned_by" and "owned by" are one
+// predicate. For each conflicting pair, the later-ordered
 // claim's on_conflict policy decides:
 // - supersede: the earlier-ordered claim loses. Its effective valid_to is closed at the
 //   winner's valid_from when that is later than its own valid_from; otherwise it is wholly
@@ -27,12 +29,17 @@
 
 namespace vasana {
 
+// A group's key: the realm, and the subject and predicate normalised (claim_group_of).
 struct ClaimGroup {
   std::string realm, subject, predicate;
   friend bool operator<(const ClaimGroup& a, const ClaimGroup& b) {
     return std::tie(a.realm, a.subject, a.predicate) < std::tie(b.realm, b.subject, b.predicate);
   }
 };
+
+// The group of a triplet: subject and predicate as their phrase_words joined by one space (a
+// text with no words stays as written, so such texts group only with themselves).
+ClaimGroup claim_group_of(const TripletRecord& t);
 
 // One functional claim of a group as the resolution sees it.
 struct Claim {

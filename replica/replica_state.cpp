@@ -225,6 +225,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                      record_write(writes_after_put(h.valid_time, m, ValidTime{m.valid_from_ms, m.valid_to_ms}), key,
                                   ValidTime{o.valid_from_ms, o.valid_to_ms});
                    if (!o.text.empty()) m.content.assign(ContentValue{o.text}, key);  // empty: text unchanged
+                   if (!o.text.empty()) retire_facts(o.memory, key, ch);
                    if (o.replace_tags) m.tags.assign(o.tags, key);
                    if (o.has_valid_time &&
                        m.verdicts.mut().valid_time.assign(ValidTime{o.valid_from_ms, o.valid_to_ms}, key) &&
@@ -276,10 +277,21 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                      auto r = early_retractions_.find(id);  // retractions that came first
                      if (r != early_retractions_.end())
                        for (const OrderKey& k : r->second) touched(o.source_memory, k);
+                     triplets_by_source_[o.source_memory].push_back(id);
+                     // An update of the source's text that came first and orders after this
+                     // triplet retires it: the first such update is its retraction. The list
+                     // also holds the put's text (at the put's key), which is no update.
+                     const MemoryRecord* src = memories_.find(o.source_memory);
+                     if (src && src->verdicts.allocated())
+                       for (const auto& [k, text] : src->verdicts->history->content)
+                         if (key < k && !(src->created && k == src->created_key)) {
+                           retract_at(id, k);
+                           break;
+                         }
                    }
                    early_retractions_.erase(id);
                    if (o.functional) {
-                     ClaimGroup g{o.realm, o.subject, o.predicate};
+                     const ClaimGroup g = claim_group_of(triplets_.at(id));
                      claim_groups_[g].insert(id);
                      resolve_group(g, &ch.claim_memories);
                    }
@@ -288,15 +300,12 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.triplets = true;
                    // The first retraction (the least key) is when the triplet stopped being
                    // live, however many nodes retract it and in whatever order they arrive.
-                   auto [it, inserted] = retracted_.try_emplace(o.triplet, key);
-                   if (!inserted && key < it->second) it->second = key;
+                   retract_at(o.triplet, key);
                    auto t = triplets_.find(o.triplet);
                    if (t == triplets_.end()) early_retractions_[o.triplet].push_back(key);
                    if (t != triplets_.end()) {
                      if (t->second.source_memory.seqno.value != 0) touched(t->second.source_memory, key);
-                     if (t->second.functional)
-                       resolve_group(ClaimGroup{t->second.realm, t->second.subject, t->second.predicate},
-                                     &ch.claim_memories);
+                     if (t->second.functional) resolve_group(claim_group_of(t->second), &ch.claim_memories);
                    }
                  },
                  [&](const AddCorrectionOp& o) {
@@ -330,6 +339,31 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
              },
              op);
   return Status::Ok();
+}
+
+bool ReplicaState::retract_at(const MemoryId& triplet, const OrderKey& key) {
+  auto [it, inserted] = retracted_.try_emplace(triplet, key);
+  if (inserted) return true;
+  if (!(key < it->second)) return false;
+  it->second = key;
+  return true;
+}
+
+void ReplicaState::retire_facts(const MemoryId& source, const OrderKey& key, StateChange& ch) {
+  auto it = triplets_by_source_.find(source);
+  if (it == triplets_by_source_.end()) return;
+  for (const MemoryId& id : it->second) {
+    const TripletRecord& t = triplets_.at(id);
+    if (!(t.key < key) || !retract_at(id, key)) continue;
+    ch.triplets = true;
+    if (t.functional) resolve_group(claim_group_of(t), &ch.claim_memories);
+  }
+}
+
+void ReplicaState::rebuild_triplets_by_source() {
+  triplets_by_source_.clear();
+  for (const auto& [id, t] : triplets_)
+    if (t.source_memory.seqno.value != 0) triplets_by_source_[t.source_memory].push_back(id);
 }
 
 void ReplicaState::add_lineage(RegisterHistory& h, const LineageEntry& e) {

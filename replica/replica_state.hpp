@@ -5,6 +5,8 @@
 // - deletion is a versioned tombstone; a memory's creation fields come only from put_memory;
 // - triplets and corrections are add sets keyed by the id of the op that added them; a
 //   retraction is kept even when it arrives before the triplet it removes (remove wins);
+// - a triplet drawn from a memory (its source) holds for the text it was drawn from: the first
+//   update of the source's text ordered after the triplet retracts it, as a retraction would;
 // - updates that arrive before the put they refer to (another writer's stream ran ahead) wait
 //   in the record and take effect by version once the put arrives.
 // Each writer's ops must be applied in seqno order, each exactly once (apply() checks); ops of
@@ -50,7 +52,7 @@ class ReplicaState {
   // The created memories with ids after `after` (seqno 0: from the first), in id order, until fn
   // returns false: a page of a listing costs a descent and the page, not a scan of the store.
   void for_each_memory_from(const MemoryId& after, const std::function<bool(const MemoryRecord&)>& fn) const;
-  // Triplets added and not retracted.
+  // Triplets added and not retracted (nor retired by an update of their source's text).
   void for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const;
   void for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const;
 
@@ -110,6 +112,12 @@ class ReplicaState {
   // claim outcomes of their source memories; adds to changed the memories whose outcome changed.
   void resolve_group(const ClaimGroup& group, std::vector<MemoryId>* changed);
   void touched(const MemoryId& memory, const OrderKey& key);
+  // Retracts a triplet at key unless a retraction ordered before key holds; true when it changed.
+  bool retract_at(const MemoryId& triplet, const OrderKey& key);
+  // Retracts at key the triplets drawn from source that order before key (an update of its text).
+  void retire_facts(const MemoryId& source, const OrderKey& key, StateChange& ch);
+  // Rebuilds triplets_by_source_ from triplets_ (after a load).
+  void rebuild_triplets_by_source();
   // Adds an update or delete to the memory's lineage and conflict_count_ by what it changed.
   void add_lineage(RegisterHistory& h, const LineageEntry& e);
 
@@ -182,7 +190,12 @@ class ReplicaState {
   size_t created_count_ = 0;
   size_t conflict_count_ = 0;  // the sum of conflicts_of() over every record
   std::map<MemoryId, TripletRecord> triplets_;
-  std::map<MemoryId, OrderKey> retracted_;  // triplet id -> its first retraction's key (the least)
+  // Triplet id -> its first retraction's key (the least): a retract_triplet op, or the first
+  // update of its source memory's text ordered after it.
+  std::map<MemoryId, OrderKey> retracted_;
+  // Source memory -> the triplets drawn from it, in arrival order. Derived from triplets_: not
+  // saved nor in the digest.
+  std::map<MemoryId, std::vector<MemoryId>> triplets_by_source_;
   std::map<MemoryId, CorrectionRecord> corrections_;
   std::map<ClaimGroup, std::set<MemoryId>> claim_groups_;  // functional triplet ids, retracted ones too
   // Per memory, the keys of the ops other than its put that touched it (history_keys), in order.

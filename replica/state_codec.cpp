@@ -576,6 +576,7 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
   if (memories_created != s.created_count_)
     return Status::Corruption("checkpoint state: " + std::to_string(memories_created) +
                               " created memories, the meta record says " + std::to_string(s.created_count_));
+  s.rebuild_triplets_by_source();
   *out = std::move(s);
   return Status::Ok();
 }

@@ -153,6 +153,27 @@ TEST_CASE("supersedes hides the old memory from recall and keeps the new one") {
   CHECK(n.records() == before);
 }
 
+TEST_CASE("supersede marks an existing memory superseded by another of its realm, and refuses itself or another realm") {
+  WriteNode n;
+  const std::string old_id = n.ok("remember", {"--realm", "r", "standup is at nine"});
+  const std::string new_id = n.ok("remember", {"--realm", "r", "standup moved to half past nine"});
+  const std::string elsewhere = n.ok("remember", {"--realm", "other", "standup elsewhere"});
+  // Positive control: both are recalled before.
+  CHECK(contains(n.recall("standup"), old_id));
+  const size_t before = n.records();
+  check_exit(n.run("supersede", {old_id, "--by", old_id}), 2, {"itself"});
+  check_exit(n.run("supersede", {old_id, "--by", elsewhere}), 2, {elsewhere, "realm"});
+  check_exit(n.run("supersede", {old_id}), 2, {"--by"});
+  CHECK(n.records() == before);
+  n.ok("supersede", {old_id, "--by", new_id, "--reason", "moved"});
+  const std::string hits = n.recall("standup");
+  CHECK_FALSE(contains(hits, old_id));
+  CHECK(contains(hits, new_id));
+  auto got = n.run("get", {old_id, "--json"});
+  CHECK(contains(got.out, "\"status\":\"superseded\""));
+  CHECK(contains(got.out, "\"replaced_by\":\"" + new_id + "\""));
+}
+
 TEST_CASE("fact and retract write triplets, and remember --fact names the new memory as source") {
   WriteNode n;
   const std::string id = n.ok("remember", {"--realm", "r", "--fact", "alice|lives in|paris", "alice moved to paris"});
@@ -168,6 +189,36 @@ TEST_CASE("fact and retract write triplets, and remember --fact names the new me
   check_exit(n.run("fact", {"--realm", "r", "--source", unknown_id(id), "a|b|c"}), 1, {unknown_id(id)});
   check_exit(n.run("fact", {"a|b|c"}), 2, {"--realm"});
   CHECK(n.records() == before);
+}
+
+TEST_CASE("an update's new text retires the facts of the old text, and update --fact gives the new text's facts") {
+  WriteNode n("[write]\nfunctional_predicates = [\"region\"]\non_conflict = \"contradict\"\n");
+  const std::string a = n.ok("remember", {"--realm", "r", "--fact", "postgres|region|us-east-2", "postgres runs in us-east-2"});
+  const std::string b = n.ok("remember", {"--realm", "r", "--fact", "Postgres|Region|us-west-2", "postgres runs in us-west-2"});
+  // Positive control: the two claims (spelled differently) contradict.
+  auto open = n.run("contradictions", {"--realm", "r"});
+  REQUIRE(open.status.code == 0);
+  CHECK(contains(open.out, "us-east-2"));
+  CHECK(contains(open.out, "us-west-2"));
+  // A new text without facts retires the old text's claim: nothing contradicts any more, and
+  // both memories are recalled again.
+  n.ok("update", {a, "--text", "postgres moved to us-west-2 in march"});
+  auto closed = n.run("contradictions", {"--realm", "r"});
+  REQUIRE(closed.status.code == 0);
+  CHECK_FALSE(contains(closed.out, "us-east-2"));
+  CHECK(contains(n.recall("postgres"), a));
+  CHECK(contains(n.recall("postgres"), b));
+  // The new text's facts, given with it, hold: a claim of another region contradicts again.
+  const size_t before = n.records();
+  n.ok("update", {a, "--text", "postgres runs in eu-west-1", "--fact", "postgres|region|eu-west-1"});
+  CHECK(n.records() == before + 2);  // the update and its fact, one request
+  auto again = n.run("contradictions", {"--realm", "r"});
+  CHECK(contains(again.out, "eu-west-1"));
+  CHECK_FALSE(contains(again.out, "us-east-2"));
+  // --fact without a new text is refused and writes nothing.
+  const size_t refused_at = n.records();
+  check_exit(n.run("update", {a, "--fact", "postgres|region|ap-south-1", "--tag", "db"}), 2, {"--text"});
+  CHECK(n.records() == refused_at);
 }
 
 TEST_CASE("a remember repeating a corrected wrong phrase is refused naming the correction") {

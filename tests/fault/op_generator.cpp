@@ -135,6 +135,10 @@ void OpGenerator::client_loop(size_t client) {
       req.fact.fact.predicate = rng() % 2 ? "near" : "feeds";
       req.fact.fact.object = words(rng, 1);
       op.text = req.fact.fact.subject + "|" + req.fact.fact.predicate + "|" + req.fact.fact.object;
+      // Half the facts are drawn from a memory (refused when it is of another realm): an update
+      // of its text retracts them on every node.
+      MemoryId source;
+      if (rng() % 2 && pick(memories_, source)) req.fact.source_memory = source;
     } else if (roll < 84) {
       op.kind = OpKind::retract;
       ok_target = pick(triplets_, op.target);

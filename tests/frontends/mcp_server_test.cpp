@@ -100,8 +100,10 @@ TEST_CASE("mcp tools/list gives every tool an object input schema") {
     names.push_back(t["name"]);
     CHECK(t["inputSchema"]["type"] == "object");
   }
-  CHECK(names == std::vector<std::string>{"remember", "recall", "get", "update", "forget", "correct", "history",
-                                          "conflicts", "review", "recall_analogy"});
+  CHECK(names == std::vector<std::string>{"remember",  "recall",        "get",           "update",    "forget",
+                                          "correct",   "history",       "conflicts",     "review",    "recall_analogy",
+                                          "supersede", "archive",       "pin",           "list_memories",
+                                          "add_fact",  "retract_fact",  "contradictions"});
 }
 
 TEST_CASE("mcp refuses a call with a missing, mistyped or unknown field before asking the node") {
@@ -203,6 +205,68 @@ TEST_CASE("mcp review lists the unreviewed queue and decides with a reviewer") {
   CHECK(node.seen.back().review.reviewer == "ann");
   r = tool_call(s, "review", {{"action", "maybe"}});
   CHECK(r["result"]["content"][0]["text"].get<std::string>().find("must be one of list, approve, reject") != std::string::npos);
+}
+
+TEST_CASE("mcp curation tools become the node's requests, with the memory as id in their answers") {
+  FakeNode node;
+  node.answer = [](const ClientRequest& q) -> Result<ClientResponse> {
+    ClientResponse r;
+    r.request_id = q.request_id;
+    r.kind = q.kind == ClientRequest::Kind::list             ? ClientResponse::Kind::listed
+             : q.kind == ClientRequest::Kind::contradictions ? ClientResponse::Kind::contradictions
+                                                             : ClientResponse::Kind::written;
+    r.id = MemoryId{InstanceId(0xabc), Seqno(77)};  // the op the node wrote
+    if (q.kind == ClientRequest::Kind::contradictions)
+      r.contradictions.push_back(ContradictionView{"team", "postgres", "region", {}});
+    return r;
+  };
+  McpTools tools(node.call());
+  McpServer s(tools);
+  start_session(s);
+  const std::string m = "0000000000000abc-9", newer = "0000000000000abc-12";
+  // supersede: a set_status naming the replacing memory; the answer's id is the memory.
+  json r = tool_call(s, "supersede", {{"id", m}, {"by", newer}, {"reason", "moved"}});
+  REQUIRE(r["result"]["isError"] == false);
+  CHECK(r["result"]["structuredContent"]["id"] == m);
+  CHECK(r["result"]["structuredContent"]["op"] == "0000000000000abc-77");
+  CHECK(node.seen.back().set_status.status == MemoryStatus::superseded);
+  CHECK(node.seen.back().set_status.replaced_by.to_string() == newer);
+  // Without by it is refused before the node is asked (negative control).
+  const size_t asked = node.seen.size();
+  r = tool_call(s, "supersede", {{"id", m}});
+  CHECK(r["result"]["isError"] == true);
+  CHECK(node.seen.size() == asked);
+  // archive and restore, pin and unpin.
+  tool_call(s, "archive", {{"id", m}});
+  CHECK(node.seen.back().set_status.status == MemoryStatus::archived);
+  tool_call(s, "archive", {{"id", m}, {"restore", true}});
+  CHECK(node.seen.back().set_status.status == MemoryStatus::active);
+  tool_call(s, "pin", {{"id", m}, {"pinned", false}});
+  CHECK(node.seen.back().kind == ClientRequest::Kind::pin);
+  CHECK_FALSE(node.seen.back().pin.pinned);
+  // list_memories with filters; an unknown status is refused by the schema.
+  r = tool_call(s, "list_memories", {{"realm", "team"}, {"statuses", {"active", "superseded"}}, {"limit", 5}});
+  CHECK(r["result"]["isError"] == false);
+  CHECK(node.seen.back().list.realm == "team");
+  CHECK(node.seen.back().list.statuses == std::vector<MemoryStatus>{MemoryStatus::active, MemoryStatus::superseded});
+  CHECK(node.seen.back().list.limit == 5);
+  CHECK(tool_call(s, "list_memories", {{"realm", "team"}, {"statuses", {"gone"}}})["result"]["isError"] == true);
+  // Facts: add with a source, retract; an update with the new text's facts.
+  r = tool_call(s, "add_fact", {{"realm", "team"}, {"subject", "postgres"}, {"predicate", "region"}, {"object", "us-west-2"},
+                                {"source", m}});
+  CHECK(r["result"]["structuredContent"]["id"] == "0000000000000abc-77");  // the triplet
+  CHECK(node.seen.back().fact.source_memory.to_string() == m);
+  CHECK(node.seen.back().fact.fact.object == "us-west-2");
+  tool_call(s, "retract_fact", {{"id", "0000000000000abc-77"}});
+  CHECK(node.seen.back().kind == ClientRequest::Kind::retract);
+  tool_call(s, "update", {{"id", m}, {"text", "postgres runs in eu-west-1"},
+                          {"facts", {{{"subject", "postgres"}, {"predicate", "region"}, {"object", "eu-west-1"}}}}});
+  REQUIRE(node.seen.back().update.facts.size() == 1);
+  CHECK(node.seen.back().update.facts[0].object == "eu-west-1");
+  // contradictions: the node's list, per realm.
+  r = tool_call(s, "contradictions", {{"realms", {"team"}}});
+  CHECK(node.seen.back().listed_realms == std::vector<std::string>{"team"});
+  CHECK(r["result"]["structuredContent"]["contradictions"][0]["subject"] == "postgres");
 }
 
 TEST_CASE("mcp answers a message nested 100,000 levels deep with a parse error and serves the next one") {

@@ -79,8 +79,8 @@ try {
   check(owner.getServerVersion().name === 'vasana', 'server name', owner.getServerVersion());
   const { tools } = await owner.listTools();
   const names = tools.map((t) => t.name).sort();
-  const expected = ['conflicts', 'correct', 'forget', 'get', 'history', 'recall', 'recall_analogy', 'remember', 'review',
-    'update'];
+  const expected = ['add_fact', 'archive', 'conflicts', 'contradictions', 'correct', 'forget', 'get', 'history',
+    'list_memories', 'pin', 'recall', 'recall_analogy', 'remember', 'retract_fact', 'review', 'supersede', 'update'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list names every tool', names);
   for (const t of tools) check(t.inputSchema && t.inputSchema.type === 'object', `tool ${t.name} has an object input schema`);
 
@@ -102,9 +102,17 @@ try {
   const lanes = rec.structuredContent.hits[0].explain.lanes;
   check(lanes.length >= 1 && lanes.every((l) => l.lane && l.rank >= 1), 'explain shows each lane and rank', lanes);
 
-  const upd = await call(owner, 'update', { id, text: 'the staging database password rotates every thirty days' });
+  // A new text retires the old text's facts; the update gives the new text's (one of the two).
+  const upd = await call(owner, 'update', {
+    id, text: 'the staging database password rotates every thirty days',
+    facts: [{ subject: 'paris', predicate: 'capital_of', object: 'france' }],
+  });
   check(!upd.isError && upd.structuredContent.id === id && upd.structuredContent.op !== id,
     'update succeeds and names the memory as id, its op as op', upd);
+  const gone = await call(owner, 'recall_analogy', { a: 'paris', b: 'france', c: 'madrid', realms: ['team'] });
+  check(!gone.isError && gone.structuredContent.abstained, 'a fact of the old text no longer answers an analogy', gone.structuredContent);
+  const readd = await call(owner, 'add_fact', { realm: 'team', subject: 'madrid', predicate: 'capital_of', object: 'spain', source: id });
+  check(!readd.isError, 'add_fact with the memory as source', readd);
   const got = await call(owner, 'get', { id });
   check(!got.isError && got.structuredContent.text.includes('thirty days'), 'get shows the updated text', got.structuredContent);
 
@@ -139,6 +147,34 @@ try {
   check(again.isError && JSON.stringify(again.content).includes('already approved'), 'a second decision is refused', again);
   const queue2 = await call(owner, 'review', { action: 'list', realm: 'team' });
   check(!queue2.structuredContent.memories.some((m) => m.id === staged.structuredContent.id), 'the approved memory leaves the queue');
+
+  // --- curation: supersede, archive, pin, list, facts and contradictions ---
+  const older = (await call(owner, 'remember', { realm: 'plans', text: 'the deploy window is tuesday afternoon' })).structuredContent.id;
+  const newer = (await call(owner, 'remember', { realm: 'plans', text: 'the deploy window moved to thursday morning' })).structuredContent.id;
+  const sup = await call(owner, 'supersede', { id: older, by: newer, reason: 'moved' });
+  check(!sup.isError && sup.structuredContent.id === older, 'supersede succeeds and names the memory', sup);
+  const gotOlder = await call(owner, 'get', { id: older });
+  check(gotOlder.structuredContent.status === 'superseded' && gotOlder.structuredContent.replaced_by === newer,
+    'get shows superseded and what replaced it', gotOlder.structuredContent);
+  const self = await call(owner, 'supersede', { id: newer, by: newer });
+  check(self.isError && self.structuredContent.error === 'bad_input', 'a memory cannot replace itself', self);
+  const pin = await call(owner, 'pin', { id: newer });
+  check(!pin.isError && (await call(owner, 'get', { id: newer })).structuredContent.pinned === true, 'pin pins', pin);
+  const arch = await call(owner, 'archive', { id: newer });
+  check(!arch.isError, 'archive succeeds', arch);
+  const listed = await call(owner, 'list_memories', { realm: 'plans', statuses: ['archived'] });
+  check(!listed.isError && listed.structuredContent.memories.length === 1 && listed.structuredContent.memories[0].id === newer,
+    'list_memories filters by status', listed.structuredContent);
+  await call(owner, 'archive', { id: newer, restore: true });
+  const claimA = await call(owner, 'add_fact', { realm: 'plans', subject: 'deploy window', predicate: 'day', object: 'tuesday', source: older });
+  const claimB = await call(owner, 'add_fact', { realm: 'plans', subject: 'Deploy Window', predicate: 'Day', object: 'thursday', source: newer });
+  check(!claimA.isError && !claimB.isError && claimA.structuredContent.id !== claimB.structuredContent.id, 'add_fact returns triplet ids', claimB);
+  const contra = await call(owner, 'contradictions', { realms: ['plans'] });
+  check(!contra.isError && Array.isArray(contra.structuredContent.contradictions), 'contradictions answers a list', contra.structuredContent);
+  const retr = await call(owner, 'retract_fact', { id: claimA.structuredContent.id });
+  check(!retr.isError && retr.structuredContent.id === claimA.structuredContent.id, 'retract_fact names the triplet', retr);
+  const retrAgain = await call(owner, 'retract_fact', { id: claimA.structuredContent.id });
+  check(retrAgain.isError && retrAgain.structuredContent.error === 'not_found', 'a retracted triplet is not found again', retrAgain);
 
   const fgt = await call(owner, 'forget', { id, reason: 'e2e' });
   check(!fgt.isError, 'forget succeeds', fgt);

@@ -90,8 +90,10 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         triplets.push_back(key.op_id());
       } else if (roll < 70) {
         // Functional claims on two subjects: objects differ, valid times often overlap.
+        // The predicate is spelled three ways: claims group by its normalised words.
         const char* cities[] = {"lisbon", "porto", "faro"};
-        AddTripletOp t{"work", rng() % 2 ? "ana" : "rui", "lives_in", cities[rng() % 3], kOpenPast, kOpenFuture,
+        const char* spellings[] = {"lives_in", "Lives In", "lives in"};
+        AddTripletOp t{"work", rng() % 2 ? "ana" : "rui", spellings[rng() % 3], cities[rng() % 3], kOpenPast, kOpenFuture,
                        rng() % 5 ? pick(memories) : MemoryId{}};
         if (rng() % 2) t.valid_from_ms = int64_t(rng() % 4) * 1000;
         if (rng() % 4 == 0) t.valid_to_ms = t.valid_from_ms + 2500;
