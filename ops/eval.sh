@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Recall quality of the real vasana binary on every collection of shared/eval (Cranfield, MED,
 # CACM, LongMemEval turns and sessions), side by side with Xapian BM25 in the same run, and the
-# KNOWN/UNKNOWN verdict on answerable and unanswerable queries. Prints one table; runs,
-# summary.json, table.md and verdict.tsv go to build/eval/. docs/eval.md explains it.
+# KNOWN/UNKNOWN verdict on answerable and unanswerable queries; and agent-memory, whose realms'
+# ops (remember, update, correct, forget, supersede) are replayed through the CLI and scored on
+# whether recall gives the current memory and keeps stale ones out. Prints one table and the
+# agent-memory block; runs, summary.json, table.md and verdict.tsv go to build/eval/.
+# docs/eval.md explains it.
 #
 # usage: ops/eval.sh [--collections a,b] [--out DIR] [--binary PATH] [--eval-data DIR]
 #                    [--verdict-sample N] [--skip-verdict] [--threshold X]

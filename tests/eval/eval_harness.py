@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Recall quality of the real `vasana` binary on every collection of shared/eval, side by side
 with Xapian BM25 in the same run, scored by one scorer (cranfield_metrics.py); and the
-KNOWN/UNKNOWN verdict on answerable and unanswerable queries. Entry point: ops/eval.sh;
-docs/eval.md explains the method, the options and the table.
+KNOWN/UNKNOWN verdict on answerable and unanswerable queries. The agent-memory collection is
+replayed op by op through the CLI and scored by agent_memory.py (its own metrics block; no
+Xapian). Entry point: ops/eval.sh; docs/eval.md explains the method, the options and the table.
 
 Runs under Debian's /usr/bin/python3 (python3-xapian); otherwise the standard library only.
 """
@@ -17,6 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import agent_memory  # noqa: E402
 import cranfield_jsonl  # noqa: E402
 import cranfield_metrics  # noqa: E402
 import verdict_fit  # noqa: E402
@@ -25,13 +27,15 @@ from vasana_node import Node, NodeError  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # name -> (converter: the collection's to_jsonl.py under the eval data directory with its
-# arguments, or "cranfield" for cranfield_jsonl.py; graded gains)
+# arguments, or "cranfield" for cranfield_jsonl.py, or "agent-memory" for agent_memory.py's
+# replay; graded gains)
 COLLECTIONS = {
     "cranfield": ("cranfield", [], True),
     "med": ("med/to_jsonl.py", [], False),
     "cacm": ("cacm/to_jsonl.py", [], False),
     "lme-turn": ("longmemeval/to_jsonl.py", [], False),
     "lme-session": ("longmemeval/to_jsonl.py", ["--level", "session"], False),
+    agent_memory.NAME: (agent_memory.NAME, [], False),
 }
 
 # Every lane the binary registers (replica/lane_registry.cpp), each run alone; "fused" names
@@ -267,22 +271,28 @@ def table(summary):
         runs = c["runs"]
         best_lane = c["best_lane"]
         best = runs[best_lane]["nDCG@10"] if best_lane else None
-        xap = runs[STRONG_XAPIAN]["nDCG@10"]
+        xap = runs[STRONG_XAPIAN]["nDCG@10"] if STRONG_XAPIAN in runs else None
         for run, r in runs.items():
             label = run
             if r.get("errors"):
                 label += f" (refused: {r['errors']})"
             elif run.startswith("vasana-") and r["hits_per_query"] == 0:
                 label += " (no hits for any query)"
-            cells = [name + (" (graded)" if c["graded"] else ""), label] + [f"{r[m]:.4f}" for m in METRIC_NAMES]
+            if c.get("depth"):
+                label += f" (top {c['depth']})"
+            # A figure the collection's run does not give (None) reads "n/a".
+            cells = [name + (" (graded)" if c["graded"] else ""), label] + [
+                "n/a" if r[m] is None else f"{r[m]:.4f}" for m in METRIC_NAMES]
             cells.append(f"{r['hits_per_query']:.1f}")
             vasana = run.startswith("vasana-")
-            cells.append(fmt(ratio(r["nDCG@10"], best)) if vasana else "")
-            cells.append(fmt(ratio(r["nDCG@10"], xap)))
+            cells.append(("n/a" if best is None else fmt(ratio(r["nDCG@10"], best))) if vasana else "")
+            cells.append("n/a" if xap is None else fmt(ratio(r["nDCG@10"], xap)))
             v = c.get("verdict")
             if run == "vasana-fused" and v:
+                n = (f"{v['n_answerable']}" if v["n_answerable"] == v["n_unanswerable"]
+                     else f"{v['n_answerable']} + {v['n_unanswerable']}")
                 cells.append(f"{v['accuracy']:.3f} ({v['known_on_answerable']:.3f} / {v['unknown_on_unanswerable']:.3f}),"
-                             f" {v['n_answerable']} q")
+                             f" {n} q")
                 cells.append(f"{v['ece']:.3f}")
             else:
                 cells += ["", ""]
@@ -294,6 +304,62 @@ def table(summary):
 
 def fmt(v):
     return "-" if v is None else f"{v:.3f}"
+
+
+# ---------------------------------------------------------------------------------------------
+# agent-memory
+
+
+def agent_memory_entry(binary, eval_data, out):
+    """agent_memory.py's replay of every realm, each on its own node, as a summary entry: the
+    fused row's figures over the answerable queries (nDCG@10, R@10, MRR@10 from qrels.tsv;
+    R@100 does not apply at 10 hits a query), the verdict over every query (answerable and
+    unanswerable as the set labels them), and the set's own metrics under "agent_memory".
+    Returns the entry and the verdict rows (verdict_fit.py's, kept apart from the other
+    collections' verdict sets)."""
+    run_dir = os.path.join(out, "runs", agent_memory.NAME)
+    log(f"{agent_memory.NAME}: replaying every realm's ops through the CLI, then its queries (limit {agent_memory.K})")
+    am, results = agent_memory.evaluate(binary, eval_data, run_dir, log=log)
+    m = am["metrics"]["all"]
+    fused = {"nDCG@10": m["nDCG@10"]["rate"], "R@10": m["R@10"]["rate"], "R@100": None, "MRR@10": m["MRR@10"]["rate"],
+             "hits_per_query": sum(len(r["hits"]) for r in results) / len(results) if results else 0.0,
+             "queries_with_hits": sum(1 for r in results if r["hits"])}
+    errors = am["invariants"]["errors"]
+    if errors:
+        fused["errors"] = f"{len(errors)} queries, e.g. {errors[0]}"
+    rows = agent_memory.verdict_rows(results)
+    entry = {"graded": False, "queries": am["queries"], "realms": len(am["realms"]), "depth": agent_memory.K,
+             "runs": {"vasana-fused": fused}, "best_lane": None, "fused_over_best_lane": None,
+             "fused_over_xapian": None, "verdict": verdict_fit.verdict_scores(rows),
+             "agent_memory": am, "seconds": am["seconds"]}
+    failed = sum(len(r["failed"]) for r in am["realms"].values())
+    log(f"{agent_memory.NAME}: done in {am['seconds']:.1f} s; "
+        + (f"{failed} ops not applied (see the block below)" if failed else "every op applied"))
+    return entry, rows
+
+
+def agent_memory_report(entry, threshold=None):
+    """The set's metrics block, the verdict's accuracy at threshold when given, then what went
+    wrong in the replay or the run, if anything."""
+    am = entry["agent_memory"]
+    lines = [f"agent-memory (each realm replayed op by op on its own node; fused recall, limit {entry['depth']}; "
+             "counts in parentheses):", agent_memory.report(am)]
+    if threshold is not None:
+        lines.append(f"verdict accuracy of KNOWN when top_relevance >= {threshold:g}: "
+                     + fmt(entry.get("verdict_at_threshold")))
+    for realm, r in am["realms"].items():
+        lines.append(f"{realm}: {r['applied']} of {r['ops']} ops applied, {r['queries']} queries; replay "
+                     f"{r['timing']['replay_seconds']:.1f} s, recall {r['timing']['recall_seconds']:.1f} s")
+        for rec in r["failed"]:
+            lines.append(f"  op line {rec['line']} ({rec['op']} {rec['ref']}) {rec['outcome']}: {rec['error']}")
+    labels = {"errors": "queries without an answer", "forgotten_returned": "forgotten memories returned",
+              "superseded_returned": "superseded memories returned", "ref_mismatches": "hits whose ref disagrees",
+              "over_k": "queries with too many hits"}
+    for key, what in labels.items():
+        found = am["invariants"][key]
+        if found:
+            lines.append(f"{what}: {len(found)}, e.g. " + "; ".join(found[:3]))
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,18 +394,27 @@ def parse_args(argv):
 
 def main(argv):
     a = parse_args(argv)
-    import xapian_runs  # python3-xapian: imported here so --help works without it
+    xapian_version = None
+    if any(n != agent_memory.NAME for n in a.collections):
+        import xapian_runs  # python3-xapian: imported here so --help works without it
+        xapian_version = xapian_runs.version()
 
     started = time.monotonic()
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
     version = subprocess.run([a.binary, "version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    summary = {"vasana": version, "binary": os.path.abspath(a.binary), "xapian": xapian_runs.version(),
+    summary = {"vasana": version, "binary": os.path.abspath(a.binary), "xapian": xapian_version,
                "eval_data": os.path.abspath(a.eval_data), "kind": KIND, "depth": DEPTH, "lanes": LANES,
                "verdict_sample": None if a.skip_verdict else (a.verdict_sample or "all"), "collections": {}}
     verdict_rows = []
-    log(f"{version}; Xapian {xapian_runs.version()}; collections {', '.join(a.collections)}")
+    log(f"{version}; Xapian {xapian_version or '(not needed)'}; collections {', '.join(a.collections)}")
     for name in a.collections:
+        if name == agent_memory.NAME:
+            entry, rows = agent_memory_entry(a.binary, a.eval_data, out)
+            if a.threshold is not None:
+                entry["verdict_at_threshold"] = verdict_fit.accuracy_at(rows, a.threshold)
+            summary["collections"][name] = entry
+            continue
         t0 = time.monotonic()
         coll = convert(name, a.eval_data, out)
         os.makedirs(os.path.join(out, "runs", name), exist_ok=True)
@@ -393,18 +468,25 @@ def main(argv):
         if a.threshold is not None:
             summary["verdict_at_threshold"] = {
                 "threshold": a.threshold,
-                **{n: verdict_fit.accuracy_at([r for r in verdict_rows if r[0] == n], a.threshold) for n in a.collections},
+                **{n: verdict_fit.accuracy_at([r for r in verdict_rows if r[0] == n], a.threshold)
+                   for n in a.collections if n != agent_memory.NAME},
                 "all": verdict_fit.accuracy_at(verdict_rows, a.threshold)}
     text = table(summary)
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write(text + "\n")
-    print(f"{version}, Xapian {summary['xapian']}; nDCG@10 graded on Cranfield, binary elsewhere; "
-          f"top {DEPTH}; verdict sets: "
-          + ("skipped" if a.skip_verdict else f"at most {a.verdict_sample or 'all'} queries per collection"))
+    head = f"{version}, Xapian {summary['xapian'] or 'not run'}"
+    if any(n != agent_memory.NAME for n in a.collections):
+        head += (f"; nDCG@10 graded on Cranfield, binary elsewhere; top {DEPTH}; verdict sets: "
+                 + ("skipped" if a.skip_verdict else f"at most {a.verdict_sample or 'all'} queries per collection"))
+    if agent_memory.NAME in a.collections:
+        head += f"; {agent_memory.NAME}: top {agent_memory.K}, verdict on its own queries"
+    print(head)
     print(text)
     for name, c in summary["collections"].items():
+        if "peer_check" not in c:
+            continue
         check = c["peer_check"]
         print(f"{name}: Xapian " + ("reproduces shared/eval/README.md to 4 decimals" if check["match"]
                                     else "DIFFERS from shared/eval/README.md: " + "; ".join(check["differences"])))
@@ -413,6 +495,9 @@ def main(argv):
         print("Verdict (fused recall, limit 10): answerable = the query against its realm; unanswerable = "
               "against its realm without the query's relevant documents")
         verdict_fit.report(verdict_rows, a.threshold)
+    if agent_memory.NAME in summary["collections"]:
+        print()
+        print(agent_memory_report(summary["collections"][agent_memory.NAME], a.threshold))
     print(f"\nwall time {summary['seconds']:.0f} s; runs, summary.json, table.md"
           + (", verdict.tsv" if verdict_rows else "") + f" in {out}")
     return 0

@@ -1,6 +1,7 @@
 """A real `vasana serve` node on a scratch data directory, driven through the binary's own
 commands: `vasana init`, `vasana serve`, `vasana status` (readiness), `vasana import`,
-`vasana recall --batch`. Standard library only.
+`vasana recall --batch`, and any client command with JSON output through cli(). Standard library
+only.
 
 The node is started with prctl(PR_SET_PDEATHSIG, SIGTERM) so that it stops even when the
 harness is killed outright; stop() (also called on leaving a `with` block) sends SIGTERM, waits
@@ -19,6 +20,7 @@ READY_TIMEOUT = 30.0  # seconds for init + serve to answer `vasana status`
 STOP_TIMEOUT = 30.0  # seconds for SIGTERM to stop the node before SIGKILL
 IMPORT_TIMEOUT = 600.0  # seconds for one `vasana import` (a realm)
 RECALL_TIMEOUT = 600.0  # seconds for one `vasana recall --batch` file
+CLI_TIMEOUT = 60.0  # seconds for one client command through cli()
 
 _PR_SET_PDEATHSIG = 1
 
@@ -32,6 +34,16 @@ def _die_with_parent():
 
 class NodeError(RuntimeError):
     pass
+
+
+class CommandError(NodeError):
+    """A client command that ended with a nonzero exit code: the code and its stderr."""
+
+    def __init__(self, args, returncode, stderr):
+        self.args_given = list(args)
+        self.returncode = returncode
+        self.stderr = stderr
+        super().__init__(f"vasana {args[0]} ended with {returncode}: {stderr}")
 
 
 class Node:
@@ -163,3 +175,16 @@ class Node:
             raise NodeError(f"vasana recall --batch {path} ended with {r.returncode} and {len(answers)} answer lines "
                             f"for {len(lines)} queries: {r.stderr.strip()[-2000:]}")
         return answers
+
+    def cli(self, args, timeout=CLI_TIMEOUT):
+        """Runs `vasana CMD --data DIR --json REST...` for args = [CMD, REST...] and returns its
+        standard output parsed as JSON. Raises CommandError (exit code and stderr) when the
+        command ends with a nonzero exit code. Put `--` before a positional text that may begin
+        with `--`."""
+        r = self._run([args[0], "--data", self.data, "--json"] + list(args[1:]), timeout=timeout)
+        if r.returncode != 0:
+            raise CommandError(args, r.returncode, r.stderr.strip()[-2000:])
+        try:
+            return json.loads(r.stdout)
+        except json.JSONDecodeError as e:
+            raise NodeError(f"vasana {args[0]}: its output is not JSON ({e}): {r.stdout[:200]!r}") from None
