@@ -66,6 +66,26 @@ const char* kUsage =
     "Exit codes: 0 success, 1 a check failed, refused, not found or the node could not do it,\n"
     "2 bad usage or input.\n";
 
+// The lines of kUsage that describe cmd: those starting "  cmd " or naming "/ cmd " (as
+// "archive ID / restore ID"), and the indented lines that continue them. Empty when cmd has none.
+std::string usage_of(const std::string& cmd) {
+  std::string out;
+  bool in = false;
+  const std::string text = kUsage;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    const bool head = line.size() > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ';
+    if (head)
+      in = line.compare(2, cmd.size() + 1, cmd + " ") == 0 || line.find("/ " + cmd + " ") != std::string::npos;
+    else if (line.empty() || line[0] != ' ') in = false;
+    if (in) out += (head ? "usage: vasana" + line.substr(1) : line) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +95,14 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "--version" || cmd == "version") return vasana::cmd_version(vasana::Words(argv + 2, argv + argc));
+  // `vasana CMD --help`: the command's lines of the usage text.
+  for (int i = 2; i < argc && std::strcmp(argv[i], "--"); ++i)  // after "--" every word is text
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      const std::string usage = usage_of(cmd);
+      if (usage.empty()) break;  // an unknown command: said below
+      std::fputs(usage.c_str(), stdout);
+      return vasana::kExitOk;
+    }
   vasana::Words words(argv + 2, argv + argc);
   if (cmd == "init") return vasana::cmd_init(words);
   if (cmd == "serve") return vasana::cmd_serve(words);

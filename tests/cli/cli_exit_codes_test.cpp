@@ -229,6 +229,21 @@ TEST_CASE("an unknown command exits 2 and names it") {
   CHECK(contains(help.out, "usage:"));
 }
 
+TEST_CASE("a command's --help prints that command's usage and exits 0, without a node") {
+  TempDir tmp;
+  auto update = run_vasana({"update", "--help"}, tmp.path());
+  CHECK(update.status.code == 0);
+  CHECK(contains(update.out, "usage: vasana update ID"));
+  CHECK(contains(update.out, "--fact"));           // its continuation line
+  CHECK_FALSE(contains(update.out, "forget ID"));  // no other command's line
+  auto restore = run_vasana({"restore", "-h"}, tmp.path());
+  CHECK(restore.status.code == 0);
+  CHECK(contains(restore.out, "restore ID"));
+  // After "--" a "--help" is text, and an unknown command's --help is still an unknown command.
+  check_fails(run_vasana({"remember", "--", "--help"}, tmp.path()), 2, {"realm is required"});
+  check_fails(run_vasana({"frobnicate", "--help"}, tmp.path()), 2, {"unknown command 'frobnicate'"});
+}
+
 TEST_CASE("serve refuses a bad config file with exit code 2, naming the key, before it starts") {
   DataFixture f;
   struct Bad {
