@@ -148,6 +148,7 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::get: handle_read(std::move(call)); return;
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
     case ClientRequest::Kind::analogy: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::facts: handle_read(std::move(call)); return;
     case ClientRequest::Kind::history:
     case ClientRequest::Kind::contradictions:
     case ClientRequest::Kind::conflicts: {

@@ -169,6 +169,7 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
         if (auto r = need_read(who, realm)) return r;
       return std::nullopt;
     case K::list: return need_read(who, q.list.realm);
+    case K::facts: return need_read(who, q.facts.realm);
     case K::contradictions:
     case K::conflicts:
       for (const auto& realm : q.listed_realms)

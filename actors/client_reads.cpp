@@ -118,6 +118,45 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
   return r;
 }
 
+ClientResponse answer_facts(const ReplicaState& state, uint64_t request_id, const FactsRequest& req) {
+  ClientResponse r;
+  r.request_id = request_id;
+  r.kind = ClientResponse::Kind::facts;
+  FactsPage& page = r.facts;
+  size_t scanned = 0;
+  MemoryId last_seen;
+  bool more = false;
+  state.for_each_fact_from(req.after, [&](const TripletRecord* t, const CorrectionRecord* c) {
+    if (scanned == kListScanPerPage || page.entries.size() == req.limit) {
+      more = true;  // the next page goes on after what this one saw
+      return false;
+    }
+    ++scanned;
+    last_seen = t ? t->id : c->id;
+    if ((t ? t->realm : c->realm) != req.realm) return true;
+    FactEntry e;
+    e.id = last_seen;
+    if (t) {
+      e.subject = t->subject;
+      e.predicate = t->predicate;
+      e.object = t->object;
+      e.valid_from_ms = t->valid_from_ms;
+      e.valid_to_ms = t->valid_to_ms;
+      e.source_memory = t->source_memory;
+    } else {
+      e.is_correction = true;
+      e.wrong = c->wrong;
+      e.right = c->right;
+      e.note = c->note;
+      e.source_memory = c->source_memory;
+    }
+    page.entries.push_back(std::move(e));
+    return true;
+  });
+  if (more) page.next = last_seen;
+  return r;
+}
+
 ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
                               int64_t now_ms) {
   ClientResponse r;
@@ -149,6 +188,8 @@ ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
       r = answer_get(CallerView(state, call.who, /*writes=*/false), q.request_id, q.get);
     else if (q.kind == ClientRequest::Kind::analogy)
       r = answer_analogy(state, q.request_id, q.analogy, static_cast<int64_t>(system_wall_ms()));
+    else if (q.kind == ClientRequest::Kind::facts)
+      r = answer_facts(state, q.request_id, q.facts);
     else
       r = answer_list(state, q.request_id, q.list);
   });
@@ -161,9 +202,11 @@ void ClientGateway::handle_read(ClientCall&& call) {
     endpoint_->reply(call, error_response(rid, ClientError::bad_input, "get needs a memory id (seqno 0 names none)"));
     return;
   }
-  if (call.request.kind == ClientRequest::Kind::list || call.request.kind == ClientRequest::Kind::analogy) {
-    Status v = call.request.kind == ClientRequest::Kind::list ? validate_list(call.request.list)
-                                                              : validate_analogy(call.request.analogy);
+  const ClientRequest::Kind kind = call.request.kind;
+  if (kind == ClientRequest::Kind::list || kind == ClientRequest::Kind::analogy || kind == ClientRequest::Kind::facts) {
+    Status v = kind == ClientRequest::Kind::list    ? validate_list(call.request.list)
+               : kind == ClientRequest::Kind::facts ? validate_facts_request(call.request.facts)
+                                                    : validate_analogy(call.request.analogy);
     if (!v.ok()) {
       endpoint_->reply(call, error_response(rid, ClientError::bad_input, v.message()));
       return;

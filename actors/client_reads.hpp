@@ -33,6 +33,10 @@ ClientResponse memory_not_found(uint64_t request_id, const MemoryId& id);
 // list: the page after r.after (r validated by validate_list).
 ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r);
 
+// facts: the realm's live triplets and corrections after r.after (r validated by
+// validate_facts_request); a page also stops after kListScanPerPage entries of other realms.
+ClientResponse answer_facts(const ReplicaState& state, uint64_t request_id, const FactsRequest& r);
+
 // analogy: recall_analogy (replica/analogy.hpp) as of req.as_of_ms, or now_ms when not given.
 ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
                               int64_t now_ms);

@@ -207,6 +207,7 @@ void plan_correct(const CallerView& view, const CorrectRequest& c, const InputLi
   p.op = AddCorrectionOp{c.realm, c.wrong, c.right, c.note, c.source_memory};
   if (c.source_memory.seqno.value == 0) return;
   if ((p.refusal = check_in_realm(view, c.source_memory, "source memory", c.realm))) return;
+  if (c.keep_source_text) return;
   const MemoryRecord& m = *view.memory(c.source_memory);
   std::optional<std::string> corrected = replace_phrase(m.content.value.text, c.wrong, c.right);
   if (!corrected) {

@@ -34,7 +34,9 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   auto res = engine.recall(req, [&](const RecallResult& result, const ReplicaState& state) {
     lane_seconds = result.lane_seconds;
     r.answer.top_relevance = result.top_relevance;
-    r.answer.known = result.known;
+    r.answer.verdict = result.verdict;
+    r.answer.keyword_evidence = result.evidence.keyword;
+    r.answer.semantic_evidence = result.evidence.semantic;
     r.answer.lanes = result.lanes;
     r.answer.notes = call.recall_notes;
     for (const CorrectionRecord& c : result.corrections)

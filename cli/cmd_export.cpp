@@ -1,12 +1,15 @@
-// `vasana export --realm R [--out FILE [--force]] [--deleted] [--no-ids]`: every memory of a
-// realm, of every status, as JSON lines that `vasana import` reads back (frontends/jsonl_memory.hpp),
-// paging through `list` in id order. Progress goes to stderr. FILE is written as an OutputFile
+// `vasana export --realm R [--out FILE [--force]] [--deleted] [--no-ids]`: everything a realm
+// holds, as JSON lines that `vasana import` reads back: every memory of every status with its
+// review decision (frontends/jsonl_memory.hpp), paging through `list` in id order; then which
+// memory superseded which, and the realm's live facts and corrections with the refs of their
+// source memories (frontends/jsonl_relations.hpp), paging through `facts`. Progress goes to stderr. FILE is written as an OutputFile
 // (cli/output_file.hpp): it appears, mode 0600, only when the whole export is in it; an existing
 // FILE is refused unless --force, a symbolic link always.
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "cli/client_identity.hpp"
@@ -14,6 +17,7 @@
 #include "cli/client_session.hpp"
 #include "cli/commands.hpp"
 #include "frontends/jsonl_memory.hpp"
+#include "frontends/jsonl_relations.hpp"
 #include "cli/output_file.hpp"
 
 namespace vasana {
@@ -64,6 +68,10 @@ int cmd_export(const Words& words) {
   const bool with_ids = !args->has("no-ids");
   const bool tty = ::isatty(STDERR_FILENO);
   size_t written = 0;
+  // The exported ref of every memory written (its ref, or its id when it has none), and the
+  // supersede links, written after the memories so that import finds both ends.
+  std::map<MemoryId, std::string> ref_of;
+  std::vector<RelationLine> supersedes;
   for (;;) {
     ClientRequest req;
     req.kind = ClientRequest::Kind::list;
@@ -74,12 +82,67 @@ int cmd_export(const Words& words) {
                    file ? ("nothing was written to " + file->path()).c_str() : "the output is incomplete");
       return code;
     }
-    for (const MemoryView& v : res->page.memories) emit(memory_export_line(v, with_ids));
+    for (const MemoryView& v : res->page.memories) {
+      emit(memory_export_line(v, with_ids));
+      ref_of[v.id] = v.ref.empty() ? v.id.to_string() : v.ref;
+      if (v.status == MemoryStatus::superseded && v.replaced_by.seqno.value != 0) {
+        RelationLine r;
+        r.type = RelationLine::Type::supersede;
+        r.ref = ref_of[v.id];
+        r.replaced_by = v.replaced_by.to_string();  // an id until the refs are known
+        r.reason = v.status_reason;
+        supersedes.push_back(std::move(r));
+      }
+    }
     if (!written_ok.ok()) break;
     written += res->page.memories.size();
     if (tty) std::fprintf(stderr, "\rexport: %zu memories", written);
     if (res->page.next.seqno.value == 0) break;
     page.after = res->page.next;
+  }
+  // A link or source naming a memory the file does not hold (forgotten, exported without
+  // --deleted) is left out: the line, or its source_ref.
+  size_t relations = 0, unlinked = 0;
+  for (RelationLine& r : supersedes) {
+    auto to = MemoryId::parse(r.replaced_by);
+    auto it = to ? ref_of.find(*to) : ref_of.end();
+    if (it == ref_of.end()) {
+      ++unlinked;
+      continue;
+    }
+    r.replaced_by = it->second;
+    emit(relation_export_line(r));
+    ++relations;
+  }
+  FactsRequest facts;
+  facts.realm = page.realm;
+  while (written_ok.ok()) {
+    ClientRequest req;
+    req.kind = ClientRequest::Kind::facts;
+    req.facts = facts;
+    auto res = call_for("export", *client, std::move(req), ClientResponse::Kind::facts, *timeout, code);
+    if (!res) {
+      std::fprintf(stderr, "vasana: export: stopped after %zu memories and %zu other lines; %s\n", written, relations,
+                   file ? ("nothing was written to " + file->path()).c_str() : "the output is incomplete");
+      return code;
+    }
+    for (const FactEntry& e : res->facts.entries) {
+      RelationLine r;
+      r.type = e.is_correction ? RelationLine::Type::correction : RelationLine::Type::fact;
+      r.fact = e;
+      if (e.source_memory.seqno.value != 0) {
+        auto it = ref_of.find(e.source_memory);
+        if (it != ref_of.end())
+          r.source_ref = it->second;
+        else
+          ++unlinked;
+      }
+      emit(relation_export_line(r));
+      ++relations;
+    }
+    if (tty) std::fprintf(stderr, "\rexport: %zu memories, %zu other lines", written, relations);
+    if (res->facts.next.seqno.value == 0) break;
+    facts.after = res->facts.next;
   }
   if (file) {
     Status done = written_ok.ok() ? file->commit() : written_ok;
@@ -91,8 +154,13 @@ int cmd_export(const Words& words) {
     if (!std::cout) return fail(kExitFailed, "export: writing standard output failed");
   }
   if (tty) std::fprintf(stderr, "\n");
-  std::fprintf(stderr, "export: %zu memories of realm %s%s\n", written, page.realm.c_str(),
-               out_path ? (" to " + *out_path).c_str() : "");
+  std::fprintf(stderr, "export: %zu memories and %zu supersede, fact and correction lines of realm %s%s\n", written,
+               relations, page.realm.c_str(), out_path ? (" to " + *out_path).c_str() : "");
+  if (unlinked)
+    std::fprintf(stderr,
+                 "export: %zu supersede link(s) or source(s) name a memory not in the file (forgotten; --deleted "
+                 "exports those): left out\n",
+                 unlinked);
   return kExitOk;
 }
 

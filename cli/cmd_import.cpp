@@ -2,7 +2,10 @@
 // before anything is sent: a bad line refuses the whole import (listing the bad lines by
 // number), or with --skip-bad is reported and skipped. A line whose ref the realm holds with
 // other content is refused by the node (a conflict): the import goes on with the other lines,
-// lists the conflicting ones by number and exits 1. Progress is shown on a terminal.
+// lists the conflicting ones by number and exits 1. Progress is shown on a terminal. The lines
+// of an export besides memories (supersede links, facts, corrections) and the memories' review
+// decisions are written in a second pass, once the memories they name are stored
+// (cli/import_relations.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +19,10 @@
 #include "cli/client_identity.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/import_relations.hpp"
 #include "cli/import_report.hpp"
 #include "frontends/jsonl_memory.hpp"
+#include "frontends/jsonl_relations.hpp"
 #include "cli/pipelined_calls.hpp"
 #include "cli/vector_file.hpp"
 
@@ -59,13 +64,24 @@ int cmd_import(const Words& words) {
   using BadLine = std::pair<size_t, std::string>;  // line number, why
   std::vector<BadLine> bad;
   std::map<std::string, size_t> ref_line;
+  std::vector<std::optional<ReviewVerdict>> reviews;
+  std::vector<RelationInput> relations;
   BoundedLineReader lines(in, kMaxJsonLineBytes);
   std::string line;
   for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
     const size_t n = lines.number();
     if (got == BoundedLineReader::Got::line && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (got == BoundedLineReader::Got::line && line.find("\"type\"") != std::string::npos && is_relation_line(line)) {
+      auto r = relation_from_json_line(line);
+      if (r.ok())
+        relations.push_back(RelationInput{n, std::move(r.value())});
+      else
+        bad.emplace_back(n, r.status().message());
+      continue;
+    }
+    std::optional<ReviewVerdict> review;
     auto m = got == BoundedLineReader::Got::too_long ? Result<MemoryInput>(lines.too_long_status())
-                                                      : memory_from_json_line(line, *realm, limits);
+                                                      : memory_from_json_line(line, *realm, limits, &review);
     if (m.ok()) {
       auto [it, fresh] = ref_line.emplace(m->ref, n);
       if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));
@@ -76,6 +92,21 @@ int cmd_import(const Words& words) {
     }
     memories.push_back(std::move(m.value()));
     line_of.push_back(n);
+    reviews.push_back(review);
+  }
+  // A relation names memories of this file by ref.
+  {
+    std::vector<RelationInput> kept;
+    for (RelationInput& r : relations) {
+      std::string missing;
+      for (const std::string* ref : {&r.relation.ref, &r.relation.replaced_by, &r.relation.source_ref})
+        if (!ref->empty() && !ref_line.count(*ref)) missing = *ref;
+      if (!missing.empty())
+        bad.emplace_back(r.line, "names ref '" + missing + "', which no memory line of the file has");
+      else
+        kept.push_back(std::move(r));
+    }
+    relations = std::move(kept);
   }
   auto report_bad = [&]() -> int {
     std::sort(bad.begin(), bad.end(), [](const BadLine& a, const BadLine& b) { return a.first < b.first; });
@@ -118,26 +149,32 @@ int cmd_import(const Words& words) {
       if (kept != i) {
         memories[kept] = std::move(memories[i]);
         line_of[kept] = line_of[i];
+        reviews[kept] = reviews[i];
       }
       ++kept;
     }
     memories.resize(kept);
     line_of.resize(kept);
+    reviews.resize(kept);
     if (int rc = report_bad(); rc != kExitOk) return rc;
   }
 
   std::vector<ClientRequest> requests(memories.size());
+  std::vector<std::string> refs(memories.size());
   for (size_t i = 0; i < memories.size(); ++i) {
+    refs[i] = memories[i].ref;
     requests[i].kind = ClientRequest::Kind::remember;
     requests[i].memory = std::move(memories[i]);
   }
   const bool tty = ::isatty(STDERR_FILENO);
   size_t done = 0;
   ImportReport report;
+  std::map<std::string, ImportedMemory> stored;  // by ref: what the second pass names
   auto answered = run_pipelined(
       *client.value(), std::move(requests), kImportWindow, std::chrono::seconds(30), [&](size_t i, const ClientResponse& r) {
         ++done;
         if (!report.take(line_of[i], r)) return false;
+        if (r.kind == ClientResponse::Kind::remembered) stored[refs[i]] = ImportedMemory{line_of[i], r.id, r.existed, reviews[i]};
         if (tty && (done % 256 == 0 || done == line_of.size()))
           std::fprintf(stderr, "\rimport: %zu/%zu (%zu new, %zu already present, %zu conflicts)", done, line_of.size(),
                        report.written(), report.existed(), report.conflicts().size());
@@ -149,12 +186,41 @@ int cmd_import(const Words& words) {
     return fail(kExitFailed, "import: stopped: " + (report.failure().empty() ? answered.status().message() : report.failure()) +
                                  "; the memories counted above are durable, and running the same import again "
                                  "writes only the rest");
+  // The second pass names only memories stored by the first (a conflicting line's are not).
+  std::vector<RelationInput> linked;
+  size_t unlinked = 0;
+  for (RelationInput& r : relations) {
+    bool ok = true;
+    for (const std::string* ref : {&r.relation.ref, &r.relation.replaced_by, &r.relation.source_ref})
+      if (!ref->empty() && !stored.count(*ref)) ok = false;
+    if (ok)
+      linked.push_back(std::move(r));
+    else
+      ++unlinked;
+  }
+  const bool any_review = std::any_of(reviews.begin(), reviews.end(), [](const auto& r) { return r.has_value(); });
+  RelationsOutcome rel;
+  if (!linked.empty() || any_review) {
+    auto timeout = std::chrono::seconds(30);
+    rel = import_relations(*client.value(), *realm, stored, linked, timeout);
+    std::printf("then %zu review, supersede, fact and correction line(s) written, %zu already present, %zu refused\n",
+                rel.written, rel.present, rel.refused.size() + unlinked);
+    if (!rel.failure.empty())
+      return fail(kExitFailed, "import: stopped: " + rel.failure +
+                                   "; what was written is durable, and running the same import again writes only the rest");
+    std::sort(rel.refused.begin(), rel.refused.end());
+    for (size_t i = 0; i < rel.refused.size() && i < 20; ++i)
+      std::fprintf(stderr, "vasana: import: line %zu: %s\n", rel.refused[i].first, rel.refused[i].second.c_str());
+  }
   if (!report.conflicts().empty()) {
     for (const auto& l : report.conflict_lines(20)) std::fprintf(stderr, "vasana: import: %s\n", l.c_str());
     return fail(kExitFailed, "import: " + std::to_string(report.conflicts().size()) +
                                  " line(s) refused: the realm holds their ref with other content (nothing was "
-                                 "written for them; the other lines were imported)");
+                                 "written for them or for the lines that name them; the other lines were imported)");
   }
+  if (!rel.refused.empty())
+    return fail(kExitFailed, "import: " + std::to_string(rel.refused.size()) +
+                                 " review, supersede, fact or correction line(s) refused by the node (listed above)");
   return kExitOk;
 }
 

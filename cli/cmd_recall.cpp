@@ -42,7 +42,7 @@ std::string tags_text(const std::vector<std::string>& tags) {
 }
 
 void print_text(const RecallAnswer& a, bool explain) {
-  std::printf("%s (top relevance %.2f; lanes:", a.known ? "KNOWN" : "UNKNOWN", a.top_relevance);
+  std::printf("%s (top relevance %.2f; lanes:", verdict_name(a.verdict), a.top_relevance);
   for (const auto& l : a.lanes) std::printf(" %s", l.c_str());
   std::printf(")\n");
   // What the node could not do for this query (a semantic lane without a query vector, and why).
@@ -166,8 +166,12 @@ int run_batch(const Args& args, const NodeConfig& cfg, const std::string& path) 
                                   }
                                   hits += "]";
                                   JsonObject a;
-                                  a.str("verdict", r.answer.known ? "KNOWN" : "UNKNOWN")
+                                  a.str("verdict", verdict_name(r.answer.verdict))
                                       .real("top_relevance", r.answer.top_relevance)
+                                      .raw("evidence", JsonObject()
+                                                           .real("keyword", r.answer.keyword_evidence)
+                                                           .real("semantic", r.answer.semantic_evidence)
+                                                           .done())
                                       .raw("hits", hits);
                                   if (!r.answer.notes.empty()) a.raw("notes", json_string_array(r.answer.notes));
                                   o = "{" + line_field + "," + a.done().substr(1);

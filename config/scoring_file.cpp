@@ -20,6 +20,7 @@ std::map<std::string, Setter> make_fields() {
       {"prior_bound", [](ScoringWeights& w, double v) { w.prior_bound = v; }},
       {"pool_factor", [](ScoringWeights& w, double v) { w.pool_factor = v < 1 ? 0 : size_t(v); }},
       {"known_threshold", [](ScoringWeights& w, double v) { w.known_threshold = v; }},
+      {"unsure_band", [](ScoringWeights& w, double v) { w.unsure_band = v; }},
       {"exact_phrase_boost", [](ScoringWeights& w, double v) { w.exact_phrase_boost = v; }},
       {"strength_max", [](ScoringWeights& w, double v) { w.strength_max = v; }},
       {"kind_prior.correction", [](ScoringWeights& w, double v) { w.kind_prior[0] = v; }},

@@ -37,7 +37,8 @@ Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name)
   return Status::InvalidArgument(name + " must be a time (" + std::string(kTimeFormsHelp) + ")");
 }
 
-Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits) {
+Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits,
+                                          std::optional<ReviewVerdict>* review) {
   auto parsed = parse_bounded_json(line);
   if (!parsed.ok()) return parsed.status();
   const json& obj = *parsed;
@@ -85,6 +86,10 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
     } else if (key == "pinned") {
       if (!v.is_boolean()) return Status::InvalidArgument("pinned must be true or false");
       m.pinned = v.get<bool>();
+    } else if (key == "review") {
+      if (!v.is_string() || (v.get<std::string>() != "approved" && v.get<std::string>() != "rejected"))
+        return Status::InvalidArgument("review must be \"approved\" or \"rejected\"");
+      if (review) *review = v.get<std::string>() == "approved" ? ReviewVerdict::approve : ReviewVerdict::reject;
     } else if (key == "deleted") {
       if (!v.is_boolean()) return Status::InvalidArgument("deleted must be true or false");
       if (v.get<bool>()) return Status::InvalidArgument("a deleted memory cannot be imported (export without --deleted)");
@@ -109,6 +114,7 @@ std::string memory_export_line(const MemoryView& v, bool with_ids) {
   if (v.valid_to_ms != kOpenFuture) o.str("valid_to", format_time_ms(v.valid_to_ms));
   o.str("status", status_name(v.status)).str("epistemic", epistemic_name(v.epistemic));
   o.raw("confidence", float_text(v.confidence)).boolean("pinned", v.pinned);
+  if (v.reviewed) o.str("review", v.review_decision == ReviewVerdict::approve ? "approved" : "rejected");
   if (v.deleted) o.boolean("deleted", true);
   if (with_ids) o.str("id", v.id.to_string()).str("recorded_at", format_time_ms(v.recorded_at_ms));
   return o.done();

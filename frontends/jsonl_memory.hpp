@@ -1,6 +1,8 @@
 // One line of an import file (JSON lines) as a memory, and a memory as a line of `vasana export`:
 // {"text": ..., "ref": ..., "kind": ..., "tags": [...], "valid_from": ..., "valid_to": ...,
-//  "status": ..., "epistemic": ..., "confidence": 0..1, "pinned": bool, "vector": [...]}.
+//  "status": ..., "epistemic": ..., "confidence": 0..1, "pinned": bool, "review": "approved" or
+//  "rejected", "vector": [...]}. The review is a reviewer's decision, which import writes as a
+// review after the memory (frontends/jsonl_relations.hpp has the other lines of an export).
 // text and ref are required (ref makes a repeated import write nothing twice). "id" and
 // "recorded_at", which an export adds for information, are read and ignored (a memory gets a new
 // id and recording time where it is imported). Any other field is an error, so a typo is never
@@ -8,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -26,11 +29,14 @@ Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name)
 
 // InvalidArgument saying what is wrong with the line (parsed by parse_bounded_json,
 // frontends/bounded_json.hpp); the memory is also validated (validate_memory) against limits.
-Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits);
+// review (optional) gets the line's review decision, if it has one.
+Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits,
+                                          std::optional<ReviewVerdict>* review = nullptr);
 
 // The export line of a memory, without a line break: text, ref (the memory's id when it has no
 // ref of its own, so that the line imports idempotently), kind, tags, valid_from and valid_to
-// (only when not open), status, epistemic, confidence, pinned, "deleted": true for a deleted
+// (only when not open), status, epistemic, confidence, pinned, review (only when a reviewer
+// decided), "deleted": true for a deleted
 // memory, then (with_ids) id and recorded_at. Fields always come in this order, so that
 // export -> import -> export gives the same bytes up to id and recorded_at (or exactly, without
 // them).

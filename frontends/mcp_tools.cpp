@@ -483,8 +483,10 @@ const std::vector<Tool>& tools() {
                      {"realm", "text"}),
        false, false, run_remember},
       {"recall", "Recall",
-       "Ranked memories for a query from the named realms, with a KNOWN/UNKNOWN verdict and any stored "
-       "corrections the query matches. explain: each hit's lanes with their ranks, and the score multipliers.",
+       "Ranked memories for a query from the named realms, with a verdict and any stored corrections the query or "
+       "a hit's text matches. verdict: KNOWN or UNKNOWN when the evidence is clear, UNSURE when it cannot tell "
+       "(most paraphrased questions: read the hits); top_relevance is the calibrated probability that the realms "
+       "hold an answer. explain: each hit's lanes with their ranks, and the score multipliers.",
        object_schema({{"query", text_prop("what to look for")},
                       {"realms", realms_prop()},
                       {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "default 10"}}},

@@ -53,8 +53,9 @@ std::string recall_answer_json(const RecallAnswer& a, bool explain) {
   }
   corrections += "]";
   JsonObject out;
-  out.str("verdict", a.known ? "KNOWN" : "UNKNOWN")
+  out.str("verdict", verdict_name(a.verdict))
       .real("top_relevance", a.top_relevance)
+      .raw("evidence", JsonObject().real("keyword", a.keyword_evidence).real("semantic", a.semantic_evidence).done())
       .raw("lanes", json_string_array(a.lanes))
       .raw("corrections", corrections)
       .raw("hits", hits);

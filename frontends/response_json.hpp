@@ -9,7 +9,7 @@
 
 namespace vasana {
 
-// {"verdict": "KNOWN"|"UNKNOWN", "top_relevance", "lanes": [...], "corrections": [{"id", "realm",
+// {"verdict": "KNOWN"|"UNKNOWN"|"UNSURE", "top_relevance", "evidence": {"keyword", "semantic"}, "lanes": [...], "corrections": [{"id", "realm",
 //  "wrong", "right", "note"}], "hits": [{"id", "ref", "score", "realm", "kind", "status", "text",
 //  "recorded_at", "tags", "valid_from", "valid_to", "future"[, "explain": {...}]}][, "notes": [...]]}:
 //  "future" is true for a memory valid only from valid_from, after the query's now; notes only

@@ -35,6 +35,7 @@ struct ClientRequest {
     analogy @20 :AnalogyRequest;  # a : b :: c : ? from triplets only (replica/analogy.hpp)
     conflicts @22 :ContradictionsRequest;  # updates that lost to an op whose writer had not seen them
     member @23 :Ops.SetMember;  # admits or removes a cluster member (the owner only; `vasana cluster`)
+    facts @24 :FactsRequest;    # a realm's live triplets and corrections, paged (`vasana export`)
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
@@ -109,6 +110,33 @@ struct CorrectRequest {
   right @2 :Text;
   note @3 :Text;
   sourceMemory @4 :Ops.MemoryId;   # seqno 0 = none
+  keepSourceText @5 :Bool;         # with a source: store the correction only, no corrected version
+}
+
+# A realm's live triplets and its corrections together, in op id order after `after`.
+struct FactsRequest {
+  realm @0 :Text;
+  after @1 :Ops.MemoryId;          # seqno 0 = from the start
+  limit @2 :UInt32 = 1000;         # 1..10000
+}
+
+struct FactEntry {
+  id @0 :Ops.MemoryId;             # the op that added it
+  isCorrection @1 :Bool;           # false: a triplet
+  subject @2 :Text;                # triplet
+  predicate @3 :Text;
+  object @4 :Text;
+  validFromMs @5 :Int64;
+  validToMs @6 :Int64;
+  wrong @7 :Text;                  # correction
+  right @8 :Text;
+  note @9 :Text;
+  sourceMemory @10 :Ops.MemoryId;  # seqno 0 = none
+}
+
+struct FactsPage {
+  entries @0 :List(FactEntry);
+  next @1 :Ops.MemoryId;           # seqno 0 = no more
 }
 
 struct ListRequest {
@@ -227,6 +255,9 @@ struct RecallAnswer {
   lanes @3 :List(Text);        # the lanes that ran
   corrections @4 :List(CorrectionHit);
   notes @5 :List(Text);        # what the node could not do for this query (e.g. the semantic lane skipped, and why)
+  unsure @6 :Bool;             # the verdict is UNSURE (known is then false): the evidence cannot tell
+  keywordEvidence @7 :Float64;   # what topRelevance was computed from: the keyword lane's best share,
+  semanticEvidence @8 :Float64;  # the semantic lane's best cosine (replica/verdict.hpp)
 }
 
 enum ErrorCode {
@@ -357,5 +388,6 @@ struct ClientResponse {
     contradictions @10 :List(Contradiction);
     analogy @11 :AnalogyAnswer;
     conflicts @12 :List(Conflict);
+    facts @13 :FactsPage;
   }
 }

@@ -6,6 +6,7 @@
 #include "protocol/client_reads_codec.hpp"
 #include "protocol/client_history_codec.hpp"
 #include "protocol/client_analogy_codec.hpp"
+#include "protocol/client_facts_codec.hpp"
 #include "protocol/put_memory_fields.hpp"
 
 namespace vasana {
@@ -68,6 +69,7 @@ std::string encode_request(const ClientRequest& r) {
       set_texts(req.initConflicts().initRealms(unsigned(r.listed_realms.size())), r.listed_realms);
       break;
     case ClientRequest::Kind::analogy: fill_analogy_request(req.initAnalogy(), r.analogy); break;
+    case ClientRequest::Kind::facts: fill_facts_request(req.initFacts(), r.facts); break;
   }
   return message_bytes(mb);
 }
@@ -133,6 +135,10 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.kind = ClientRequest::Kind::conflicts;
         out.listed_realms = texts_of(req.getConflicts().getRealms());
         break;
+      case schema::ClientRequest::FACTS:
+        out.kind = ClientRequest::Kind::facts;
+        out.facts = read_facts_request(req.getFacts());
+        break;
       case schema::ClientRequest::ANALOGY:
         out.kind = ClientRequest::Kind::analogy;
         out.analogy = read_analogy_request(req.getAnalogy());
@@ -176,6 +182,7 @@ std::string encode_response(const ClientResponse& r) {
       break;
     case ClientResponse::Kind::conflicts: fill_conflicts(res.initConflicts(unsigned(r.conflicts.size())), r.conflicts); break;
     case ClientResponse::Kind::analogy: fill_analogy_answer(res.initAnalogy(), r.analogy); break;
+    case ClientResponse::Kind::facts: fill_facts_page(res.initFacts(), r.facts); break;
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       set_memory_id(m.initId(), r.id);
@@ -187,7 +194,10 @@ std::string encode_response(const ClientResponse& r) {
     case ClientResponse::Kind::recalled: {
       auto a = res.initRecalled();
       a.setTopRelevance(r.answer.top_relevance);
-      a.setKnown(r.answer.known);
+      a.setKnown(r.answer.verdict == Verdict::known);
+      a.setUnsure(r.answer.verdict == Verdict::unsure);
+      a.setKeywordEvidence(r.answer.keyword_evidence);
+      a.setSemanticEvidence(r.answer.semantic_evidence);
       set_texts(a.initLanes(unsigned(r.answer.lanes.size())), r.answer.lanes);
       auto hits = a.initHits(unsigned(r.answer.hits.size()));
       for (unsigned i = 0; i < hits.size(); ++i) {
@@ -273,7 +283,9 @@ Result<ClientResponse> decode_response(std::string_view body) {
         auto a = res.getRecalled();
         out.kind = ClientResponse::Kind::recalled;
         out.answer.top_relevance = a.getTopRelevance();
-        out.answer.known = a.getKnown();
+        out.answer.verdict = a.getUnsure() ? Verdict::unsure : a.getKnown() ? Verdict::known : Verdict::unknown;
+        out.answer.keyword_evidence = a.getKeywordEvidence();
+        out.answer.semantic_evidence = a.getSemanticEvidence();
         out.answer.lanes = texts_of(a.getLanes());
         for (auto o : a.getHits()) {
           RecallHit h;
@@ -320,6 +332,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::ANALOGY:
         out.kind = ClientResponse::Kind::analogy;
         out.analogy = read_analogy_answer(res.getAnalogy());
+        break;
+      case schema::ClientResponse::FACTS:
+        out.kind = ClientResponse::Kind::facts;
+        out.facts = read_facts_page(res.getFacts());
         break;
       default: return Status::InvalidArgument("unknown response type");
     }

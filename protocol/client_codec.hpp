@@ -11,8 +11,10 @@
 #include "protocol/client_writes.hpp"
 #include "protocol/client_reads.hpp"
 #include "protocol/client_history.hpp"
+#include "protocol/client_facts.hpp"
 #include "protocol/client_analogy.hpp"
 #include "protocol/ids.hpp"
+#include "protocol/verdict.hpp"
 #include "protocol/memory_input.hpp"
 #include "protocol/status.hpp"
 
@@ -55,7 +57,11 @@ struct RecallHit {
 struct RecallAnswer {
   std::vector<RecallHit> hits;
   double top_relevance = 0;
-  bool known = false;
+  Verdict verdict = Verdict::unknown;
+  // What top_relevance was computed from (replica/verdict.hpp): the keyword lane's best share of
+  // the query's weight and the semantic lane's best cosine; 0 when there were no hits.
+  double keyword_evidence = 0;
+  double semantic_evidence = 0;
   std::vector<std::string> lanes;
   std::vector<CorrectionHit> corrections;  // stored corrections matching the query, shown first
   std::vector<std::string> notes;          // what the node could not do for this query, and why
@@ -68,6 +74,7 @@ struct ClientRequest {
     get, list,                                                          // protocol/client_reads.hpp
     history, contradictions, conflicts,                                 // protocol/client_history.hpp
     analogy,                                                            // protocol/client_analogy.hpp
+    facts,                                                              // protocol/client_facts.hpp
   };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
@@ -89,6 +96,7 @@ struct ClientRequest {
   MemoryId history_of;  // for history
   std::vector<std::string> listed_realms;  // for contradictions and conflicts
   AnalogyRequest analogy;  // for analogy
+  FactsRequest facts;      // for facts
   // The identity whose grants apply (protocol/client_grants.hpp); empty: the transport's own
   // (the owner on a trusted transport, the CurveZMQ key's client on TCP).
   std::string acting_as;
@@ -126,7 +134,8 @@ struct NodeInfo {
 
 struct ClientResponse {
   enum class Kind {
-    error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy, conflicts
+    error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy, conflicts,
+    facts
   };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
@@ -147,6 +156,7 @@ struct ClientResponse {
   std::vector<ContradictionView> contradictions;  // for contradictions
   AnalogyView analogy;                        // for analogy
   std::vector<ConflictView> conflicts;        // for conflicts, by memory id then loser
+  FactsPage facts;                            // for facts
 };
 
 std::string encode_request(const ClientRequest& r);

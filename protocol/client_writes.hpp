@@ -80,6 +80,9 @@ struct CorrectRequest {
   std::string right;
   std::string note;
   MemoryId source_memory;  // seqno 0 = none
+  // With a source: store the correction only, the source's text as it is (an import of a realm
+  // whose texts were corrected already). Otherwise the source gets the corrected text.
+  bool keep_source_text = false;
 };
 
 struct ReviewRequest {

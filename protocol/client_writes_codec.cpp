@@ -99,6 +99,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       b.setRight(text_of(r.correct.right));
       b.setNote(text_of(r.correct.note));
       set_memory_id(b.initSourceMemory(), r.correct.source_memory);
+      b.setKeepSourceText(r.correct.keep_source_text);
       return;
     }
     case K::retract: set_memory_id(req.initRetract(), r.retract); return;
@@ -188,6 +189,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.correct.right = string_of(c.getRight());
       out.correct.note = string_of(c.getNote());
       out.correct.source_memory = memory_id_of(c.getSourceMemory());
+      out.correct.keep_source_text = c.getKeepSourceText();
       return Status::Ok();
     }
     case schema::ClientRequest::RETRACT:

@@ -545,8 +545,11 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
   result.corrections = matching_corrections(req);
   result.hits = fuse(lanes, [&](const MemoryId& id) { return admitted.at(id); }, req.text, weights_, req.limit);
   if (state_.correction_count() > 0 && !result.hits.empty()) add_hit_corrections(req, result);
-  if (!result.hits.empty()) result.top_relevance = calibrated_relevance(verdict_evidence(lanes, result.hits));
-  result.known = !result.hits.empty() && result.top_relevance >= weights_.known_threshold;
+  if (!result.hits.empty()) {
+    result.evidence = verdict_evidence(lanes, result.hits);
+    result.top_relevance = calibrated_relevance(result.evidence);
+  }
+  result.verdict = verdict_of(result.hits.empty() ? 0.0 : result.top_relevance, weights_);
   if (then) then(result, state_);
   return result;
 }

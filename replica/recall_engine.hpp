@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "protocol/status.hpp"
+#include "protocol/verdict.hpp"
 #include "replica/batch_activity.hpp"
 #include "replica/fair_rw_lock.hpp"
 #include "replica/fusion.hpp"
@@ -42,6 +43,7 @@
 #include "replica/replica_state.hpp"
 #include "replica/scoring.hpp"
 #include "replica/task_spread.hpp"
+#include "replica/verdict.hpp"
 
 namespace vasana {
 
@@ -103,7 +105,8 @@ struct RecallRequest {
 struct RecallResult {
   std::vector<FusedHit> hits;
   double top_relevance = 0;  // the query's calibrated relevance (replica/verdict.hpp), in [0, 1]
-  bool known = false;        // top_relevance reached the scoring file's known_threshold
+  Verdict verdict = Verdict::unknown;  // top_relevance against known_threshold and unsure_band
+  VerdictEvidence evidence;            // what top_relevance was computed from (zero: no hits)
   std::vector<std::string> lanes;  // the lanes that ran
   std::vector<double> lane_seconds;  // each one's search time, in the order of lanes
   // The stored corrections of the query's realms whose wrong phrase the query text holds (the

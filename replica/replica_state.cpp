@@ -436,6 +436,20 @@ void ReplicaState::for_each_correction(const std::function<void(const Correction
   for (const auto& [id, c] : corrections_) fn(c);
 }
 
+void ReplicaState::for_each_fact_from(
+    const MemoryId& after, const std::function<bool(const TripletRecord*, const CorrectionRecord*)>& fn) const {
+  auto t = after.seqno.value == 0 ? triplets_.begin() : triplets_.upper_bound(after);
+  auto c = after.seqno.value == 0 ? corrections_.begin() : corrections_.upper_bound(after);
+  while (t != triplets_.end() || c != corrections_.end()) {
+    if (t != triplets_.end() && retracted_.count(t->first)) {
+      ++t;
+      continue;
+    }
+    const bool triplet_first = c == corrections_.end() || (t != triplets_.end() && t->first < c->first);
+    if (triplet_first ? !fn(&(t++)->second, nullptr) : !fn(nullptr, &(c++)->second)) return;
+  }
+}
+
 void ReplicaState::for_each_open_contradiction(const std::function<void(const OpenContradiction&)>& fn) const {
   // A pair is still open when neither source memory got a set_status ordered after the later
   // claim: that is when the claim outcome is still the memory's effective status.

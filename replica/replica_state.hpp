@@ -55,6 +55,10 @@ class ReplicaState {
   // Triplets added and not retracted (nor retired by an update of their source's text).
   void for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const;
   void for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const;
+  // Live triplets and corrections with op ids after `after` (seqno 0: from the first), merged in
+  // id order, until fn returns false. Exactly one of the two pointers is set.
+  void for_each_fact_from(const MemoryId& after,
+                          const std::function<bool(const TripletRecord*, const CorrectionRecord*)>& fn) const;
 
   // An open contradiction: a group of functional claims (replica/claims.hpp) with a pair whose
   // policy was contradict, both claims live, and no set_status on either source memory ordered

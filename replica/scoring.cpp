@@ -30,11 +30,18 @@ Status validate(const ScoringWeights& w) {
   if (s.ok()) s = check("prior_bound", w.prior_bound, 1, 2);
   if (s.ok()) s = check("exact_phrase_boost", w.exact_phrase_boost, 1, 4);
   if (s.ok()) s = check("known_threshold", w.known_threshold, 0, 1);
+  if (s.ok()) s = check("unsure_band", w.unsure_band, 0, 0.5);
   for (const auto& [lane, weight] : w.lane_weight) {
     if (!s.ok()) break;
     s = check(("lane_weight." + lane).c_str(), weight, 0, 4);
   }
   return s;
+}
+
+Verdict verdict_of(double relevance, const ScoringWeights& w) {
+  if (relevance >= w.known_threshold + w.unsure_band) return Verdict::known;
+  if (relevance < w.known_threshold - w.unsure_band) return Verdict::unknown;
+  return Verdict::unsure;
 }
 
 }  // namespace vasana

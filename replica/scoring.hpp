@@ -9,6 +9,7 @@
 
 #include "protocol/op_values.hpp"
 #include "protocol/status.hpp"
+#include "protocol/verdict.hpp"
 #include "replica/admission.hpp"
 
 namespace vasana {
@@ -35,9 +36,16 @@ struct ScoringWeights {
   double prior_bound = 1.15;
   // A memory containing the whole query phrase (two or more words) is multiplied by this.
   double exact_phrase_boost = 1.5;
-  // KNOWN when the query's calibrated relevance (replica/verdict.hpp) reaches this.
+  // The verdict (protocol/verdict.hpp): KNOWN when the query's calibrated relevance
+  // (replica/verdict.hpp) reaches known_threshold + unsure_band, UNKNOWN below
+  // known_threshold - unsure_band, UNSURE between. The band is where the eval collections' queries
+  // were not told apart (docs/eval.md, "The verdict").
   double known_threshold = 0.5;
+  double unsure_band = 0.15;
 };
+
+// The verdict of a relevance in [0, 1] under w's threshold and band.
+Verdict verdict_of(double relevance, const ScoringWeights& w);
 
 // Ok, or InvalidArgument "<field> must be from <min> to <max> (got <value>)".
 Status validate(const ScoringWeights& w);

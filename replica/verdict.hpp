@@ -1,15 +1,18 @@
-// The query's verdict: KNOWN when the realms hold an answer, UNKNOWN when they do not, from a
-// relevance calibrated on labelled data.
+// The query's relevance: the calibrated probability that the named realms hold an answer, from
+// which the verdict (protocol/verdict.hpp, replica/scoring.hpp verdict_of) is KNOWN, UNKNOWN or
+// UNSURE.
 //
 // The evidence is what the lanes' best admitted candidates say, taken before fusion so that
 // it does not depend on the query's limit: the keyword lane's best share of the query's weight
 // (replica/bm25_index.hpp: 1 for a memory holding every query term once, a query term no
 // memory holds counting against it) and the semantic lane's best cosine. Relevance is
-// sigmoid(a * keyword + b * semantic + c): the probability that the realms hold an answer,
-// fitted by logistic regression on the eval collections' answerable queries (each query
-// against its realm) and unanswerable ones (the same query against its realm without the
-// query's relevant memories); the fit and its accuracy per collection are in docs/eval.md.
-// A memory holding the whole query phrase (two or more words) makes it 1.
+// sigmoid(a * keyword + b * semantic + c), fitted by logistic regression on every collection of
+// shared/eval at once, each weighted equally: the IR collections' answerable queries (each
+// query against its realm) and unanswerable ones (the same query against its realm without the
+// query's relevant memories), and agent-memory's answerable and unanswerable questions. No
+// evidence tried told the two apart on every collection (docs/eval.md, "The verdict"): the
+// probabilities stay near 0.5 and the verdict is UNSURE for most queries. A memory holding the
+// whole query phrase (two or more words) makes it 1.
 #pragma once
 
 #include <vector>

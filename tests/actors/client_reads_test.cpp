@@ -162,3 +162,52 @@ TEST_CASE("a list page that scans its budget without filling stops with a next t
 
 }  // namespace
 }  // namespace vasana
+
+namespace vasana {
+
+TEST_CASE("facts pages through a realm's live triplets and corrections in op order, leaving out other realms and retracted ones") {
+  World w;
+  const MemoryId source = w.put("work", "postgres runs in us-west-2");
+  auto triplet = [&](const std::string& realm, const std::string& object) {
+    AddTripletOp t;
+    t.realm = realm;
+    t.subject = "postgres";
+    t.predicate = "region";
+    t.object = object;
+    t.source_memory = realm == "work" ? source : MemoryId{};
+    w.op(t);
+    return MemoryId{InstanceId(kWriter), Seqno(w.seq)};
+  };
+  triplet("work", "a");
+  triplet("other", "b");  // another realm: never listed
+  const MemoryId gone = triplet("work", "c");
+  w.op(AddCorrectionOp{"work", "us-east-2", "us-west-2", "moved", source});
+  triplet("work", "d");
+  w.op(RetractTripletOp{gone, ""});
+  FactsRequest req;
+  req.realm = "work";
+  req.limit = 2;
+  std::vector<std::string> seen;
+  int pages = 0;
+  for (;;) {
+    ClientResponse r = answer_facts(w.state, 1, req);
+    REQUIRE(r.kind == ClientResponse::Kind::facts);
+    ++pages;
+    for (const FactEntry& e : r.facts.entries) {
+      seen.push_back(e.is_correction ? "correction " + e.wrong : "fact " + e.object);
+      CHECK(e.source_memory == (e.object == "d" || e.object == "a" || e.is_correction ? source : MemoryId{}));
+    }
+    if (r.facts.next.seqno.value == 0) break;
+    req.after = r.facts.next;
+  }
+  CHECK(seen == std::vector<std::string>{"fact a", "correction us-east-2", "fact d"});
+  CHECK(pages == 2);
+  // Negative control: a realm with nothing lists nothing, in one page.
+  req = FactsRequest{};
+  req.realm = "nobody";
+  ClientResponse none = answer_facts(w.state, 1, req);
+  CHECK(none.facts.entries.empty());
+  CHECK(none.facts.next.seqno.value == 0);
+}
+
+}  // namespace vasana

@@ -177,7 +177,7 @@ TEST_CASE("export, import into an empty realm and export again give the same lin
   const std::string first = node.tmp.sub("first.jsonl"), second = node.tmp.sub("second.jsonl");
   auto e1 = node.run({"export", "--realm", "work", "--no-ids", "--out", first});
   REQUIRE(e1.status.code == 0);
-  CHECK(contains(e1.err, "export: 6 memories of realm work"));
+  CHECK(contains(e1.err, "export: 6 memories and 0 supersede, fact and correction lines of realm work"));
   auto imported = node.run({"import", "--realm", "copy", first});
   REQUIRE(imported.status.code == 0);
   CHECK(contains(imported.out, "imported 6 new, 0 already present"));

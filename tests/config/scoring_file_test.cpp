@@ -52,6 +52,11 @@ TEST_CASE("a scoring value out of range is refused naming the field and its rang
   CHECK_THAT(w.status().message(), Catch::Contains("kind_prior.correction must be from 0.25 to 4 (got 9)"));
   w = parse_scoring("known_threshold = -0.1\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("known_threshold must be from 0 to 1"));
+  w = parse_scoring("unsure_band = 0.6\n", "s.toml");
+  CHECK_THAT(w.status().message(), Catch::Contains("unsure_band must be from 0 to 0.5 (got 0.6)"));
+  auto band = parse_scoring("unsure_band = 0.25\n", "s.toml");
+  REQUIRE(band.ok());
+  CHECK(band->unsure_band == 0.25);
   w = parse_scoring("[lane_weight]\nhdc = 5\n", "s.toml");
   CHECK_THAT(w.status().message(), Catch::Contains("lane_weight.hdc must be from 0 to 4 (got 5)"));
   w = parse_scoring("prior_bound = 2.5\n", "s.toml");

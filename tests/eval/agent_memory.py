@@ -24,8 +24,9 @@ Metrics (per realm and over all realms):
   MRR@10, nDCG@10  answerable, from qrels.tsv (binary gains, cranfield_metrics.py)
   stale_shown    questions with stale refs or phrases: some hit has a stale ref, or a text holding
                  a stale phrase (case-insensitive substring); split into `changed` and `forgotten`
-  verdict        KNOWN expected on answerable, UNKNOWN on unanswerable; accuracy on all, on each
-                 class, on the `near_miss` and `forgotten` subsets (query_types.tsv)
+  verdict        KNOWN expected on answerable, UNKNOWN on unanswerable (UNSURE is neither right
+                 nor wrong); accuracy on all, on each class, on the `near_miss` and `forgotten`
+                 subsets (query_types.tsv); the share UNSURE and the share wrong
 
 usage: agent_memory.py --binary PATH [--eval-data DIR] [--out DIR] [--realms a,b]
 Standard library only.
@@ -189,7 +190,8 @@ def ask(node, realm, queries, refs_by_id, k=K):
         hits = [{"id": h["id"], "ref": refs_by_id.get(h["id"]), "store_ref": h.get("ref", ""), "text": h.get("text", "")}
                 for h in a.get("hits", [])]
         results.append({"qid": q["id"], "realm": realm, "answerable": q["answerable"], "verdict": a.get("verdict"),
-                        "top_relevance": a.get("top_relevance"), "hits": hits, "corrections": a.get("corrections", [])})
+                        "top_relevance": a.get("top_relevance"), "evidence": a.get("evidence", {}), "hits": hits,
+                        "corrections": a.get("corrections", [])})
     return results
 
 
@@ -223,7 +225,13 @@ def stale_shown(q, result):
 
 
 def verdict_right(q, result):
-    return (result["verdict"] == KNOWN) == bool(q["answerable"])
+    """KNOWN on an answerable question, UNKNOWN on an unanswerable one (UNSURE is never right)."""
+    return result["verdict"] == (KNOWN if q["answerable"] else "UNKNOWN")
+
+
+def verdict_wrong(q, result):
+    """KNOWN on an unanswerable question, UNKNOWN on an answerable one (UNSURE is never wrong)."""
+    return result["verdict"] == ("UNKNOWN" if q["answerable"] else KNOWN)
 
 
 def _rate(flags):
@@ -253,6 +261,8 @@ def metrics(queries, results, types, qrels):
         "stale_shown_changed": _rate(stale_shown(q, r) for q, r in stale if "changed" in tags(q)),
         "stale_shown_forgotten": _rate(stale_shown(q, r) for q, r in stale if "forgotten" in tags(q)),
         "verdict": _rate(verdict_right(q, r) for q, r in pairs),
+        "verdict_unsure": _rate(not verdict_right(q, r) and not verdict_wrong(q, r) for q, r in pairs),
+        "verdict_wrong": _rate(verdict_wrong(q, r) for q, r in pairs),
         "verdict_answerable": _rate(verdict_right(q, r) for q, r in answerable),
         "verdict_unanswerable": _rate(verdict_right(q, r) for q, r in unanswerable),
         "verdict_near_miss": _rate(verdict_right(q, r) for q, r in pairs if "near_miss" in tags(q)),
@@ -265,6 +275,7 @@ COLUMNS = [
     ("right_first@1", "right first@1"), ("top3", "top-3"), ("MRR@10", "MRR@10"), ("nDCG@10", "nDCG@10"),
     ("stale_shown", "stale shown"), ("stale_shown_changed", "stale: changed"),
     ("stale_shown_forgotten", "stale: forgotten"), ("verdict", "verdict acc."),
+    ("verdict_unsure", "verdict UNSURE"), ("verdict_wrong", "verdict wrong"),
     ("verdict_answerable", "verdict ans."), ("verdict_unanswerable", "verdict unans."),
     ("verdict_near_miss", "verdict near miss"), ("verdict_forgotten", "verdict forgotten"),
 ]
@@ -343,7 +354,8 @@ def write_outputs(out_dir, data, replays, results):
 def verdict_rows(results):
     """verdict_fit.py's rows (collection, qid, answerable, top_relevance, verdict) of the
     queries that got a verdict."""
-    return [(NAME, r["qid"], bool(r["answerable"]), float(r["top_relevance"]), r["verdict"])
+    return [(NAME, r["qid"], bool(r["answerable"]), float(r["top_relevance"]), r["verdict"],
+             float(r.get("evidence", {}).get("keyword", 0)), float(r.get("evidence", {}).get("semantic", 0)))
             for r in results if r["verdict"] is not None]
 
 
@@ -388,7 +400,7 @@ def check_invariants(replays, queries, results):
     superseded memory returned, every hit's ref (the node's) equal to the replay's mapping."""
     out = {"errors": [], "forgotten_returned": [], "superseded_returned": [], "ref_mismatches": [], "over_k": []}
     for q, r in zip(queries, results):
-        if r.get("error") or r["verdict"] not in ("KNOWN", "UNKNOWN"):
+        if r.get("error") or r["verdict"] not in ("KNOWN", "UNKNOWN", "UNSURE"):
             out["errors"].append(f"{q['id']}: {r.get('error') or 'no verdict'}")
         if len(r["hits"]) > K:
             out["over_k"].append(q["id"])

@@ -80,6 +80,10 @@ class Verdict(unittest.TestCase):
     def test_the_opposite_verdicts_are_wrong(self):
         self.assertFalse(am.verdict_right(query("a"), result("a", [], "UNKNOWN")))
         self.assertFalse(am.verdict_right(query("u", answerable=False), result("u", [], "KNOWN")))
+        # UNSURE is neither right nor wrong.
+        self.assertFalse(am.verdict_right(query("a"), result("a", [], "UNSURE")))
+        self.assertFalse(am.verdict_wrong(query("a"), result("a", [], "UNSURE")))
+        self.assertTrue(am.verdict_wrong(query("a"), result("a", [], "UNKNOWN")))
 
 
 class Metrics(unittest.TestCase):

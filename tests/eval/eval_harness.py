@@ -234,7 +234,9 @@ def verdict_runs(node, coll, sample, out, timing):
         for a, answerable in ((answers[2 * i], True), (answers[2 * i + 1], False)):
             if "error" in a:
                 raise NodeError(f"{coll.name}: verdict query {q['id']} refused: {a['error']}")
-            rows.append((coll.name, q["id"], answerable, float(a["top_relevance"]), a["verdict"]))
+            ev = a.get("evidence", {})
+            rows.append((coll.name, q["id"], answerable, float(a["top_relevance"]), a["verdict"],
+                         float(ev.get("keyword", 0)), float(ev.get("semantic", 0))))
     return rows
 
 
@@ -292,7 +294,7 @@ def table(summary):
                 n = (f"{v['n_answerable']}" if v["n_answerable"] == v["n_unanswerable"]
                      else f"{v['n_answerable']} + {v['n_unanswerable']}")
                 cells.append(f"{v['accuracy']:.3f} ({v['known_on_answerable']:.3f} / {v['unknown_on_unanswerable']:.3f}),"
-                             f" {n} q")
+                             f" {n} q, {v['decided']:.2f} decided")
                 cells.append(f"{v['ece']:.3f}")
             else:
                 cells += ["", ""]

@@ -92,7 +92,7 @@ def main():
         rows = [line.rstrip("\n").split("\t") for line in f][1:]
     check(len(rows) == 2 * SAMPLE, f"verdict.tsv has {2 * SAMPLE} rows (got {len(rows)})")
     check(sorted(r[2] for r in rows) == ["0"] * SAMPLE + ["1"] * SAMPLE, "half answerable, half unanswerable")
-    check(all(r[4] in ("KNOWN", "UNKNOWN") for r in rows), "every row has a verdict")
+    check(all(r[4] in ("KNOWN", "UNKNOWN", "UNSURE") for r in rows), "every row has a verdict")
     v = med["verdict"]
     check(v["n_answerable"] == SAMPLE and 0 <= v["accuracy"] <= 1 and 0 <= v["ece"] <= 1, "the verdict scores are in range")
     return 1 if failures else 0

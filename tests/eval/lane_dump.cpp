@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
       auto res = engine.recall(r);
       if (!res.ok()) return 1;
       line["fused"] = ranked(*res, "");
-      line["verdict"] = res->known;
+      line["verdict"] = verdict_name(res->verdict);
       line["top"] = res->top_relevance;
       std::cout << line.dump() << "\n";
     }

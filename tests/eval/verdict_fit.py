@@ -1,14 +1,16 @@
 #!/usr/bin/python3
-"""The KNOWN/UNKNOWN verdict scored against answerable and unanswerable queries (ops/eval.sh
-writes them to build/eval/verdict.tsv), and a threshold on top_relevance fitted across
-collections.
+"""The verdict (KNOWN, UNKNOWN or UNSURE) scored against answerable and unanswerable queries
+(ops/eval.sh writes them to build/eval/verdict.tsv), and a threshold on top_relevance fitted
+across collections.
 
 usage: verdict_fit.py VERDICT_TSV [--threshold X]
 
 VERDICT_TSV: a header line, then `collection<TAB>qid<TAB>answerable (1|0)<TAB>top_relevance
-<TAB>verdict (KNOWN|UNKNOWN)` rows. Prints, per collection and over all rows: the verdict's
-accuracy (KNOWN on answerable, UNKNOWN on unanswerable), its rate of KNOWN on answerable and of
-UNKNOWN on unanswerable, the expected calibration error of top_relevance read as the
+<TAB>verdict (KNOWN|UNKNOWN|UNSURE)<TAB>keyword<TAB>semantic` rows (the last two, the verdict's
+evidence, may be absent). Prints, per collection and over all rows: the
+verdict's accuracy (KNOWN on answerable, UNKNOWN on unanswerable; UNSURE is never right), the
+share of queries it decided (not UNSURE) and its accuracy on those, its rate of KNOWN on
+answerable and of UNKNOWN on unanswerable, the expected calibration error of top_relevance read as the
 probability that the query is answerable (10 equal-width bins over [0, 1], values outside
 clamped), with --threshold X the accuracy of "KNOWN when top_relevance >= X", and the
 threshold chosen by leave-one-collection-out cross-validation (fitted on the other
@@ -21,34 +23,41 @@ BINS = 10
 
 
 def read_rows(path):
-    """[(collection, qid, answerable bool, top_relevance float, verdict str)]."""
+    """[(collection, qid, answerable bool, top_relevance float, verdict str, keyword float,
+    semantic float)]; the evidence is 0 in a file written without it."""
     rows = []
     with open(path) as f:
         next(f, None)
         for line in f:
             parts = line.rstrip("\n").split("\t")
-            if len(parts) == 5:
-                rows.append((parts[0], parts[1], parts[2] == "1", float(parts[3]), parts[4]))
+            if len(parts) in (5, 7):
+                ev = (float(parts[5]), float(parts[6])) if len(parts) == 7 else (0.0, 0.0)
+                rows.append((parts[0], parts[1], parts[2] == "1", float(parts[3]), parts[4]) + ev)
     return rows
 
 
 def write_rows(path, rows):
+    """rows as read_rows gives them; the evidence columns are the recall's (verdict_logistic.py
+    fits on them)."""
     with open(path, "w") as f:
-        f.write("collection\tqid\tanswerable\ttop_relevance\tverdict\n")
-        for c, q, a, p, v in rows:
-            f.write(f"{c}\t{q}\t{1 if a else 0}\t{p:.9g}\t{v}\n")
+        f.write("collection\tqid\tanswerable\ttop_relevance\tverdict\tkeyword\tsemantic\n")
+        for c, q, a, p, v, kw, sem in rows:
+            f.write(f"{c}\t{q}\t{1 if a else 0}\t{p:.9g}\t{v}\t{kw:.9g}\t{sem:.9g}\n")
 
 
 def verdict_scores(rows):
-    """{accuracy, known_on_answerable, unknown_on_unanswerable, n_answerable, n_unanswerable,
-    ece} of rows."""
+    """{accuracy, decided, accuracy_decided, known_on_answerable, unknown_on_unanswerable,
+    n_answerable, n_unanswerable, ece} of rows. decided: the share not UNSURE."""
     ans = [r for r in rows if r[2]]
     unans = [r for r in rows if not r[2]]
-    correct = sum(1 for r in rows if (r[4] == "KNOWN") == r[2])
+    decided = [r for r in rows if r[4] in ("KNOWN", "UNKNOWN")]
+    correct = sum(1 for r in decided if (r[4] == "KNOWN") == r[2])
     return {
         "accuracy": correct / len(rows) if rows else None,
+        "decided": len(decided) / len(rows) if rows else None,
+        "accuracy_decided": correct / len(decided) if decided else None,
         "known_on_answerable": sum(1 for r in ans if r[4] == "KNOWN") / len(ans) if ans else None,
-        "unknown_on_unanswerable": sum(1 for r in unans if r[4] != "KNOWN") / len(unans) if unans else None,
+        "unknown_on_unanswerable": sum(1 for r in unans if r[4] == "UNKNOWN") / len(unans) if unans else None,
         "n_answerable": len(ans),
         "n_unanswerable": len(unans),
         "ece": ece([(r[3], r[2]) for r in rows]),
@@ -119,7 +128,8 @@ def report(rows, threshold=None, out=sys.stdout):
     """Prints the verdict table (per collection and all), and the threshold analysis."""
     groups = by_collection(rows)
     cv = cross_validate(rows)
-    head = ["collection", "answerable", "unanswerable", "accuracy", "KNOWN on ans.", "UNKNOWN on unans.", "ECE"]
+    head = ["collection", "answerable", "unanswerable", "accuracy", "decided", "acc. of decided", "KNOWN on ans.",
+            "UNKNOWN on unans.", "ECE"]
     if threshold is not None:
         head.append(f"acc. at {threshold:g}")
     if cv:
@@ -127,8 +137,9 @@ def report(rows, threshold=None, out=sys.stdout):
     lines = []
     for name, rs in list(groups.items()) + [("all", rows)]:
         s = verdict_scores(rs)
-        cells = [name, str(s["n_answerable"]), str(s["n_unanswerable"]), fmt(s["accuracy"]),
-                 fmt(s["known_on_answerable"]), fmt(s["unknown_on_unanswerable"]), fmt(s["ece"])]
+        cells = [name, str(s["n_answerable"]), str(s["n_unanswerable"]), fmt(s["accuracy"]), fmt(s["decided"]),
+                 fmt(s["accuracy_decided"]), fmt(s["known_on_answerable"]), fmt(s["unknown_on_unanswerable"]),
+                 fmt(s["ece"])]
         if threshold is not None:
             cells.append(fmt(accuracy_at(rs, threshold)))
         if cv:

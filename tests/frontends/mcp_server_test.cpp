@@ -135,7 +135,7 @@ TEST_CASE("mcp recall sends the query to the node and returns the hits with thei
     h.text = "found";
     h.lanes.push_back({"keyword", 2, 0.5});
     r.answer.hits.push_back(h);
-    r.answer.known = true;
+    r.answer.verdict = Verdict::known;
     return r;
   };
   McpTools tools(node.call());

@@ -68,7 +68,7 @@ TEST_CASE("a clearly more relevant memory of a low-prior kind ranks above a weak
   CHECK(tie->hits[0].prior <= ScoringWeights{}.prior_bound);
 }
 
-TEST_CASE("the verdict does not depend on the limit, and a query the realm cannot answer is UNKNOWN") {
+TEST_CASE("the verdict does not depend on the limit, and a query the realm cannot answer is never KNOWN") {
   Store s;
   fill(s);
   s.put("the staging cluster is in eu-west-1");
@@ -77,28 +77,56 @@ TEST_CASE("the verdict does not depend on the limit, and a query the realm canno
   const std::string answerable = "which region is the staging cluster in";
   auto one = s.recall(answerable, 1);
   REQUIRE(one.ok());
-  CHECK(one->known);
+  CHECK(one->verdict != Verdict::unknown);
   for (size_t limit : {2, 5, 10, 50, 200}) {
     auto other = s.recall(answerable, limit);
     REQUIRE(other.ok());
-    CHECK(other->known == one->known);
+    CHECK(other->verdict == one->verdict);
     CHECK(other->top_relevance == one->top_relevance);
     CHECK(other->hits.front().id == one->hits.front().id);
   }
   auto unanswerable = s.recall("what is the wifi password of the berlin office");
   REQUIRE(unanswerable.ok());
-  CHECK(!unanswerable->known);
+  CHECK(unanswerable->verdict != Verdict::known);
   CHECK(unanswerable->top_relevance < one->top_relevance);
+  // Positive control: the whole phrase held is KNOWN; a realm holding nothing is UNKNOWN.
+  auto phrase = s.recall("the staging cluster is in eu-west-1");
+  REQUIRE(phrase.ok());
+  CHECK(phrase->verdict == Verdict::known);
+  Store empty;
+  auto nothing = empty.recall("what is the wifi password of the berlin office");
+  REQUIRE(nothing.ok());
+  CHECK(nothing->verdict == Verdict::unknown);
 }
 
 TEST_CASE("the calibrated relevance grows with the evidence and is 1 for the whole phrase") {
   VerdictEvidence none;
   CHECK(calibrated_relevance(none) == 0);
-  VerdictEvidence weak{0.1, 0.1, false}, strong{1.0, 0.8, false}, phrase{0.1, 0.1, true};
-  CHECK(calibrated_relevance(weak) < calibrated_relevance(strong));
-  CHECK(calibrated_relevance(strong) >= ScoringWeights{}.known_threshold);
-  CHECK(calibrated_relevance(weak) < ScoringWeights{}.known_threshold);
+  VerdictEvidence weak{0.1, 0.1, false}, middling{0.3, 0.3, false}, strong{1.0, 0.8, false}, phrase{0.1, 0.1, true};
+  CHECK(calibrated_relevance(weak) < calibrated_relevance(middling));
+  CHECK(calibrated_relevance(middling) < calibrated_relevance(strong));
+  const ScoringWeights w;
+  CHECK(verdict_of(calibrated_relevance(strong), w) == Verdict::known);
+  CHECK(verdict_of(calibrated_relevance(middling), w) == Verdict::unsure);
+  CHECK(verdict_of(calibrated_relevance(weak), w) == Verdict::unknown);
+  CHECK(verdict_of(calibrated_relevance(none), w) == Verdict::unknown);
   CHECK(calibrated_relevance(phrase) == 1.0);
+}
+
+TEST_CASE("the verdict is UNSURE within unsure_band of known_threshold, and decides outside it") {
+  ScoringWeights w;
+  w.known_threshold = 0.5;
+  w.unsure_band = 0.15;
+  CHECK(verdict_of(0.65, w) == Verdict::known);
+  CHECK(verdict_of(0.64, w) == Verdict::unsure);
+  CHECK(verdict_of(0.5, w) == Verdict::unsure);
+  CHECK(verdict_of(0.35, w) == Verdict::unsure);
+  CHECK(verdict_of(0.34, w) == Verdict::unknown);
+  CHECK(verdict_of(0.0, w) == Verdict::unknown);
+  // With no band the threshold alone decides, as a two-word verdict.
+  w.unsure_band = 0;
+  CHECK(verdict_of(0.5, w) == Verdict::known);
+  CHECK(verdict_of(0.49, w) == Verdict::unknown);
 }
 
 }  // namespace vasana
