@@ -2,9 +2,10 @@
 // holds, as JSON lines that `vasana import` reads back: every memory of every status with its
 // review decision (frontends/jsonl_memory.hpp), paging through `list` in id order; then which
 // memory superseded which, and the realm's live facts and corrections with the refs of their
-// source memories (frontends/jsonl_relations.hpp), paging through `facts`. Progress goes to stderr. FILE is written as an OutputFile
-// (cli/output_file.hpp): it appears, mode 0600, only when the whole export is in it; an existing
-// FILE is refused unless --force, a symbolic link always.
+// source memories (frontends/jsonl_relations.hpp), paging through `facts`. Progress goes to
+// stderr. FILE is written as an OutputFile (cli/output_file.hpp): it appears, mode 0600, only
+// when the whole export is in it; an existing FILE is refused unless --force, a symbolic link
+// always.
 #include <unistd.h>
 
 #include <cstdio>

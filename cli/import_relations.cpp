@@ -61,7 +61,8 @@ bool held_memories(NodeClient& client, const std::map<std::string, ImportedMemor
   }
   auto answered = run_pipelined(client, std::move(gets), kWindow, timeout, [&](size_t i, const ClientResponse& r) {
     if (r.kind != ClientResponse::Kind::memory) {
-      why = "reading memory " + order[i].to_string() + ": " + (r.kind == ClientResponse::Kind::error ? r.message : "unexpected answer");
+      why = "reading memory " + order[i].to_string() + ": " +
+            (r.kind == ClientResponse::Kind::error ? r.message : "unexpected answer");
       return false;
     }
     out[order[i]] = r.memory;
@@ -91,7 +92,9 @@ RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
     requests.push_back(std::move(req));
     line_of.push_back(line);
   };
-  // Review decisions first: a supersede or a fact may name a memory held for review.
+  // Review decisions, then the other lines in file order, over one connection: the node writes
+  // them in that order, so functional claims order as in the original. No line's outcome depends
+  // on another's (a supersede or a fact may name a memory still held for review).
   for (const auto& [ref, m] : memories) {
     if (!m.review) continue;
     if (m.existed) {
@@ -119,7 +122,8 @@ RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
     if (r.type == RelationLine::Type::supersede) {
       const ImportedMemory& old = memories.at(r.ref);
       const MemoryId by = memories.at(r.replaced_by).id;
-      if (old.existed && present.at(old.id).status == MemoryStatus::superseded && present.at(old.id).replaced_by == by) {
+      const MemoryView* held_old = old.existed ? &present.at(old.id) : nullptr;
+      if (held_old && held_old->status == MemoryStatus::superseded && held_old->replaced_by == by) {
         ++out.present;
         continue;
       }
@@ -137,7 +141,8 @@ RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
       if (r.type == RelationLine::Type::fact) {
         req.kind = ClientRequest::Kind::fact;
         req.fact.realm = realm;
-        req.fact.fact = FactInput{r.fact.subject, r.fact.predicate, r.fact.object, r.fact.valid_from_ms, r.fact.valid_to_ms};
+        req.fact.fact =
+            FactInput{r.fact.subject, r.fact.predicate, r.fact.object, r.fact.valid_from_ms, r.fact.valid_to_ms};
         req.fact.source_memory = source;
       } else {
         req.kind = ClientRequest::Kind::correct;
@@ -156,8 +161,10 @@ RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
       ++out.written;
       return true;
     }
-    if (r.kind == ClientResponse::Kind::error && (r.error == ClientError::conflict || r.error == ClientError::bad_input ||
-                                                  r.error == ClientError::not_found)) {
+    const bool refused = r.kind == ClientResponse::Kind::error &&
+                         (r.error == ClientError::conflict || r.error == ClientError::bad_input ||
+                          r.error == ClientError::not_found);
+    if (refused) {
       out.refused.emplace_back(line_of[i], r.message);
       return true;
     }

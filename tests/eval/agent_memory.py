@@ -28,7 +28,11 @@ Metrics (per realm and over all realms):
                  nor wrong); accuracy on all, on each class, on the `near_miss` and `forgotten`
                  subsets (query_types.tsv); the share UNSURE and the share wrong
 
-usage: agent_memory.py --binary PATH [--eval-data DIR] [--out DIR] [--realms a,b]
+usage: agent_memory.py --binary PATH [--eval-data DIR] [--out DIR] [--realms a,b] [--round-trip]
+
+--round-trip: after its queries each realm is exported (`vasana export --no-ids`), imported into
+a fresh node (`vasana import`) and asked the same questions there; it prints how many get the
+same top 5 and the same verdict.
 Standard library only.
 """
 import argparse
@@ -41,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cranfield_metrics  # noqa: E402
 import verdict_fit  # noqa: E402
-from vasana_node import CommandError, Node  # noqa: E402
+from vasana_node import IMPORT_TIMEOUT, CommandError, Node, NodeError  # noqa: E402
 
 NAME = "agent-memory"
 K = 10  # hits per query
@@ -303,8 +307,30 @@ def report(entry):
 # One realm, and the collection
 
 
-def run_realm(binary, data, realm, log=None):
-    """A fresh node, the realm's ops, its queries. Returns (Replay, results, timing)."""
+def round_trip(binary, node, realm, queries, results):
+    """`vasana export` of the realm from node, `vasana import` of the file into a fresh node, and
+    the queries asked there: how many get the same top 5 (by ref: every memory of the set has
+    one) and the same verdict. {"same_top5", "same_verdict", "n", "lines"}."""
+    path = os.path.join(node.dir, "export.jsonl")
+    r = node._run(["export", "--data", node.data, "--realm", realm, "--no-ids", "--out", path], timeout=IMPORT_TIMEOUT)
+    if r.returncode != 0:
+        raise NodeError(f"{NAME}: {realm}: export ended with {r.returncode}: {r.stderr.strip()}")
+    with Node(binary) as copy:
+        r = copy._run(["import", "--data", copy.data, "--realm", realm, path], timeout=IMPORT_TIMEOUT)
+        if r.returncode != 0:
+            raise NodeError(f"{NAME}: {realm}: import of the export ended with {r.returncode}: {r.stderr.strip()}")
+        again = ask(copy, realm, queries, {})
+    top5 = lambda res: [h["store_ref"] for h in res["hits"][:5]]  # noqa: E731
+    with open(path, encoding="utf-8") as f:
+        lines = sum(1 for _ in f)
+    return {"same_top5": sum(1 for a, b in zip(results, again) if top5(a) == top5(b)),
+            "same_verdict": sum(1 for a, b in zip(results, again) if a["verdict"] == b["verdict"]),
+            "n": len(results), "lines": lines}
+
+
+def run_realm(binary, data, realm, log=None, check_round_trip=False):
+    """A fresh node, the realm's ops, its queries (and with check_round_trip, round_trip()).
+    Returns (Replay, results, timing)."""
     timing = {}
     with Node(binary) as node:
         t = time.monotonic()
@@ -313,6 +339,8 @@ def run_realm(binary, data, realm, log=None):
         t = time.monotonic()
         results = ask(node, realm, data.realm_queries(realm), rep.refs_by_id())
         timing["recall_seconds"] = time.monotonic() - t
+        if check_round_trip:
+            timing["round_trip"] = round_trip(binary, node, realm, data.realm_queries(realm), results)
     if log:
         log(f"{NAME}: {realm}: {rep.applied()}/{len(data.ops[realm])} ops applied in {timing['replay_seconds']:.1f} s, "
             f"{len(results)} recalls in {timing['recall_seconds']:.1f} s")
@@ -359,7 +387,7 @@ def verdict_rows(results):
             for r in results if r["verdict"] is not None]
 
 
-def evaluate(binary, eval_data, out_dir, realms=None, log=None):
+def evaluate(binary, eval_data, out_dir, realms=None, log=None, check_round_trip=False):
     """Replays each realm (all by default) on its own node, runs its queries and writes the
     outputs to out_dir. Returns (entry, results): the summary entry (ops and queries per realm,
     the refusals, the metrics per realm and over all, the invariants checked on the run:
@@ -373,7 +401,7 @@ def evaluate(binary, eval_data, out_dir, realms=None, log=None):
         raise ValueError(f"{NAME}: no realm {', '.join(unknown)} (realms: {', '.join(data.realms)})")
     replays, results, timing = {}, [], {}
     for realm in realms:
-        rep, res, timing[realm] = run_realm(binary, data, realm, log)
+        rep, res, timing[realm] = run_realm(binary, data, realm, log, check_round_trip)
         replays[realm] = rep
         results += res
     queries = [q for realm in realms for q in data.realm_queries(realm)]
@@ -422,13 +450,19 @@ def main(argv):
     p.add_argument("--eval-data", default=os.environ.get("VASANA_EVAL_DATA", os.path.join(root, "..", "shared", "eval")))
     p.add_argument("--out", default=os.path.join(root, "build", "eval", "runs", NAME))
     p.add_argument("--realms", default="", help="comma-separated (default: every realm)")
+    p.add_argument("--round-trip", action="store_true",
+                   help="also export each realm, import it into a fresh node and compare the answers")
     a = p.parse_args(argv)
     entry, _ = evaluate(a.binary, a.eval_data, a.out, [r for r in a.realms.split(",") if r] or None,
-                     log=lambda m: print(f"eval: {m}", file=sys.stderr, flush=True))
+                        log=lambda m: print(f"eval: {m}", file=sys.stderr, flush=True), check_round_trip=a.round_trip)
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(entry, f, indent=1)
     print(report(entry))
     for realm, info in entry["realms"].items():
+        rt = info["timing"].get("round_trip")
+        if rt:
+            print(f"{realm}: export ({rt['lines']} lines) imported into a fresh node: the same top 5 for "
+                  f"{rt['same_top5']} of {rt['n']} questions, the same verdict for {rt['same_verdict']}")
         for rec in info["failed"]:
             print(f"{realm} line {rec['line']} ({rec['op']} {rec['ref']}): {rec['outcome']}: {rec['error']}")
     return 0

@@ -53,6 +53,7 @@ def main():
         rep = agent_memory.replay(node, realm, ops)
         results = agent_memory.ask(node, realm, queries, rep.refs_by_id())
         states = {ref: node.cli(["get", i]) for ref, i in rep.ids.items()}
+        trip = agent_memory.round_trip(a.binary, node, realm, queries, results)
     print(f"{realm}: {len(ops)} ops and {len(queries)} queries in {time.monotonic() - started:.1f} s")
     agent_memory.write_outputs(a.out, data, {realm: rep}, results)
 
@@ -104,6 +105,16 @@ def main():
           and m["stale_shown"]["n"] == STALE_PER_REALM,
           f"metrics over {ANSWERABLE_PER_REALM} answerable, {QUERIES_PER_REALM} and {STALE_PER_REALM} stale questions")
     check(m["right_first@1"]["rate"] <= m["top3"]["rate"], "right-first@1 is at most top-3")
+    # (e) the realm exported and imported into a fresh node: every current memory (the forgotten
+    # ones are not exported), the supersede links and the corrections come back, and the copy
+    # answers every question.
+    current = len(rep.ids) - len(rep.forgotten)
+    links, corrections = len(rep.superseded), sum(1 for op in ops if op["op"] == "correct")
+    check(trip["lines"] == current + links + corrections,
+          f"the export holds {current} memories, {links} supersede and {corrections} correction lines "
+          f"(got {trip['lines']} lines)")
+    check(trip["n"] == QUERIES_PER_REALM and trip["same_verdict"] <= trip["n"], "the copy answers every question")
+    print(f"round trip: the same top 5 for {trip['same_top5']} of {trip['n']}, the same verdict for {trip['same_verdict']}")
     print(agent_memory.report({"metrics": {"realms": {realm: m}, "all": m}}))
     return 1 if failures else 0
 
