@@ -149,6 +149,7 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::list: handle_read(std::move(call)); return;
     case ClientRequest::Kind::analogy: handle_read(std::move(call)); return;
     case ClientRequest::Kind::facts: handle_read(std::move(call)); return;
+    case ClientRequest::Kind::realms: handle_read(std::move(call)); return;
     case ClientRequest::Kind::history:
     case ClientRequest::Kind::contradictions:
     case ClientRequest::Kind::conflicts: {

@@ -170,6 +170,7 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
       return std::nullopt;
     case K::list: return need_read(who, q.list.realm);
     case K::facts: return need_read(who, q.facts.realm);
+    case K::realms: return std::nullopt;  // answered with the realms the caller may read only
     case K::contradictions:
     case K::conflicts:
       for (const auto& realm : q.listed_realms)

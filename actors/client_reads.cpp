@@ -1,6 +1,7 @@
 #include "actors/client_reads.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "actors/client_gateway.hpp"
 #include "protocol/client_reads.hpp"
@@ -157,6 +158,20 @@ ClientResponse answer_facts(const ReplicaState& state, uint64_t request_id, cons
   return r;
 }
 
+ClientResponse answer_realms(const ReplicaState& state, uint64_t request_id, const ClientGrant* who) {
+  ClientResponse r;
+  r.request_id = request_id;
+  r.kind = ClientResponse::Kind::realms;
+  std::map<std::string, uint64_t> counts;
+  state.for_each_memory([&](const MemoryRecord& m) {
+    uint64_t& n = counts[m.realm.str()];
+    if (!m.verdicts->deleted.value) ++n;
+  });
+  for (const auto& [name, n] : counts)
+    if (may_read(who, name)) r.realms.push_back(RealmView{name, n});
+  return r;
+}
+
 ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
                               int64_t now_ms) {
   ClientResponse r;
@@ -190,6 +205,8 @@ ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
       r = answer_analogy(state, q.request_id, q.analogy, static_cast<int64_t>(system_wall_ms()));
     else if (q.kind == ClientRequest::Kind::facts)
       r = answer_facts(state, q.request_id, q.facts);
+    else if (q.kind == ClientRequest::Kind::realms)
+      r = answer_realms(state, q.request_id, call.who);
     else
       r = answer_list(state, q.request_id, q.list);
   });

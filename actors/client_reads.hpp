@@ -37,6 +37,10 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
 // validate_facts_request); a page also stops after kListScanPerPage entries of other realms.
 ClientResponse answer_facts(const ReplicaState& state, uint64_t request_id, const FactsRequest& r);
 
+// realms: every realm holding a created memory that who may read, by name, with its memories not
+// forgotten. O(memories of the store): one pass over the records.
+ClientResponse answer_realms(const ReplicaState& state, uint64_t request_id, const ClientGrant* who);
+
 // analogy: recall_analogy (replica/analogy.hpp) as of req.as_of_ms, or now_ms when not given.
 ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, const AnalogyRequest& req,
                               int64_t now_ms);

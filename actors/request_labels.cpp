@@ -25,6 +25,7 @@ const char* request_kind_label(ClientRequest::Kind kind) {
     case K::conflicts: return "conflicts";
     case K::analogy: return "analogy";
     case K::facts: return "facts";
+    case K::realms: return "realms";
   }
   return "unknown";
 }
@@ -34,7 +35,7 @@ std::vector<std::string> all_request_kind_labels() {
   std::vector<std::string> out;
   for (K k : {K::ping, K::remember, K::recall, K::status, K::update, K::forget, K::set_status, K::pin, K::fact,
               K::correct, K::retract, K::review, K::get, K::list, K::history, K::contradictions, K::analogy,
-              K::conflicts, K::member, K::facts})
+              K::conflicts, K::member, K::facts, K::realms})
     out.emplace_back(request_kind_label(k));
   return out;
 }

@@ -27,6 +27,7 @@ int cmd_recall(const Words& words);
 int cmd_import(const Words& words);
 int cmd_get(const Words& words);
 int cmd_list(const Words& words);
+int cmd_realms(const Words& words);
 int cmd_export(const Words& words);
 int cmd_verify(const Words& words);
 int cmd_backup(const Words& words);

@@ -41,6 +41,7 @@ const char* kUsage =
     "  get ID [--json]                        one memory with every field\n"
     "  list --realm R [--kind K]... [--tag T]... [--status S]... [--deleted] [--unreviewed] [--limit N] [--after ID] [--json]\n"
     "                                         a page of a realm's memories in id order\n"
+    "  realms [--json]                        the realms you may read that hold memories, and how many\n"
     "  verify [--deep] --data DIR             offline check of every segment; exit 1 on corruption\n"
     "                                         --deep: also the state checkpoint against a full replay\n"
     "  backup [--data DIR] DEST               a verified copy of a data directory, live or stopped\n"
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
   if (cmd == "import") return vasana::cmd_import(words);
   if (cmd == "get") return vasana::cmd_get(words);
   if (cmd == "list") return vasana::cmd_list(words);
+  if (cmd == "realms") return vasana::cmd_realms(words);
   if (cmd == "export") return vasana::cmd_export(words);
   if (cmd == "verify") return vasana::cmd_verify(words);
   if (cmd == "backup") return vasana::cmd_backup(words);

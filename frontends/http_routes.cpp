@@ -159,6 +159,17 @@ class Routes {
         return out.dump();
       });
     });
+    router.add("GET", "/v1/realms", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
+      if (!only_params(req, res, {})) return;
+      ClientRequest r;
+      r.kind = ClientRequest::Kind::realms;
+      call(res, who, std::move(r), ClientResponse::Kind::realms, [](const ClientResponse& a) {
+        std::string list = "[";
+        for (const RealmView& v : a.realms)
+          list += (list.size() > 1 ? "," : "") + JsonObject().str("realm", v.name).unum("memories", v.memories).done();
+        return JsonObject().raw("realms", list + "]").done();
+      });
+    });
     router.add("POST", "/v1/remember", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto body = body_json(req, res);
       if (!body) return;

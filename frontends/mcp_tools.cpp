@@ -218,6 +218,15 @@ json run_forget(const json& a, NodeCall& call) {
   return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
 }
 
+json run_list_realms(const json&, NodeCall& call) {
+  ClientRequest req;
+  req.kind = ClientRequest::Kind::realms;
+  json out = json::array();
+  for (const RealmView& v : ask(call, std::move(req), ClientResponse::Kind::realms).realms)
+    out.push_back({{"realm", v.name}, {"memories", v.memories}});
+  return {{"realms", out}};
+}
+
 json run_list(const json& a, NodeCall& call) {
   ClientRequest req;
   req.kind = ClientRequest::Kind::list;
@@ -421,6 +430,10 @@ std::vector<Tool> curation_tools() {
        false, false, run_archive},
       {"pin", "Pin memory", "Pin a memory (pinned: false unpins it); pinned memories score higher in recall.",
        object_schema({{"id", text_prop(kIdHelp)}, {"pinned", bool_prop("default true")}}, {"id"}), false, false, run_pin},
+      {"list_realms", "List realms",
+       "The realms this client may read that hold memories, each with how many it holds (not forgotten). Name them "
+       "in recall, list_memories and the other tools.",
+       object_schema(json::object(), {}), true, false, run_list_realms},
       {"list_memories", "List a realm",
        "A page of a realm's memories in id order, filtered by kinds, statuses and tags; page on with after = the "
        "previous page's next until next is empty.",

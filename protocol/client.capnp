@@ -36,6 +36,7 @@ struct ClientRequest {
     conflicts @22 :ContradictionsRequest;  # updates that lost to an op whose writer had not seen them
     member @23 :Ops.SetMember;  # admits or removes a cluster member (the owner only; `vasana cluster`)
     facts @24 :FactsRequest;    # a realm's live triplets and corrections, paged (`vasana export`)
+    realms @25 :Void;           # the realms the caller may read that hold memories (`vasana realms`)
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
@@ -389,5 +390,11 @@ struct ClientResponse {
     analogy @11 :AnalogyAnswer;
     conflicts @12 :List(Conflict);
     facts @13 :FactsPage;
+    realms @14 :List(RealmInfo);
   }
+}
+
+struct RealmInfo {
+  name @0 :Text;
+  memories @1 :UInt64;             # not forgotten, of every status
 }

@@ -70,6 +70,7 @@ std::string encode_request(const ClientRequest& r) {
       break;
     case ClientRequest::Kind::analogy: fill_analogy_request(req.initAnalogy(), r.analogy); break;
     case ClientRequest::Kind::facts: fill_facts_request(req.initFacts(), r.facts); break;
+    case ClientRequest::Kind::realms: req.setRealms(); break;
   }
   return message_bytes(mb);
 }
@@ -139,6 +140,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
         out.kind = ClientRequest::Kind::facts;
         out.facts = read_facts_request(req.getFacts());
         break;
+      case schema::ClientRequest::REALMS: out.kind = ClientRequest::Kind::realms; break;
       case schema::ClientRequest::ANALOGY:
         out.kind = ClientRequest::Kind::analogy;
         out.analogy = read_analogy_request(req.getAnalogy());
@@ -183,6 +185,14 @@ std::string encode_response(const ClientResponse& r) {
     case ClientResponse::Kind::conflicts: fill_conflicts(res.initConflicts(unsigned(r.conflicts.size())), r.conflicts); break;
     case ClientResponse::Kind::analogy: fill_analogy_answer(res.initAnalogy(), r.analogy); break;
     case ClientResponse::Kind::facts: fill_facts_page(res.initFacts(), r.facts); break;
+    case ClientResponse::Kind::realms: {
+      auto list = res.initRealms(unsigned(r.realms.size()));
+      for (unsigned i = 0; i < list.size(); ++i) {
+        list[i].setName(text_of(r.realms[i].name));
+        list[i].setMemories(r.realms[i].memories);
+      }
+      break;
+    }
     case ClientResponse::Kind::remembered: {
       auto m = res.initRemembered();
       set_memory_id(m.initId(), r.id);
@@ -336,6 +346,10 @@ Result<ClientResponse> decode_response(std::string_view body) {
       case schema::ClientResponse::FACTS:
         out.kind = ClientResponse::Kind::facts;
         out.facts = read_facts_page(res.getFacts());
+        break;
+      case schema::ClientResponse::REALMS:
+        out.kind = ClientResponse::Kind::realms;
+        for (auto r : res.getRealms()) out.realms.push_back(RealmView{string_of(r.getName()), r.getMemories()});
         break;
       default: return Status::InvalidArgument("unknown response type");
     }

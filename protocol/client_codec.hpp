@@ -75,6 +75,7 @@ struct ClientRequest {
     history, contradictions, conflicts,                                 // protocol/client_history.hpp
     analogy,                                                            // protocol/client_analogy.hpp
     facts,                                                              // protocol/client_facts.hpp
+    realms,                                                             // protocol/client_reads.hpp
   };
   uint64_t request_id = 0;
   uint16_t protocol_version = kClientProtocolVersion;
@@ -135,7 +136,7 @@ struct NodeInfo {
 struct ClientResponse {
   enum class Kind {
     error, pong, remembered, recalled, status, written, memory, listed, history, contradictions, analogy, conflicts,
-    facts
+    facts, realms
   };
   uint64_t request_id = 0;
   Kind kind = Kind::error;
@@ -157,6 +158,7 @@ struct ClientResponse {
   AnalogyView analogy;                        // for analogy
   std::vector<ConflictView> conflicts;        // for conflicts, by memory id then loser
   FactsPage facts;                            // for facts
+  std::vector<RealmView> realms;              // for realms, by name
 };
 
 std::string encode_request(const ClientRequest& r);

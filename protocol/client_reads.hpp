@@ -40,6 +40,13 @@ struct MemoryView {
   std::string claim_status;  // "" or what a conflicting claim made it
 };
 
+// A realm the caller may read, and how many memories it holds that were not forgotten (of
+// every status).
+struct RealmView {
+  std::string name;
+  uint64_t memories = 0;
+};
+
 constexpr uint32_t kMaxListLimit = 10000;
 
 // A realm's memories in id order after `after`, filtered; every filter must hold.

@@ -211,3 +211,33 @@ TEST_CASE("facts pages through a realm's live triplets and corrections in op ord
 }
 
 }  // namespace vasana
+
+namespace vasana {
+
+TEST_CASE("realms lists the realms the caller may read, with their memories not forgotten, and no other") {
+  World w;
+  w.put("work", "a");
+  const MemoryId gone = w.put("work", "b");
+  w.put("private", "c");
+  w.op(DeleteMemoryOp{gone, "gone", Revision{}});
+  // Positive control: the owner sees every realm.
+  ClientResponse owner = answer_realms(w.state, 1, nullptr);
+  REQUIRE(owner.kind == ClientResponse::Kind::realms);
+  REQUIRE(owner.realms.size() == 2);
+  CHECK(owner.realms[0].name == "private");
+  CHECK(owner.realms[0].memories == 1);
+  CHECK(owner.realms[1].name == "work");
+  CHECK(owner.realms[1].memories == 1);  // the forgotten one is not counted
+  // A client that may read work only never learns that another realm exists.
+  ClientGrant reader;
+  reader.name = "reader";
+  reader.read = {"work"};
+  ClientResponse listed = answer_realms(w.state, 2, &reader);
+  REQUIRE(listed.realms.size() == 1);
+  CHECK(listed.realms[0].name == "work");
+  ClientGrant nobody;
+  nobody.name = "nobody";
+  CHECK(answer_realms(w.state, 3, &nobody).realms.empty());
+}
+
+}  // namespace vasana

@@ -209,6 +209,28 @@ TEST_CASE("export, import into an empty realm and export again give the same lin
   CHECK(node.run({"export"}).status.code == 2);
 }
 
+TEST_CASE("realms lists the realms that hold memories with their counts, a forgotten memory not counted") {
+  Node node;
+  // Negative control: a node holding nothing lists nothing.
+  auto none = node.run({"realms"});
+  REQUIRE(none.status.code == 0);
+  CHECK(none.out.empty());
+  node.import("work", "{\"text\":\"one\",\"ref\":\"a\"}\n{\"text\":\"two\",\"ref\":\"b\"}\n");
+  node.import("notes", "{\"text\":\"three\",\"ref\":\"c\"}\n");
+  auto id = node.run({"list", "--realm", "notes", "--json"});
+  REQUIRE(id.status.code == 0);
+  const std::string notes_id = listed_ids(id.out).at(0);
+  REQUIRE(node.run({"forget", notes_id}).status.code == 0);
+  auto listed = node.run({"realms"});
+  REQUIRE(listed.status.code == 0);
+  CHECK(listed.out == "notes\t0\nwork\t2\n");
+  auto json = node.run({"realms", "--json"});
+  CHECK(json.out == "{\"realm\":\"notes\",\"memories\":0}\n{\"realm\":\"work\",\"memories\":2}\n");
+  auto extra = node.run({"realms", "extra"});
+  CHECK(extra.status.code == 2);
+  CHECK(contains(extra.err, "usage: vasana realms"));
+}
+
 TEST_CASE("recall --tag passes the tags and shows each hit's tags, and --known-at is checked and passed") {
   Node node;
   node.import("work",

@@ -102,7 +102,7 @@ TEST_CASE("mcp tools/list gives every tool an object input schema") {
   }
   CHECK(names == std::vector<std::string>{"remember",  "recall",        "get",           "update",    "forget",
                                           "correct",   "history",       "conflicts",     "review",    "recall_analogy",
-                                          "supersede", "archive",       "pin",           "list_memories",
+                                          "supersede", "archive",       "pin",           "list_realms",   "list_memories",
                                           "add_fact",  "retract_fact",  "contradictions"});
 }
 
@@ -263,6 +263,25 @@ TEST_CASE("mcp curation tools become the node's requests, with the memory as id 
                           {"facts", {{{"subject", "postgres"}, {"predicate", "region"}, {"object", "eu-west-1"}}}}});
   REQUIRE(node.seen.back().update.facts.size() == 1);
   CHECK(node.seen.back().update.facts[0].object == "eu-west-1");
+  // list_realms: the node's answer, each realm with its count.
+  node.answer = [](const ClientRequest& q) -> Result<ClientResponse> {
+    ClientResponse r;
+    r.request_id = q.request_id;
+    r.kind = ClientResponse::Kind::realms;
+    r.realms = {RealmView{"team", 3}};
+    return r;
+  };
+  r = tool_call(s, "list_realms", json::object());
+  CHECK(node.seen.back().kind == ClientRequest::Kind::realms);
+  CHECK(r["result"]["structuredContent"]["realms"][0]["realm"] == "team");
+  CHECK(r["result"]["structuredContent"]["realms"][0]["memories"] == 3);
+  node.answer = [](const ClientRequest& q) -> Result<ClientResponse> {
+    ClientResponse r;
+    r.request_id = q.request_id;
+    r.kind = ClientResponse::Kind::contradictions;
+    r.contradictions.push_back(ContradictionView{"team", "postgres", "region", {}});
+    return r;
+  };
   // contradictions: the node's list, per realm.
   r = tool_call(s, "contradictions", {{"realms", {"team"}}});
   CHECK(node.seen.back().listed_realms == std::vector<std::string>{"team"});

@@ -80,7 +80,8 @@ try {
   const { tools } = await owner.listTools();
   const names = tools.map((t) => t.name).sort();
   const expected = ['add_fact', 'archive', 'conflicts', 'contradictions', 'correct', 'forget', 'get', 'history',
-    'list_memories', 'pin', 'recall', 'recall_analogy', 'remember', 'retract_fact', 'review', 'supersede', 'update'];
+    'list_memories', 'list_realms', 'pin', 'recall', 'recall_analogy', 'remember', 'retract_fact', 'review', 'supersede',
+    'update'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list names every tool', names);
   for (const t of tools) check(t.inputSchema && t.inputSchema.type === 'object', `tool ${t.name} has an object input schema`);
 
@@ -176,6 +177,11 @@ try {
   const retrAgain = await call(owner, 'retract_fact', { id: claimA.structuredContent.id });
   check(retrAgain.isError && retrAgain.structuredContent.error === 'not_found', 'a retracted triplet is not found again', retrAgain);
 
+  const realms = await call(owner, 'list_realms', {});
+  check(!realms.isError && realms.structuredContent.realms.some((r) => r.realm === 'plans' && r.memories === 2)
+    && realms.structuredContent.realms.some((r) => r.realm === 'team'), 'list_realms names the realms with their counts',
+    realms.structuredContent);
+
   const fgt = await call(owner, 'forget', { id, reason: 'e2e' });
   check(!fgt.isError, 'forget succeeds', fgt);
   const rec2 = await call(owner, 'recall', { query: 'staging database password', realms: ['team'] });
@@ -209,6 +215,9 @@ try {
   const anaRefused = await call(reader, 'recall_analogy', { a: 'paris', b: 'france', c: 'madrid', realms: ['elsewhere'] });
   check(anaRefused.isError && anaRefused.structuredContent.error === 'permission_denied',
     'but not in a realm it has no grant for', anaRefused);
+  const readerRealms = await call(reader, 'list_realms', {});
+  check(!readerRealms.isError && readerRealms.structuredContent.realms.map((r) => r.realm).join() === 'team',
+    'list_realms names only the realms the client may read', readerRealms.structuredContent);
   await reader.close();
   const writer = await connect(node.data, ['--as', 'writer']);
   const written = await call(writer, 'remember', { realm: 'team', text: 'the writer may write this' });
