@@ -163,7 +163,7 @@ PlannedOp OpMix::next(const std::string& realm, const std::string& text) {
     const size_t i = pick(triplets_.size());
     p.op = MixOp::retract;
     p.request.kind = K::retract;
-    p.request.retract = triplets_[i];
+    p.request.retract = triplets_[i].first;
     triplets_[i] = triplets_.back();
     triplets_.pop_back();
     return p;
@@ -198,7 +198,13 @@ void OpMix::answered(const PlannedOp& op, const ClientResponse& r) {
     return;
   }
   if (r.kind != ClientResponse::Kind::written) return;
-  if (op.op == MixOp::fact || op.op == MixOp::fact_functional) triplets_.push_back(r.id);
+  if (op.op == MixOp::fact || op.op == MixOp::fact_functional) triplets_.emplace_back(r.id, op.request.fact.source_memory);
+  if (op.op == MixOp::update) {
+    const MemoryId updated = op.request.update.memory;
+    triplets_.erase(std::remove_if(triplets_.begin(), triplets_.end(),
+                                   [&](const auto& t) { return t.second == updated; }),
+                    triplets_.end());
+  }
   if (op.op == MixOp::review && op.request.review.decision == ReviewVerdict::approve)
     live_.push_back(Target{op.request.review.memory, op.realm});
 }

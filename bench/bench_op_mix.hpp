@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -91,7 +92,9 @@ class OpMix {
   uint64_t corrections_ = 0;
   std::vector<Target> live_, archived_, staged_;
   std::vector<MemoryId> pinned_;  // pinned by this mix and not unpinned or forgotten since
-  std::vector<MemoryId> triplets_;
+  // Triplets written and not retracted, with their source memory: an update of the source's text
+  // retracts them too (replica/replica_state.hpp), so they leave the list then.
+  std::vector<std::pair<MemoryId, MemoryId>> triplets_;
 };
 
 // Per op: acknowledged request latencies, errors, and (bench replication) replication lags.

@@ -37,6 +37,57 @@ namespace {
 // 16 (as recall --batch) stays far below the limit.
 constexpr size_t kImportWindow = 16;
 
+// An import file read and checked line by line: its memory lines (each with its review
+// decision, if any), its relation lines whose refs name memory lines of the file, and the bad
+// lines with why (numbered from 1).
+struct ImportFile {
+  std::vector<MemoryInput> memories;
+  std::vector<size_t> line_of;
+  std::vector<std::optional<ReviewVerdict>> reviews;
+  std::vector<RelationInput> relations;
+  std::vector<std::pair<size_t, std::string>> bad;
+};
+
+ImportFile read_import_file(std::istream& in, const std::string& realm, const InputLimits& limits) {
+  ImportFile f;
+  std::map<std::string, size_t> ref_line;
+  BoundedLineReader lines(in, kMaxJsonLineBytes);
+  std::string line;
+  for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
+    const size_t n = lines.number();
+    if (got == BoundedLineReader::Got::line && line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (got == BoundedLineReader::Got::line && line.find("\"type\"") != std::string::npos && is_relation_line(line)) {
+      auto r = relation_from_json_line(line);
+      if (r.ok())
+        f.relations.push_back(RelationInput{n, std::move(r.value())});
+      else
+        f.bad.emplace_back(n, r.status().message());
+      continue;
+    }
+    std::optional<ReviewVerdict> review;
+    auto m = got == BoundedLineReader::Got::too_long ? Result<MemoryInput>(lines.too_long_status())
+                                                      : memory_from_json_line(line, realm, limits, &review);
+    if (m.ok()) {
+      auto [it, fresh] = ref_line.emplace(m->ref, n);
+      if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));
+    }
+    if (!m.ok()) {
+      f.bad.emplace_back(n, m.status().message());
+      continue;
+    }
+    f.memories.push_back(std::move(m.value()));
+    f.line_of.push_back(n);
+    f.reviews.push_back(review);
+  }
+  // A relation names memories of this file by ref.
+  f.relations = relations_naming(
+      std::move(f.relations), [&](const std::string& ref) { return ref_line.count(ref) > 0; },
+      [&](const RelationInput& r, const std::string& missing) {
+        f.bad.emplace_back(r.line, "names ref '" + missing + "', which no memory line of the file has");
+      });
+  return f;
+}
+
 }  // namespace
 
 int cmd_import(const Words& words) {
@@ -59,55 +110,13 @@ int cmd_import(const Words& words) {
   // the node says (below) before anything is sent.
   InputLimits limits = cfg->limits;
   limits.vector_dim = 0;
-  std::vector<MemoryInput> memories;
-  std::vector<size_t> line_of;
+  ImportFile f = read_import_file(in, *realm, limits);
+  std::vector<MemoryInput>& memories = f.memories;
+  std::vector<size_t>& line_of = f.line_of;
+  std::vector<std::optional<ReviewVerdict>>& reviews = f.reviews;
+  std::vector<RelationInput>& relations = f.relations;
   using BadLine = std::pair<size_t, std::string>;  // line number, why
-  std::vector<BadLine> bad;
-  std::map<std::string, size_t> ref_line;
-  std::vector<std::optional<ReviewVerdict>> reviews;
-  std::vector<RelationInput> relations;
-  BoundedLineReader lines(in, kMaxJsonLineBytes);
-  std::string line;
-  for (BoundedLineReader::Got got; (got = lines.next(line)) != BoundedLineReader::Got::end;) {
-    const size_t n = lines.number();
-    if (got == BoundedLineReader::Got::line && line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (got == BoundedLineReader::Got::line && line.find("\"type\"") != std::string::npos && is_relation_line(line)) {
-      auto r = relation_from_json_line(line);
-      if (r.ok())
-        relations.push_back(RelationInput{n, std::move(r.value())});
-      else
-        bad.emplace_back(n, r.status().message());
-      continue;
-    }
-    std::optional<ReviewVerdict> review;
-    auto m = got == BoundedLineReader::Got::too_long ? Result<MemoryInput>(lines.too_long_status())
-                                                      : memory_from_json_line(line, *realm, limits, &review);
-    if (m.ok()) {
-      auto [it, fresh] = ref_line.emplace(m->ref, n);
-      if (!fresh) m = Status::InvalidArgument("ref '" + m->ref + "' repeats line " + std::to_string(it->second));
-    }
-    if (!m.ok()) {
-      bad.emplace_back(n, m.status().message());
-      continue;
-    }
-    memories.push_back(std::move(m.value()));
-    line_of.push_back(n);
-    reviews.push_back(review);
-  }
-  // A relation names memories of this file by ref.
-  {
-    std::vector<RelationInput> kept;
-    for (RelationInput& r : relations) {
-      std::string missing;
-      for (const std::string* ref : {&r.relation.ref, &r.relation.replaced_by, &r.relation.source_ref})
-        if (!ref->empty() && !ref_line.count(*ref)) missing = *ref;
-      if (!missing.empty())
-        bad.emplace_back(r.line, "names ref '" + missing + "', which no memory line of the file has");
-      else
-        kept.push_back(std::move(r));
-    }
-    relations = std::move(kept);
-  }
+  std::vector<BadLine>& bad = f.bad;
   auto report_bad = [&]() -> int {
     std::sort(bad.begin(), bad.end(), [](const BadLine& a, const BadLine& b) { return a.first < b.first; });
     for (size_t i = 0; i < bad.size() && i < 20; ++i)
@@ -187,30 +196,18 @@ int cmd_import(const Words& words) {
                                  "; the memories counted above are durable, and running the same import again "
                                  "writes only the rest");
   // The second pass names only memories stored by the first (a conflicting line's are not).
-  std::vector<RelationInput> linked;
   size_t unlinked = 0;
-  for (RelationInput& r : relations) {
-    bool ok = true;
-    for (const std::string* ref : {&r.relation.ref, &r.relation.replaced_by, &r.relation.source_ref})
-      if (!ref->empty() && !stored.count(*ref)) ok = false;
-    if (ok)
-      linked.push_back(std::move(r));
-    else
-      ++unlinked;
-  }
+  relations = relations_naming(
+      std::move(relations), [&](const std::string& ref) { return stored.count(ref) > 0; },
+      [&](const RelationInput&, const std::string&) { ++unlinked; });
   const bool any_review = std::any_of(reviews.begin(), reviews.end(), [](const auto& r) { return r.has_value(); });
   RelationsOutcome rel;
-  if (!linked.empty() || any_review) {
-    auto timeout = std::chrono::seconds(30);
-    rel = import_relations(*client.value(), *realm, stored, linked, timeout);
-    std::printf("then %zu review, supersede, fact and correction line(s) written, %zu already present, %zu refused\n",
-                rel.written, rel.present, rel.refused.size() + unlinked);
+  if (!relations.empty() || any_review) {
+    rel = import_relations(*client.value(), *realm, stored, relations, std::chrono::seconds(30));
+    report_relations(rel, unlinked);
     if (!rel.failure.empty())
       return fail(kExitFailed, "import: stopped: " + rel.failure +
                                    "; what was written is durable, and running the same import again writes only the rest");
-    std::sort(rel.refused.begin(), rel.refused.end());
-    for (size_t i = 0; i < rel.refused.size() && i < 20; ++i)
-      std::fprintf(stderr, "vasana: import: line %zu: %s\n", rel.refused[i].first, rel.refused[i].second.c_str());
   }
   if (!report.conflicts().empty()) {
     for (const auto& l : report.conflict_lines(20)) std::fprintf(stderr, "vasana: import: %s\n", l.c_str());

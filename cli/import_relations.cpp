@@ -1,6 +1,7 @@
 #include "cli/import_relations.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -174,6 +175,30 @@ RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
   });
   if (!answered.ok() && out.failure.empty()) out.failure = answered.status().message();
   return out;
+}
+
+std::vector<RelationInput> relations_naming(std::vector<RelationInput> relations,
+                                            const std::function<bool(const std::string&)>& known,
+                                            const std::function<void(const RelationInput&, const std::string&)>& dropped) {
+  std::vector<RelationInput> kept;
+  for (RelationInput& r : relations) {
+    const std::string* missing = nullptr;
+    for (const std::string* ref : {&r.relation.ref, &r.relation.replaced_by, &r.relation.source_ref})
+      if (!missing && !ref->empty() && !known(*ref)) missing = ref;
+    if (missing)
+      dropped(r, *missing);
+    else
+      kept.push_back(std::move(r));
+  }
+  return kept;
+}
+
+void report_relations(RelationsOutcome& outcome, size_t unlinked) {
+  std::printf("then %zu review, supersede, fact and correction line(s) written, %zu already present, %zu refused\n",
+              outcome.written, outcome.present, outcome.refused.size() + unlinked);
+  std::sort(outcome.refused.begin(), outcome.refused.end());
+  for (size_t i = 0; i < outcome.refused.size() && i < 20; ++i)
+    std::fprintf(stderr, "vasana: import: line %zu: %s\n", outcome.refused[i].first, outcome.refused[i].second.c_str());
 }
 
 }  // namespace vasana

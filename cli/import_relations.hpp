@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,9 +41,19 @@ struct RelationsOutcome {
   std::string failure;                                // the pass stopped: why
 };
 
-// memories: by exported ref. Every ref a relation names is one of them (import checks it).
+// memories: by exported ref. Every ref a relation names is one of them (relations_naming).
 RelationsOutcome import_relations(NodeClient& client, const std::string& realm,
                                   const std::map<std::string, ImportedMemory>& memories,
                                   const std::vector<RelationInput>& relations, std::chrono::milliseconds timeout);
+
+// The relations every ref of which (ref, replaced_by, source_ref) is known; each other one goes
+// to dropped with the first ref it misses.
+std::vector<RelationInput> relations_naming(std::vector<RelationInput> relations,
+                                            const std::function<bool(const std::string&)>& known,
+                                            const std::function<void(const RelationInput&, const std::string&)>& dropped);
+
+// Prints the second pass's summary line to stdout ("then N ... written, M already present, K
+// refused", unlinked counted as refused) and its first 20 refused lines to stderr.
+void report_relations(RelationsOutcome& outcome, size_t unlinked);
 
 }  // namespace vasana
