@@ -160,6 +160,7 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   std::this_thread::sleep_until(w0 + o.duration);
   gen.stop();
   if (net) net->close_window();
+  gen.remove_members();
   log("workload stopped: " + std::to_string(gen.acked()) + " ops acknowledged");
 
   // Every node must still run: a node that ended by itself crashed.

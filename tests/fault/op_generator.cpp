@@ -68,6 +68,32 @@ void OpGenerator::stop() {
   threads_.clear();
 }
 
+void OpGenerator::remove_members() {
+  for (const std::string& key : member_keys_) {
+    OpRecord op;
+    op.client = clients_;  // after every workload client
+    op.kind = OpKind::remove;
+    op.text = key;
+    op.start_ms = now_ms();
+    const size_t index = history_.invoke(op);
+    ClientRequest req;
+    req.kind = ClientRequest::Kind::member;
+    req.member.public_key = key;
+    req.member.admitted = false;
+    req.member.name = "fault-member";
+    Result<ClientResponse> r = Status::IoError("no node answers");
+    for (size_t n = 0; n < data_dirs_.size() && !(r.ok() && r->kind != ClientResponse::Kind::error); ++n) {
+      auto ep = NodeClient::endpoint_of(data_dirs_[n]);
+      auto c = ep.ok() ? NodeClient::connect(*ep) : Result<std::unique_ptr<NodeClient>>(ep.status());
+      if (c.ok()) r = c.value()->call(req, kCallTimeout);
+    }
+    if (r.ok() && r->kind != ClientResponse::Kind::error)
+      history_.complete(index, Outcome::acked, r->id, r->effective_ts, "", now_ms());
+    else
+      history_.complete(index, Outcome::unknown, {}, 0, r.ok() ? r->message : r.status().message(), now_ms());
+  }
+}
+
 int64_t OpGenerator::now_ms() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
 }

@@ -30,6 +30,11 @@ class OpGenerator {
 
   void start();
   void stop();  // the threads finish the op in flight and end
+  // After stop(): removes every member key the workload may have admitted, through the first
+  // node that answers, each as a remove op of the history. An operator removes a member that
+  // will never run; a node repairing its own stream waits for every member it has not heard
+  // from, so one admitted at an address where nothing listens would hold it forever.
+  void remove_members();
 
   // Acknowledged ops so far (any kind), for progress lines.
   size_t acked() const { return acked_.load(); }
