@@ -125,6 +125,27 @@ json written_about(const ClientResponse& r, const json& memory) {
 
 json memory_json(const MemoryView& v) { return json::parse(memory_view_json(v)); }
 
+// A page of memories the node listed for req: {"memories", "next"} (next "" at the end).
+json listed_page(NodeCall& call, ClientRequest req) {
+  ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::listed);
+  json memories = json::array();
+  for (const MemoryView& v : r.page.memories) memories.push_back(memory_json(v));
+  return {{"memories", memories}, {"next", r.page.next.seqno.value ? r.page.next.to_string() : ""}};
+}
+
+// What the node lists in the named realms (field "realms"), each item as item_json renders it.
+template <class Item>
+json realm_listing(const json& a, NodeCall& call, ClientRequest::Kind kind, ClientResponse::Kind want, const char* key,
+                   std::vector<Item> ClientResponse::*items, std::string (*item_json)(const Item&)) {
+  ClientRequest req;
+  req.kind = kind;
+  req.listed_realms = strings_of(a, "realms");
+  json out = json::array();
+  const ClientResponse r = ask(call, std::move(req), want);
+  for (const Item& item : r.*items) out.push_back(json::parse(item_json(item)));
+  return {{key, out}};
+}
+
 // --- the tools ---
 json run_remember(const json& a, NodeCall& call) {
   ClientRequest req;
@@ -245,20 +266,12 @@ json run_list(const json& a, NodeCall& call) {
   l.tags = strings_of(a, "tags");
   l.limit = a.value("limit", 20u);
   if (a.contains("after")) l.after = id_of(a, "after");
-  ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::listed);
-  json memories = json::array();
-  for (const MemoryView& v : r.page.memories) memories.push_back(memory_json(v));
-  return {{"memories", memories}, {"next", r.page.next.seqno.value ? r.page.next.to_string() : ""}};
+  return listed_page(call, std::move(req));
 }
 
 json run_contradictions(const json& a, NodeCall& call) {
-  ClientRequest req;
-  req.kind = ClientRequest::Kind::contradictions;
-  req.listed_realms = strings_of(a, "realms");
-  json out = json::array();
-  for (const ContradictionView& c : ask(call, std::move(req), ClientResponse::Kind::contradictions).contradictions)
-    out.push_back(json::parse(contradiction_json(c)));
-  return {{"contradictions", out}};
+  return realm_listing(a, call, ClientRequest::Kind::contradictions, ClientResponse::Kind::contradictions,
+                       "contradictions", &ClientResponse::contradictions, contradiction_json);
 }
 
 json run_add_fact(const json& a, NodeCall& call) {
@@ -342,13 +355,8 @@ json run_history(const json& a, NodeCall& call) {
 }
 
 json run_conflicts(const json& a, NodeCall& call) {
-  ClientRequest req;
-  req.kind = ClientRequest::Kind::conflicts;
-  req.listed_realms = strings_of(a, "realms");
-  json out = json::array();
-  for (const ConflictView& c : ask(call, std::move(req), ClientResponse::Kind::conflicts).conflicts)
-    out.push_back(json::parse(conflict_json(c)));
-  return {{"conflicts", out}};
+  return realm_listing(a, call, ClientRequest::Kind::conflicts, ClientResponse::Kind::conflicts, "conflicts",
+                       &ClientResponse::conflicts, conflict_json);
 }
 
 json run_review(const json& a, NodeCall& call) {
@@ -361,10 +369,7 @@ json run_review(const json& a, NodeCall& call) {
     req.list.unreviewed = true;
     req.list.limit = a.value("limit", 20u);
     if (a.contains("after")) req.list.after = id_of(a, "after");
-    ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::listed);
-    json memories = json::array();
-    for (const MemoryView& v : r.page.memories) memories.push_back(memory_json(v));
-    return {{"memories", memories}, {"next", r.page.next.seqno.value ? r.page.next.to_string() : ""}};
+    return listed_page(call, std::move(req));
   }
   if (!a.contains("id")) bad("review " + action + " needs field 'id'");
   if (!a.contains("reviewer") || a["reviewer"].get<std::string>().empty())

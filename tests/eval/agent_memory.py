@@ -310,7 +310,7 @@ def report(entry):
 def round_trip(binary, node, realm, queries, results):
     """`vasana export` of the realm from node, `vasana import` of the file into a fresh node, and
     the queries asked there: how many get the same top 5 (by ref: every memory of the set has
-    one) and the same verdict. {"same_top5", "same_verdict", "n", "lines"}."""
+    one) and the same verdict. {"answered", "same_top5", "same_verdict", "n", "lines"}."""
     path = os.path.join(node.dir, "export.jsonl")
     r = node._run(["export", "--data", node.data, "--realm", realm, "--no-ids", "--out", path], timeout=IMPORT_TIMEOUT)
     if r.returncode != 0:
@@ -323,7 +323,8 @@ def round_trip(binary, node, realm, queries, results):
     top5 = lambda res: [h["store_ref"] for h in res["hits"][:5]]  # noqa: E731
     with open(path, encoding="utf-8") as f:
         lines = sum(1 for _ in f)
-    return {"same_top5": sum(1 for a, b in zip(results, again) if top5(a) == top5(b)),
+    return {"answered": sum(1 for b in again if not b.get("error") and b["verdict"] is not None),
+            "same_top5": sum(1 for a, b in zip(results, again) if top5(a) == top5(b)),
             "same_verdict": sum(1 for a, b in zip(results, again) if a["verdict"] == b["verdict"]),
             "n": len(results), "lines": lines}
 
