@@ -106,6 +106,10 @@ struct CheckpointTask::Impl {
   bool stop = false;
   CheckpointHealth health;
   bool replace = false;  // a checkpoint the start could not use awaits its replacement: one op will do
+  // request() counts up; a checkpoint written after a request serves it. One not served yet is
+  // written at the wake after the request, then retried every 5 s until one is written (a full
+  // disk, a damaged database), whatever the interval and min_ops.
+  uint64_t requests = 0, requests_woken = 0, requests_served = 0;
   // The members below are the task thread's (start() before it runs, finish() after it ends).
   // Failures of one run (until a checkpoint is written): the first logged, then one an hour.
   std::unique_ptr<LogLimiter> failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
@@ -171,7 +175,9 @@ struct CheckpointTask::Impl {
       log(*line);
   }
 
-  void write_one(const char* why) {
+  // False when it failed (the failure is counted and logged); true when written, or when no op
+  // is applied yet (nothing to write).
+  bool write_one(const char* why) {
     Status opened = open_store();
     auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store) : Result<CheckpointWrite>(opened);
     last_time = Clock::now();
@@ -179,9 +185,9 @@ struct CheckpointTask::Impl {
       // Damage found while writing: set aside, and the next attempt starts a new database.
       if (w.status().code() == Code::corruption) set_aside(w.status().message());
       failed(w.status().message());
-      return;
+      return false;
     }
-    if (!w->written) return;
+    if (!w->written) return true;
     log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " +
         std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) +
         " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) + " ms (saved in " +
@@ -195,6 +201,20 @@ struct CheckpointTask::Impl {
     health.failed.clear();
     health.damaged.clear();
     replace = false;
+    return true;
+  }
+
+  // Writes the checkpoint a request() asks for when one is due: true when it tried.
+  bool serve_request(std::unique_lock<std::mutex>& g) {
+    const bool fresh = requests != requests_woken;
+    requests_woken = requests;
+    const uint64_t want = requests;
+    if (want == requests_served || (!fresh && Clock::now() - last_time < std::chrono::seconds(5))) return false;
+    g.unlock();
+    const bool ok = write_one("(erasure)");
+    g.lock();
+    if (ok) requests_served = std::max(requests_served, want);
+    return true;
   }
 
   void run() {
@@ -203,8 +223,9 @@ struct CheckpointTask::Impl {
     for (;;) {
       {
         std::unique_lock<std::mutex> g(mutex);
-        wake.wait_for(g, std::chrono::seconds(1), [&] { return stop; });
+        wake.wait_for(g, std::chrono::seconds(1), [&] { return stop || requests != requests_woken; });
         if (stop) return;
+        if (serve_request(g)) continue;
       }
       if (Clock::now() - last_time < options.interval) continue;
       if (!due(options.min_ops)) continue;
@@ -250,6 +271,14 @@ void CheckpointTask::finish() {
   impl_->wake.notify_all();
   if (impl_->thread.joinable()) impl_->thread.join();
   if (impl_->due(impl_->options.min_ops)) impl_->write_one("(shutdown)");
+}
+
+void CheckpointTask::request() {
+  {
+    std::lock_guard<std::mutex> g(impl_->mutex);
+    ++impl_->requests;
+  }
+  impl_->wake.notify_all();
 }
 
 std::optional<CheckpointManifest> CheckpointTask::last() const {

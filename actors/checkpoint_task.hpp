@@ -143,6 +143,11 @@ class CheckpointTask {
   // the last, or one op when a checkpoint the start could not use is still to be replaced.
   // Call once nothing is applied to the engine any more (clean shutdown).
   void finish();
+  // Writes a checkpoint as soon as the thread wakes, whatever the interval and min_ops, and
+  // retries every 5 s until one is written: after an erasure, so that the state's checkpoint
+  // holds no more of the erased content (the older generation is compacted away as after every
+  // checkpoint). Any thread.
+  void request();
   // The last checkpoint written, or the one the start used (nullopt: none). Any thread.
   std::optional<CheckpointManifest> last() const;
   // Any thread.

@@ -143,6 +143,7 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: case ClientRequest::Kind::member:
+    case ClientRequest::Kind::erase:
       handle_checked_write(std::move(call), batch);
       return;
     case ClientRequest::Kind::get: handle_read(std::move(call)); return;

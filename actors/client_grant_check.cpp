@@ -29,6 +29,12 @@ std::optional<std::string> need_review(const ClientGrant* who, const std::string
   return who_text(who) + " may not review in realm '" + realm + "' (it may not write it)";
 }
 
+std::optional<std::string> need_erase(const ClientGrant* who, const std::string& realm) {
+  if (may_erase(who, realm)) return std::nullopt;
+  if (!who->erase) return who_text(who) + " may not erase (it has no erase grant)";
+  return who_text(who) + " may not erase in realm '" + realm + "' (it may not write it)";
+}
+
 // The check for a memory or triplet the request names: skipped without realm_of, and for an id
 // the state does not hold.
 template <class Need>
@@ -110,7 +116,7 @@ bool grant_needs_state(const ClientCall& call) {
   const ClientRequest& q = call.request;
   switch (q.kind) {
     case K::update: case K::forget: case K::set_status: case K::pin: case K::review: case K::retract:
-    case K::get: case K::history:
+    case K::get: case K::history: case K::erase:
       return true;
     case K::remember: return q.remember_options.supersedes.seqno.value != 0;
     case K::fact: return q.fact.source_memory.seqno.value != 0;
@@ -122,7 +128,7 @@ bool grant_needs_state(const ClientCall& call) {
 bool request_writes(const ClientCall& call) {
   switch (call.request.kind) {
     case K::remember: case K::update: case K::forget: case K::set_status: case K::pin: case K::fact:
-    case K::correct: case K::retract: case K::review: case K::member:
+    case K::correct: case K::retract: case K::review: case K::member: case K::erase:
       return true;
     default: return false;
   }
@@ -161,6 +167,9 @@ std::optional<std::string> grant_refusal(const ClientCall& call, const RealmOf* 
       // Membership decides who may replicate every realm: only the owner changes it.
       if (!who) return std::nullopt;
       return who_text(who) + " may not change the cluster's members (only the node's owner may, over its IPC socket)";
+    case K::erase:
+      if (who && !who->erase) return need_erase(who, "");
+      return on_held(q.erase.memory, realm_of, [who](const std::string& realm) { return need_erase(who, realm); });
     case K::review:
       if (who && !who->review) return need_review(who, "");
       return on_held(q.review.memory, realm_of, [who](const std::string& realm) { return need_review(who, realm); });

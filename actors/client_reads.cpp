@@ -22,7 +22,8 @@ bool has_all_tags(const MemoryRecord& m, const std::vector<std::string>& tags) {
 }
 
 bool listed(const MemoryRecord& m, const ListRequest& r) {
-  if (m.ref_shadowed || m.realm.str() != r.realm) return false;
+  // An erased memory holds nothing to list or export, deleted ones included.
+  if (m.ref_shadowed || m.realm.str() != r.realm || is_erased(m)) return false;
   if (m.verdicts->deleted.value && !r.include_deleted) return false;
   if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), m.kind) == r.kinds.end()) return false;
   const MemoryStatus status = effective_status(m);  // a conflicting claim's outcome included
@@ -78,6 +79,13 @@ MemoryView memory_view_of(const MemoryRecord& m) {
   v.review_decision = verdicts.review.value.value_or(ReviewVerdict::approve);
   v.source_session = m.source_session.str();
   v.source_tool = m.source_tool.str();
+  if (is_erased(m)) {
+    const EraseNote& e = *verdicts.erased;
+    v.erased = v.deleted = true;
+    v.erased_by = e.by;
+    v.status_reason = e.reason;
+    v.updated_at_ms = ms_of(e.key);
+  }
   return v;
 }
 
@@ -165,7 +173,7 @@ ClientResponse answer_realms(const ReplicaState& state, uint64_t request_id, con
   std::map<std::string, uint64_t> counts;
   state.for_each_memory([&](const MemoryRecord& m) {
     uint64_t& n = counts[m.realm.str()];
-    if (!m.verdicts->deleted.value) ++n;
+    if (!m.verdicts->deleted.value && !is_erased(m)) ++n;
   });
   for (const auto& [name, n] : counts)
     if (may_read(who, name)) r.realms.push_back(RealmView{name, n});

@@ -28,6 +28,7 @@ std::vector<MemoryId> changed_by(const ClientRequest& q) {
   switch (q.kind) {
     case K::update: named.push_back(q.update.memory); break;
     case K::forget: named.push_back(q.forget.memory); break;
+    case K::erase: named.push_back(q.erase.memory); break;
     case K::set_status: named.push_back(q.set_status.memory); break;
     case K::pin: named.push_back(q.pin.memory); break;
     case K::review: named.push_back(q.review.memory); break;

@@ -50,6 +50,7 @@ std::optional<Refusal> check_live(const CallerView& view, const MemoryId& id, co
   if (id.seqno.value == 0) return bad_input(what + " is required (an id such as 9f3c2a1b4d5e6f70-42)");
   const MemoryRecord* m = view.memory(id);
   if (!m) return Refusal{ClientError::not_found, what + " " + id.to_string() + " not found on this node"};
+  if (is_erased(*m)) return Refusal{ClientError::not_found, what + " " + id.to_string() + " was erased"};
   if (m->verdicts->deleted.value)
     return Refusal{ClientError::not_found, what + " " + id.to_string() + " was forgotten (deleted)"};
   if (out) *out = m;

@@ -42,6 +42,7 @@ uint64_t ClientGateway::own_writes_needed(const ClientCall& call) const {
     // These read only their target (and an update's new text, the corrections).
     case K::update: return std::max(target_needs(q.update.memory), corrections);
     case K::forget: return target_needs(q.forget.memory);
+    case K::erase: return target_needs(q.erase.memory);
     case K::set_status: return target_needs(q.set_status.memory);
     case K::pin: return target_needs(q.pin.memory);
     case K::review: return target_needs(q.review.memory);

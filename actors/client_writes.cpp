@@ -91,6 +91,7 @@ Status check_write_fields(const ClientRequest& q, const InputLimits& limits) {
   switch (q.kind) {
     case K::update: return check_update_fields(q.update, limits);
     case K::forget: return check_text("reason", q.forget.reason, kMaxNoteBytes, false);
+    case K::erase: return check_text("reason", q.erase.reason, kMaxNoteBytes, false);
     case K::set_status:
       if (q.set_status.replaced_by.seqno.value != 0 && q.set_status.status != MemoryStatus::superseded)
         return Status::InvalidArgument("a replacing memory goes with status superseded only");
@@ -226,6 +227,28 @@ void plan_correct(const CallerView& view, const CorrectRequest& c, const InputLi
   p.follow.push_back(std::move(u));
 }
 
+// An erase: of a memory this node holds (forgotten ones too: erasure is what removes their text),
+// not erased before. The op carries the realm and the put's clock value, which the erase must
+// restore where the put is already redacted, and who asked.
+void plan_erase(const CallerView& view, const ClientCall& call, WritePlan& p) {
+  const ForgetRequest& e = call.request.erase;
+  if (e.memory.seqno.value == 0) {
+    p.refusal = bad_input("memory is required (an id such as 9f3c2a1b4d5e6f70-42)");
+    return;
+  }
+  const MemoryRecord* m = view.memory(e.memory);
+  if (!m) {
+    p.refusal = Refusal{ClientError::not_found, "memory " + e.memory.to_string() + " not found on this node"};
+    return;
+  }
+  if (is_erased(*m)) {
+    p.refusal = Refusal{ClientError::conflict, "memory " + e.memory.to_string() + " is already erased (by " +
+                                                   m->verdicts->erased->by + ")"};
+    return;
+  }
+  p.op = EraseMemoryOp{e.memory, m->realm.str(), m->created_key.ts, std::string(identity_name(call.who)), e.reason};
+}
+
 // The checks of a request against the state, under the read lock: the caller's grants on what it
 // names first, then those of its kind; the op it writes when they pass.
 void plan_write(const CallerView& view, const ClientCall& call, const WritePolicy& write_policy,
@@ -240,6 +263,7 @@ void plan_write(const CallerView& view, const ClientCall& call, const WritePolic
       p.op = DeleteMemoryOp{q.forget.memory, q.forget.reason, as_revision(revision_of(*m))};
       return;
     }
+    case K::erase: plan_erase(view, call, p); return;
     case K::set_status: plan_set_status(view, q.set_status, p); return;
     case K::pin:
       if ((p.refusal = check_live(view, q.pin.memory, "memory"))) return;

@@ -135,7 +135,8 @@ void EmbeddingWorker::sweep() {
       }
       ++looked;
       after = m.id;
-      if (m.id.instance == own_ && !m.verdicts->deleted.value && !usable_vector(m, dim)) found.push_back(m.id);
+      if (m.id.instance == own_ && !m.verdicts->deleted.value && !is_erased(m) && !usable_vector(m, dim))
+        found.push_back(m.id);
       return true;
     });
   });

@@ -8,6 +8,7 @@
 #include "protocol/memory_input.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
+#include "protocol/redaction.hpp"
 #include "store/op_history.hpp"
 
 namespace vasana {
@@ -52,7 +53,7 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
       continue;
     }
     const HistoryOp& op = *ops[i];
-    e.op = std::string(op_type_name(op.op_type).value_or("unknown"));
+    e.op = op_type_label(op.op_type);
     e.chain_verified = op.verified;
     auto fields = op_fields_json(op.op_type, op.payload);
     e.fields_json = fields.ok() ? *fields : JsonObject().str("problem", fields.status().message()).done();

@@ -158,7 +158,10 @@ void Node::stop() {
     i.system->await_all_actors_done();
     i.system.reset();
   }
-  // Nothing is applied any more: the shutdown's checkpoint, when enough ops came since the last.
+  // Nothing is applied any more. The erasure task goes first (it asks the checkpoint task for
+  // checkpoints); what it had not redacted yet, the next start does.
+  i.erasure.reset();
+  // The shutdown's checkpoint, when enough ops came since the last.
   if (i.checkpoint) i.checkpoint->finish();
   i.checkpoint.reset();
   // Closing a ZeroMQ IPC socket leaves its file behind: the socket files this node bound go too.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/erasure_task.hpp"
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
 #include "actors/embedding_worker.hpp"
@@ -84,6 +85,7 @@ struct Node::Impl {
   mutable DigestCache digest_cache{std::chrono::seconds(10)};  // the digest every scrape shows
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
+  std::unique_ptr<ErasureTask> erasure;
   std::shared_ptr<EmbeddingWorker> embedder;   // null without an [embedding] provider
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;

@@ -15,6 +15,7 @@
 #include "replica/lane_registry.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/own_repair.hpp"
+#include "store/record_redaction.hpp"
 #include "store/stream_repair.hpp"
 #include "store/writer_dirs.hpp"
 #include "sync/log_limiter.hpp"
@@ -77,7 +78,8 @@ struct NodeStart {
     auto lock = DirLock::acquire(dir);
     if (!lock.ok()) return lock.status();
     impl->lock.emplace(std::move(lock.value()));
-    return Status::Ok();
+    // A redaction a crash interrupted is finished before any segment is read (store/record_redaction.hpp).
+    return finish_pending_redaction(dir);
   }
 
   // An empty engine with every lane.
@@ -498,6 +500,9 @@ struct NodeStart {
     if (impl->options.checkpoint.enabled)
       impl->checkpoint = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine,
                                                impl->log, checkpoint);
+    CheckpointTask* cp = impl->checkpoint.get();
+    impl->erasure = ErasureTask::start(
+        dir, impl->identity.vector_space, impl->engine, [cp] { if (cp) cp->request(); }, impl->log);
   }
 };
 

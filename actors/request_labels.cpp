@@ -18,6 +18,7 @@ const char* request_kind_label(ClientRequest::Kind kind) {
     case K::retract: return "retract";
     case K::review: return "review";
     case K::member: return "member";
+    case K::erase: return "erase";
     case K::get: return "get";
     case K::list: return "list";
     case K::history: return "history";
@@ -35,7 +36,7 @@ std::vector<std::string> all_request_kind_labels() {
   std::vector<std::string> out;
   for (K k : {K::ping, K::remember, K::recall, K::status, K::update, K::forget, K::set_status, K::pin, K::fact,
               K::correct, K::retract, K::review, K::get, K::list, K::history, K::contradictions, K::analogy,
-              K::conflicts, K::member, K::facts, K::realms})
+              K::conflicts, K::member, K::facts, K::realms, K::erase})
     out.emplace_back(request_kind_label(k));
   return out;
 }

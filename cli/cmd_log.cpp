@@ -8,6 +8,7 @@
 #include "protocol/json_text.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
+#include "protocol/redaction.hpp"
 #include "store/writer_scan.hpp"
 
 namespace vasana {
@@ -39,7 +40,7 @@ int cmd_log(const Words& words) {
       JsonObject o;
       o.str("writer", writer_hex).unum("seqno", r.seqno.value).unum("effective_ts", r.ts.value);
       o.str("effective_time", format_time_ms(static_cast<int64_t>(r.ts.physical_ms())));
-      o.str("op", op_type_name(r.op_type).value_or("unknown"));
+      o.str("op", op_type_label(r.op_type));
       if (r.op_type == static_cast<uint16_t>(OpType::put_memory))
         o.str("id", MemoryId{w.instance, r.seqno}.to_string());
       o.str("hash", to_hex(r.hash));

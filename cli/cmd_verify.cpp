@@ -1,11 +1,17 @@
 // `vasana verify [--deep] --data DIR` (or, as before, `vasana verify [--deep] DIR`; without
 // either, $VASANA_DATA): offline check of every writer's segments; with --deep also of the state
-// checkpoint against them (cli/checkpoint_check.hpp). Changes nothing on disk.
+// checkpoint against them (cli/checkpoint_check.hpp). Redacted records (docs/erasure.md) verify
+// like any other; each writer's count of them is shown, and a marker whose memory has no erase op
+// in the directory is named (its erase has not arrived yet, or was lost). Changes nothing on disk.
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "cli/checkpoint_check.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "protocol/op_codec.hpp"
+#include "protocol/redaction.hpp"
 #include "store/writer_dirs.hpp"
 #include "store/stream_repair.hpp"
 #include "store/writer_scan.hpp"
@@ -29,16 +35,27 @@ int cmd_verify(const Words& words) {
   if (!writers.ok()) return fail(kExitFailed, "verify: " + writers.status().message());
 
   bool bad = false;
+  std::set<MemoryId> erased;                  // memories an erase op in the directory names
+  std::map<MemoryId, uint64_t> redacted_of;  // redacted records per memory their marker names
   for (const auto& w : *writers) {
     const bool own = w.instance == id->instance;
-    auto scan = scan_writer(w.path, w.instance, id->vector_space, own, nullptr);
+    uint64_t redacted = 0;
+    auto scan = scan_writer(w.path, w.instance, id->vector_space, own, [&](const RecordRef& r) {
+      if (is_redacted_op_type(r.op_type)) {
+        ++redacted;
+        if (auto m = decode_redaction_marker(r.op_type, r.payload); m.ok()) ++redacted_of[m->memory];
+      } else if (r.op_type == static_cast<uint16_t>(OpType::erase_memory)) {
+        if (auto op = decode_op(r.op_type, r.payload); op.ok()) erased.insert(std::get<EraseMemoryOp>(*op).memory);
+      }
+    });
     if (!scan.ok()) return fail(kExitFailed, "verify: " + scan.status().message());
     size_t sealed = 0;
     for (const auto& s : scan->segments) sealed += s.end == SegmentEnd::sealed;
     const char* chain = scan->healthy() ? "chain ok" : "CHAIN BROKEN";
-    std::printf("writer %s%s: %llu records, last seqno %llu, %zu segments (%zu sealed), %s\n",
+    std::printf("writer %s%s: %llu records (%llu redacted), last seqno %llu, %zu segments (%zu sealed), %s\n",
                 to_hex(w.instance).c_str(), own ? " (own)" : "", static_cast<unsigned long long>(scan->records),
-                static_cast<unsigned long long>(scan->last_seqno.value), scan->segments.size(), sealed, chain);
+                static_cast<unsigned long long>(redacted), static_cast<unsigned long long>(scan->last_seqno.value),
+                scan->segments.size(), sealed, chain);
     if (scan->stopped_at) {
       const SegmentSummary& s = scan->segments[*scan->stopped_at];
       if (s.end == SegmentEnd::torn_tail) {
@@ -62,6 +79,10 @@ int cmd_verify(const Words& words) {
       }
     }
   }
+  for (const auto& [memory, n] : redacted_of)
+    if (!erased.count(memory))
+      std::printf("note: %llu redacted record(s) of memory %s, whose erase op this directory does not hold yet\n",
+                  static_cast<unsigned long long>(n), memory.to_string().c_str());
   if (args->has("deep")) {
     DeepCheck deep = deep_check(dir, *id, *writers);
     for (const auto& l : deep.lines) std::printf("%s\n", l.c_str());

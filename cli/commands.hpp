@@ -14,6 +14,7 @@ int cmd_serve(const Words& words);
 int cmd_remember(const Words& words);
 int cmd_update(const Words& words);   // cmd_update.cpp .. cmd_review.cpp: the write commands
 int cmd_forget(const Words& words);
+int cmd_erase(const Words& words);
 int cmd_archive(const Words& words);
 int cmd_restore(const Words& words);
 int cmd_supersede(const Words& words);

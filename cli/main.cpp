@@ -23,6 +23,8 @@ const char* kUsage =
     "           [--valid-to T]                a new version of a memory's text, tags or valid time; a new\n"
     "                                         text retires the old text's facts (--fact: the new text's)\n"
     "  forget ID [--reason R]                 delete a memory (it leaves recall; its history stays)\n"
+    "  erase ID [--reason R]                  erase a memory for good: its content leaves every node's\n"
+    "                                         state, segments and checkpoints (needs the erase grant)\n"
     "  archive ID / restore ID [--reason R]   take a memory out of recall / make it active again\n"
     "  supersede ID --by NEW [--reason R]     mark a memory superseded by a newer one of its realm\n"
     "  pin ID / unpin ID                      set or clear a memory's pin\n"
@@ -110,6 +112,7 @@ int main(int argc, char** argv) {
   if (cmd == "remember") return vasana::cmd_remember(words);
   if (cmd == "update") return vasana::cmd_update(words);
   if (cmd == "forget") return vasana::cmd_forget(words);
+  if (cmd == "erase") return vasana::cmd_erase(words);
   if (cmd == "archive") return vasana::cmd_archive(words);
   if (cmd == "restore") return vasana::cmd_restore(words);
   if (cmd == "supersede") return vasana::cmd_supersede(words);

@@ -62,6 +62,9 @@ Status parse_client_grants(const toml::table& root, const std::string& config_pa
       } else if (key == "review") {
         if (!vv.is_boolean()) return Status::InvalidArgument(name + " must be true or false");
         g.review = *vv.value<bool>();
+      } else if (key == "erase") {
+        if (!vv.is_boolean()) return Status::InvalidArgument(name + " must be true or false");
+        g.erase = *vv.value<bool>();
       } else if (key == "token_file") {
         if (!vv.is_string() || vv.value<std::string>()->empty())
           return Status::InvalidArgument(name + " must be a non-empty string (a file path)");

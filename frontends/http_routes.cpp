@@ -226,15 +226,8 @@ class Routes {
         return JsonObject().raw("history", entries + "]").done();
       });
     });
-    router.add("DELETE", R"(/v1/memories/([^/]+))", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
-      auto id = path_id(req, res);
-      if (!id || !only_params(req, res, {"reason"})) return;
-      ClientRequest r;
-      r.kind = ClientRequest::Kind::forget;
-      r.forget.memory = *id;
-      r.forget.reason = req.param("reason");
-      call(res, who, std::move(r), ClientResponse::Kind::written, written_json);
-    });
+    removal(router, "DELETE", R"(/v1/memories/([^/]+))", ClientRequest::Kind::forget, &ClientRequest::forget);
+    removal(router, "POST", R"(/v1/memories/([^/]+)/erase)", ClientRequest::Kind::erase, &ClientRequest::erase);
     memory_write(router, "update", update_from_json);
     memory_write(router, "status", set_status_from_json);
     memory_write(router, "pin", pin_from_json);
@@ -285,6 +278,20 @@ class Routes {
         for (const Item& item : a.*items) list += (list.size() > 1 ? "," : "") + item_json(item);
         return JsonObject().raw(key, list + "]").done();
       });
+    });
+  }
+
+  // A forget or erase of the memory in the path, with an optional `reason` query parameter.
+  void removal(HttpRouter& router, const std::string& method, const std::string& path, ClientRequest::Kind kind,
+               ForgetRequest ClientRequest::*field) const {
+    router.add(method, path, [this, kind, field](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
+      auto id = path_id(req, res);
+      if (!id || !only_params(req, res, {"reason"})) return;
+      ClientRequest r;
+      r.kind = kind;
+      (r.*field).memory = *id;
+      (r.*field).reason = req.param("reason");
+      call(res, who, std::move(r), ClientResponse::Kind::written, written_json);
     });
   }
 

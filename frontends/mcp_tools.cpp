@@ -231,12 +231,21 @@ json run_update(const json& a, NodeCall& call) {
   return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
 }
 
-json run_forget(const json& a, NodeCall& call) {
+// forget and erase: a memory id and a reason.
+json run_removal(const json& a, NodeCall& call, ClientRequest::Kind kind, ForgetRequest ClientRequest::*field) {
   ClientRequest req;
-  req.kind = ClientRequest::Kind::forget;
-  req.forget.memory = id_of(a, "id");
-  req.forget.reason = str_or(a, "reason");
+  req.kind = kind;
+  (req.*field).memory = id_of(a, "id");
+  (req.*field).reason = str_or(a, "reason");
   return written_about(ask(call, std::move(req), ClientResponse::Kind::written), a["id"]);
+}
+
+json run_forget(const json& a, NodeCall& call) {
+  return run_removal(a, call, ClientRequest::Kind::forget, &ClientRequest::forget);
+}
+
+json run_erase(const json& a, NodeCall& call) {
+  return run_removal(a, call, ClientRequest::Kind::erase, &ClientRequest::erase);
 }
 
 json run_list_realms(const json&, NodeCall& call) {
@@ -534,6 +543,12 @@ const std::vector<Tool>& tools() {
        false, false, run_update},
       {"forget", "Forget memory", "Delete a memory: it leaves recall on every node; its history stays.",
        object_schema({{"id", text_prop(kIdHelp)}, {"reason", text_prop("why")}}, {"id"}), false, true, run_forget},
+      {"erase", "Erase memory",
+       "Erase a memory for good, e.g. one holding a secret or personal data: its text, tags, vector and the facts "
+       "drawn from it leave every node, including their logs and checkpoints; only its id, realm and who erased it "
+       "stay. Irreversible; needs the erase grant. To take a memory out of recall but keep its history, use forget.",
+       object_schema({{"id", text_prop(kIdHelp)}, {"reason", text_prop("why (kept with the erase)")}}, {"id"}), false,
+       true, run_erase},
       {"correct", "Store a correction",
        "Store a correction: a wrong phrase and the right one. Recall shows it ahead of hits whose query names the "
        "wrong phrase, and a later memory repeating the wrong phrase is held for review.",

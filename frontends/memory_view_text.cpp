@@ -11,10 +11,11 @@ namespace {
 
 std::string id_or_empty(const MemoryId& id) { return id.seqno.value == 0 ? std::string() : id.to_string(); }
 
-// The one status a memory has now: "deleted" once forgotten (whatever status it had before:
+// The one status a memory has now: "erased" once erased (nothing of it is left); "deleted" once forgotten (whatever status it had before:
 // a forget ends every other); "rejected" once a reviewer rejected it (recall never shows it
 // again); a proposed memory a reviewer approved is "approved"; else its status.
 std::string shown_status(const MemoryView& v) {
+  if (v.erased) return "erased";
   if (v.deleted) return "deleted";
   if (v.reviewed && v.review_decision == ReviewVerdict::reject) return "rejected";
   if (v.reviewed && v.status == MemoryStatus::proposed) return "approved";
@@ -80,6 +81,8 @@ std::string memory_view_json(const MemoryView& v) {
       .str("source_session", v.source_session)
       .str("source_tool", v.source_tool)
       .str("claim_status", v.claim_status)
+      .boolean("erased", v.erased)
+      .str("erased_by", v.erased_by)
       .done();
 }
 
@@ -108,6 +111,7 @@ std::string memory_view_text(const MemoryView& v) {
   line("source_session", v.source_session);
   line("source_tool", v.source_tool);
   line("claim_status", v.claim_status);
+  if (v.erased) line("erased_by", v.erased_by);
   return out;
 }
 

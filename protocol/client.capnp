@@ -37,6 +37,7 @@ struct ClientRequest {
     member @23 :Ops.SetMember;  # admits or removes a cluster member (the owner only; `vasana cluster`)
     facts @24 :FactsRequest;    # a realm's live triplets and corrections, paged (`vasana export`)
     realms @25 :Void;           # the realms the caller may read that hold memories (`vasana realms`)
+    erase @26 :ForgetRequest;   # erasure: the content leaves every node's state and segments (docs/erasure.md)
   }
   rememberOptions @6 :RememberOptions;   # with remember only
   # The client identity whose grants the request runs under (protocol/client_grants.hpp). Only a
@@ -323,6 +324,8 @@ struct MemoryView {
   sourceSession @19 :Text;
   sourceTool @20 :Text;
   claimStatus @21 :Text;        # "" or what a conflicting claim made it (superseded, contradicted)
+  erased @22 :Bool;             # erased: only id, realm and recorded time are left; statusReason is why
+  erasedBy @23 :Text;           # who erased it
 }
 
 struct MemoryPage {

@@ -57,6 +57,7 @@ std::string encode_request(const ClientRequest& r) {
     case ClientRequest::Kind::update: case ClientRequest::Kind::forget: case ClientRequest::Kind::set_status:
     case ClientRequest::Kind::pin: case ClientRequest::Kind::fact: case ClientRequest::Kind::correct:
     case ClientRequest::Kind::retract: case ClientRequest::Kind::review: case ClientRequest::Kind::member:
+    case ClientRequest::Kind::erase:
       encode_write_request(req, r);
       break;
     case ClientRequest::Kind::get: fill_get_request(req, r.get); break;
@@ -116,6 +117,7 @@ Result<ClientRequest> decode_request(std::string_view body) {
       case schema::ClientRequest::UPDATE: case schema::ClientRequest::FORGET: case schema::ClientRequest::SET_STATUS:
       case schema::ClientRequest::PIN: case schema::ClientRequest::FACT: case schema::ClientRequest::CORRECT:
       case schema::ClientRequest::RETRACT: case schema::ClientRequest::REVIEW: case schema::ClientRequest::MEMBER:
+      case schema::ClientRequest::ERASE:
         return decode_write_request(req, out);
       case schema::ClientRequest::GET:
         out.kind = ClientRequest::Kind::get;

@@ -70,7 +70,7 @@ struct RecallAnswer {
 struct ClientRequest {
   enum class Kind {
     ping, remember, recall, status,
-    update, forget, set_status, pin, fact, correct, retract, review, member,  // protocol/client_writes.hpp
+    update, forget, set_status, pin, fact, correct, retract, review, member, erase,  // protocol/client_writes.hpp
     get, list,                                                          // protocol/client_reads.hpp
     history, contradictions, conflicts,                                 // protocol/client_history.hpp
     analogy,                                                            // protocol/client_analogy.hpp
@@ -85,6 +85,7 @@ struct ClientRequest {
   RememberOptions remember_options;  // for remember
   UpdateRequest update;
   ForgetRequest forget;
+  ForgetRequest erase;  // the memory and why
   StatusRequest set_status;
   PinRequest pin;
   FactRequest fact;

@@ -46,6 +46,10 @@ bool may_review(const ClientGrant* who, std::string_view realm) {
   return !who || (who->review && covers(who->write, realm));
 }
 
+bool may_erase(const ClientGrant* who, std::string_view realm) {
+  return !who || (who->erase && covers(who->write, realm));
+}
+
 std::string_view identity_name(const ClientGrant* who) { return who ? std::string_view(who->name) : "owner"; }
 
 }  // namespace vasana

@@ -9,7 +9,8 @@
 //
 // Reading a realm covers recall, get, list, history and contradictions in it; writing covers
 // remember, update, forget, status changes, pins, facts, corrections and retractions there;
-// review (approve, reject) needs the review grant and the right to write the memory's realm.
+// review (approve, reject) needs the review grant and the right to write the memory's realm;
+// erase (docs/erasure.md) needs the erase grant and the right to write the memory's realm.
 //
 // Threading: a ClientGrants is built once before the node serves and only read afterwards.
 #pragma once
@@ -28,6 +29,7 @@ struct ClientGrant {
   std::vector<std::string> read;    // realms it may read
   std::vector<std::string> write;   // realms it may write
   bool review = false;              // may approve and reject proposed memories (in realms it writes)
+  bool erase = false;               // may erase memories (in realms it writes)
   std::string token_file;           // its HTTP bearer token's file (mode 0600); empty: no HTTP access
   std::string token;                // the token, once loaded from token_file
   std::string public_key;           // its CurveZMQ public key (Z85) on the TCP client endpoint; empty: none
@@ -54,6 +56,7 @@ class ClientGrants {
 bool may_read(const ClientGrant* who, std::string_view realm);
 bool may_write(const ClientGrant* who, std::string_view realm);
 bool may_review(const ClientGrant* who, std::string_view realm);
+bool may_erase(const ClientGrant* who, std::string_view realm);
 
 // The name to show in messages and metrics: the client's, or "owner".
 std::string_view identity_name(const ClientGrant* who);

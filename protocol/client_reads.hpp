@@ -38,6 +38,8 @@ struct MemoryView {
   std::string source_session;
   std::string source_tool;
   std::string claim_status;  // "" or what a conflicting claim made it
+  bool erased = false;       // erased: only id, realm and recorded time are left; status_reason says why
+  std::string erased_by;
 };
 
 // A realm the caller may read, and how many memories it holds that were not forgotten (of

@@ -121,6 +121,8 @@ void fill_memory_view(schema::MemoryView::Builder out, const MemoryView& v) {
   out.setSourceSession(text_of(v.source_session));
   out.setSourceTool(text_of(v.source_tool));
   out.setClaimStatus(text_of(v.claim_status));
+  out.setErased(v.erased);
+  out.setErasedBy(text_of(v.erased_by));
 }
 
 Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
@@ -150,6 +152,8 @@ Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
   out.source_session = string_of(in.getSourceSession());
   out.source_tool = string_of(in.getSourceTool());
   out.claim_status = string_of(in.getClaimStatus());
+  out.erased = in.getErased();
+  out.erased_by = string_of(in.getErasedBy());
   return Status::Ok();
 }
 

@@ -63,6 +63,12 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       b.setReason(text_of(r.forget.reason));
       return;
     }
+    case K::erase: {
+      auto b = req.initErase();
+      set_memory_id(b.initMemory(), r.erase.memory);
+      b.setReason(text_of(r.erase.reason));
+      return;
+    }
     case K::set_status: {
       auto b = req.initSetStatus();
       set_memory_id(b.initMemory(), r.set_status.memory);
@@ -147,6 +153,13 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.kind = K::forget;
       out.forget.memory = memory_id_of(f.getMemory());
       out.forget.reason = string_of(f.getReason());
+      return Status::Ok();
+    }
+    case schema::ClientRequest::ERASE: {
+      auto f = req.getErase();
+      out.kind = K::erase;
+      out.erase.memory = memory_id_of(f.getMemory());
+      out.erase.reason = string_of(f.getReason());
       return Status::Ok();
     }
     case schema::ClientRequest::SET_STATUS: {

@@ -10,6 +10,7 @@
 #include "protocol/op_values.hpp"
 #include "protocol/ops.capnp.h"
 #include "protocol/put_memory_fields.hpp"
+#include "protocol/redaction.hpp"
 
 namespace vasana {
 
@@ -57,7 +58,7 @@ static_assert(static_cast<int>(schema::Status::ARCHIVED) == static_cast<int>(Mem
 static_assert(static_cast<int>(schema::Epistemic::AUTONOMOUS_SYNTHESIS) ==
               static_cast<int>(Epistemic::autonomous_synthesis));
 static_assert(static_cast<int>(schema::Decision::REOPEN) == static_cast<int>(ReviewVerdict::reopen));
-static_assert(std::variant_size_v<OpValue> == kMaxOpType - 1);  // every op type but the retired access
+static_assert(std::variant_size_v<OpValue> == kMaxOpType);  // every op type but the retired access, and redacted
 
 // Op type code = union ordinal + 1: a reordering of the schema breaks the build here.
 static_assert(static_cast<uint16_t>(Op::PUT_MEMORY) + 1 == static_cast<uint16_t>(OpType::put_memory));
@@ -71,7 +72,8 @@ static_assert(static_cast<uint16_t>(Op::ADD_CORRECTION) + 1 == static_cast<uint1
 static_assert(static_cast<uint16_t>(Op::REVIEW_DECISION) + 1 == static_cast<uint16_t>(OpType::review_decision));
 static_assert(static_cast<uint16_t>(Op::ACCESS) + 1 == static_cast<uint16_t>(OpType::access));
 static_assert(static_cast<uint16_t>(Op::SET_PINNED) + 1 == static_cast<uint16_t>(OpType::set_pinned));
-static_assert(static_cast<uint16_t>(Op::SET_MEMBER) + 1 == kMaxOpType);
+static_assert(static_cast<uint16_t>(Op::SET_MEMBER) + 1 == static_cast<uint16_t>(OpType::set_member));
+static_assert(static_cast<uint16_t>(Op::ERASE_MEMORY) + 1 == kMaxOpType);
 
 const char* kind_name(schema::Kind k) { return vasana::kind_name(static_cast<MemoryKind>(k)); }
 const char* status_name(schema::Status s) { return vasana::status_name(static_cast<MemoryStatus>(s)); }
@@ -199,6 +201,12 @@ std::string render(Op::Reader op) {
       o.boolean("admitted", m.getAdmitted()).str("name", sv(m.getName()));
       break;
     }
+    case Op::ERASE_MEMORY: {
+      auto e = op.getEraseMemory();
+      o.str("memory", id_text(e.getMemory())).str("realm", sv(e.getRealm()));
+      o.str("by", sv(e.getBy())).str("reason", sv(e.getReason()));
+      break;
+    }
   }
   return o.done();
 }
@@ -208,7 +216,8 @@ std::string render(Op::Reader op) {
 std::optional<std::string_view> op_type_name(uint16_t code) {
   static const char* names[] = {"put_memory",   "update_content",  "set_status",     "set_vector",
                                 "delete_memory", "add_triplet",    "retract_triplet", "add_correction",
-                                "review_decision", "access",         "set_pinned",     "set_member"};
+                                "review_decision", "access",         "set_pinned",     "set_member",
+                                "erase_memory"};
   if (code == 0 || code > kMaxOpType) return std::nullopt;
   return names[code - 1];
 }
@@ -253,6 +262,7 @@ MemoryInput memory_from_reader(schema::PutMemory::Reader p) {
 }
 
 uint16_t op_type_of(const OpValue& op) {
+  if (const auto* r = std::get_if<RedactedOp>(&op)) return static_cast<uint16_t>(r->op_type | kRedactedBit);
   // OpValue's alternatives are the op types in order, the retired access (10) left out.
   constexpr uint16_t kAccess = static_cast<uint16_t>(OpType::access);
   const auto code = static_cast<uint16_t>(op.index() + 1);
@@ -280,6 +290,8 @@ Visitors(Fs...) -> Visitors<Fs...>;
 }  // namespace
 
 std::string encode_op(const OpValue& value) {
+  if (const auto* r = std::get_if<RedactedOp>(&value))
+    return encode_redaction_marker(r->record_hash, r->memory, kRedactionMarkerBytes);
   capnp::MallocMessageBuilder mb;
   Op::Builder op = mb.initRoot<Op>();
   std::visit(
@@ -376,6 +388,15 @@ std::string encode_op(const OpValue& value) {
             p.setAdmitted(o.admitted);
             p.setName(text_of(o.name));
           },
+          [&](const EraseMemoryOp& o) {
+            auto e = op.initEraseMemory();
+            set_memory_id(e.initMemory(), o.memory);
+            e.setRealm(text_of(o.realm));
+            e.setCreatedTs(o.created_ts.value);
+            e.setBy(text_of(o.by));
+            e.setReason(text_of(o.reason));
+          },
+          [&](const RedactedOp&) {},  // not a message: encode_op writes its marker
       },
       value);
   return message_bytes(mb);
@@ -420,6 +441,10 @@ Status check_op_holds(uint16_t op_type, Op::Reader op) {
 Result<std::string> op_fields_json(uint16_t op_type, std::string_view payload) {
   Status s = validate_op(op_type, payload);
   if (!s.ok()) return s;
+  if (is_redacted_op_type(op_type)) {
+    const RedactedOp r = decode_redaction_marker(op_type, payload).value();
+    return std::string("{\"redacted\":true,\"memory\":\"") + r.memory.to_string() + "\"}";
+  }
   std::string out;
   s = read_message<Op>(payload, [&](Op::Reader op) {
     out = render(op);
@@ -651,6 +676,16 @@ Status decode_into(Op::Reader op, OpValue& out) {
       d.text("name", m.getName(), v.name);
       break;
     }
+    case Op::ERASE_MEMORY: {
+      auto e = op.getEraseMemory();
+      auto& v = holding<EraseMemoryOp>(out);
+      d.id("memory", e.getMemory(), v.memory, /*required=*/true);
+      d.text("realm", e.getRealm(), v.realm, /*required=*/true);
+      v.created_ts = Hlc(e.getCreatedTs());
+      d.text("by", e.getBy(), v.by);
+      d.text("reason", e.getReason(), v.reason);
+      break;
+    }
   }
   return d.status();
 }
@@ -668,6 +703,14 @@ capnp::ReaderOptions op_reader_options(size_t payload_bytes) {
 // The one decode of an op payload, for validate_op and decode_op alike. Its errors name the op
 // type the record claims ("put_memory: text is not valid UTF-8").
 Status decode_payload(uint16_t op_type, std::string_view payload, OpValue& out) {
+  if (is_redacted_op_type(op_type)) {
+    Status known = check_op_type(static_cast<uint16_t>(op_type & ~kRedactedBit));
+    if (!known.ok()) return known;
+    auto r = decode_redaction_marker(op_type, payload);
+    if (!r.ok()) return r.status();
+    out = std::move(r.value());
+    return Status::Ok();
+  }
   Status s = check_op_type(op_type);
   if (!s.ok()) return s;
   s = read_message<Op>(

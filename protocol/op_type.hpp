@@ -23,9 +23,13 @@ enum class OpType : uint16_t {
   access = 10,  // retired
   set_pinned = 11,
   set_member = 12,
+  erase_memory = 13,
 };
 
-constexpr uint16_t kMaxOpType = 12;
+constexpr uint16_t kMaxOpType = 13;
+
+// A redacted record (protocol/redaction.hpp) keeps its op type with this bit set.
+constexpr uint16_t kRedactedBit = 0x8000;
 
 constexpr bool is_retired_op_type(uint16_t code) { return code == static_cast<uint16_t>(OpType::access); }
 

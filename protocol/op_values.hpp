@@ -129,9 +129,27 @@ struct SetMemberOp {
   std::string name;
 };
 
-// Alternatives in OpType order (protocol/op_type.hpp), without the retired access op: op_type_of()
-// gives each its code.
+// A memory erased (protocol/ops.capnp EraseMemory).
+struct EraseMemoryOp {
+  MemoryId memory;
+  std::string realm;
+  Hlc created_ts;  // the memory's put_memory's effective timestamp
+  std::string by;
+  std::string reason;
+};
+
+// A record whose payload an erase replaced by a redaction marker (protocol/redaction.hpp): what
+// is left of a put_memory, update_content, set_vector or add_triplet of an erased memory.
+struct RedactedOp {
+  uint16_t op_type = 0;  // the record's op type before redaction (without kRedactedBit)
+  MemoryId memory;       // the erased memory the op carried content of
+  Hash256 record_hash{};  // the record's chain hash, kept so that its writer's chain verifies
+};
+
+// Alternatives in OpType order (protocol/op_type.hpp), without the retired access op, then the
+// redacted record: op_type_of() gives each its code.
 using OpValue = std::variant<PutMemoryOp, UpdateContentOp, SetStatusOp, SetVectorOp, DeleteMemoryOp, AddTripletOp,
-                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, SetPinnedOp, SetMemberOp>;
+                             RetractTripletOp, AddCorrectionOp, ReviewDecisionOp, SetPinnedOp, SetMemberOp, EraseMemoryOp,
+                             RedactedOp>;
 
 }  // namespace vasana

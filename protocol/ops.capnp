@@ -184,6 +184,20 @@ struct SetMember {
   name @3 :Text;       # for operators, may be empty
 }
 
+# Erasure (docs/erasure.md): the memory's text, tags, vector and the facts drawn from it leave
+# the state on every node, and each node replaces the payloads of the records that carried them
+# by redaction markers (docs/segment-format.md "Redacted records"). Final: no later op brings any
+# of it back. The realm and the put's clock value are here because the put may already be
+# redacted where this op is read. Of several erases of one memory, the one that orders first is
+# shown.
+struct EraseMemory {
+  memory @0 :MemoryId;
+  realm @1 :Text;        # the memory's realm
+  createdTs @2 :UInt64;  # the hybrid logical clock value of the memory's put_memory
+  by @3 :Text;           # who erased it: the client's principal ("local" for the node's own socket)
+  reason @4 :Text;
+}
+
 struct Op {
   union {
     putMemory @0 :PutMemory;
@@ -198,5 +212,6 @@ struct Op {
     access @9 :Access;  # retired: no writer writes it, a reader refuses it as corrupt (docs/segment-format.md)
     setPinned @10 :SetPinned;
     setMember @11 :SetMember;
+    eraseMemory @12 :EraseMemory;
   }
 }

@@ -6,7 +6,7 @@
 
 namespace vasana {
 
-bool ever_shown(const MemoryRecord& m) { return m.created && !m.ref_shadowed; }
+bool ever_shown(const MemoryRecord& m) { return m.created && !m.ref_shadowed && !is_erased(m); }
 
 bool ever_admissible(const MemoryRecord& m) {
   if (!ever_shown(m)) return false;

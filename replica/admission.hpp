@@ -72,8 +72,8 @@ std::optional<Admission> admit(const MemoryRecord& m, const QueryScope& scope,
 // memories in their indices and may only skip them for queries without known_at_ms.
 bool ever_admissible(const MemoryRecord& m);
 
-// False when admit() refuses m for every query, present or known_at: not created, or a shadowed
-// duplicate. Lanes keep out of their indices only these.
+// False when admit() refuses m for every query, present or known_at: not created, a shadowed
+// duplicate, or erased. Lanes keep out of their indices only these.
 bool ever_shown(const MemoryRecord& m);
 
 // A multiplier in [0.5, 1.0]: stated by a user weighs most, autonomous synthesis least.

@@ -116,6 +116,12 @@ class Bm25Index {
   void add(const MemoryId& id, std::string_view realm, std::string_view text);
   // Returns false when id is not held. A removed document is never returned by search.
   bool remove(const MemoryId& id);
+  // Drops the removed documents and the terms no live document holds now (remove() does so only
+  // once removed documents outnumber live ones): after an erasure, no word of the erased text
+  // may stay in the index or its snapshot. O(all postings).
+  void purge_removed() {
+    if (removed_slots_ > 0) compact();
+  }
   // Documents held (removed ones excluded).
   size_t size() const { return live_docs_; }
 

@@ -20,7 +20,16 @@ void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
   const MemoryRecord* m = state.memory(*change.memory);
   if (!m) return;  // an update waiting for its put: nothing to index yet
   // A deleted memory stays indexed: a known_at query may show it as it was (admit() decides).
+  // An erased one leaves: nothing of its text may stay.
   auto it = indexed_.find(m->id);
+  if (is_erased(*m)) {
+    if (it != indexed_.end()) {
+      index_.remove(m->id);
+      index_.purge_removed();
+      indexed_.erase(it);
+    }
+    return;
+  }
   if (it != indexed_.end() && it->second == m->content.version) return;  // text unchanged
   index_.add(m->id, m->realm.str(), m->content.value.text);
   indexed_[m->id] = m->content.version;

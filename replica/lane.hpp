@@ -58,7 +58,8 @@ struct StateChange {
   bool triplets = false;           // a triplet was added or retracted
   bool corrections = false;        // a correction was added
   // Other memories whose records changed: the source memories whose claim outcome a functional
-  // triplet's add or retraction changed. The engine hands each to the lanes as its own change.
+  // triplet's add or retraction changed, and the holders of a ref that a put or an erase
+  // shadowed or unshadowed. The engine hands each to the lanes as its own change.
   std::vector<MemoryId> claim_memories;
 };
 

@@ -86,6 +86,17 @@ struct ClaimEntry {
   bool live_now() const { return live_until == OrderKey{}; }
 };
 
+// Who erased a memory and why (protocol/ops.capnp EraseMemory): of several erases, the one that
+// orders first.
+struct EraseNote {
+  OrderKey key;
+  std::string by;
+  std::string reason;
+  friend bool operator==(const EraseNote& a, const EraseNote& b) {
+    return a.key == b.key && a.by == b.by && a.reason == b.reason;
+  }
+};
+
 // The registers that only a later op sets, and few memories ever get: a tombstone, a review, a
 // pin set after creation, a valid time changed by an update; the outcomes of conflicting
 // functional claims; the history of the registers. The record's plain pinned and
@@ -98,6 +109,9 @@ struct MemoryVerdicts {
   Lww<ValidTime> valid_time;                 // the latest update_content that set a valid time
   std::vector<ClaimEntry> claims;            // in (triplet, other) order; a function of the claim set
   OutOfLine<RegisterHistory> history;        // unset until a write other than the put
+  // Set by an erase: the record then holds only its id, realm, creation key and this note, and
+  // no later op changes it (replica/state_erasure.cpp).
+  OutOfLine<EraseNote> erased;
 };
 
 // A replica holds one per memory: 352 bytes on x86-64 with libstdc++, checked by
@@ -132,6 +146,9 @@ struct MemoryRecord {
   Lww<StatusValue> status;
   OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
 };
+
+// Erased (replica/state_erasure.cpp): the record holds only its id, realm, creation key and note.
+inline bool is_erased(const MemoryRecord& m) { return m.verdicts.allocated() && m.verdicts->erased.allocated(); }
 
 // The memory's revision: the key of the latest of its put and updates. Every update_content
 // writes at least one of the content, tags and valid-time registers, whose versions are the

@@ -117,8 +117,58 @@ void ReplicaState::touched(const MemoryId& memory, const OrderKey& key) {
   if (it == keys.end() || *it != key) keys.insert(it, key);
 }
 
-void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
+void ReplicaState::apply_triplet(const OrderKey& key, const AddTripletOp& o, StateChange& ch) {
+  const MemoryId id = key.op_id();
+  if (o.source_memory.seqno.value != 0 && erased(o.source_memory)) {
+    touched(o.source_memory, key);
+    skip_erased_fact(id, o.source_memory);
+    ++erasure_changes_;
+    return;
+  }
+  ch.triplets = true;
+  triplets_[id] = TripletRecord{id,
+                                key,
+                                o.realm,
+                                o.subject,
+                                o.predicate,
+                                o.object,
+                                o.valid_from_ms,
+                                o.valid_to_ms,
+                                o.source_memory,
+                                o.functional,
+                                o.on_conflict,
+                                o.valid_to_ms};
+  if (o.source_memory.seqno.value != 0) {
+    touched(o.source_memory, key);
+    auto r = early_retractions_.find(id);  // retractions that came first
+    if (r != early_retractions_.end())
+      for (const OrderKey& k : r->second) touched(o.source_memory, k);
+    triplets_by_source_[o.source_memory].push_back(id);
+    // An update of the source's text that came first and orders after this
+    // triplet retires it: the first such update is its retraction. The list
+    // also holds the put's text (at the put's key), which is no update.
+    const MemoryRecord* src = memories_.find(o.source_memory);
+    if (src && src->verdicts.allocated())
+      for (const auto& [k, text] : src->verdicts->history->content)
+        if (key < k && !(src->created && k == src->created_key)) {
+          retract_at(id, k);
+          break;
+        }
+  }
+  early_retractions_.erase(id);
+  if (o.functional) {
+    const ClaimGroup g = claim_group_of(triplets_.at(id));
+    claim_groups_[g].insert(id);
+    resolve_group(g, &ch.claim_memories);
+  }
+}
+
+void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateChange& ch) {
   MemoryRecord& m = record(key.op_id());
+  if (is_erased(m)) {  // the erase came first: it made the record, and the put adds nothing
+    ++erasure_changes_;
+    return;
+  }
   m.created = true;
   m.created_key = key;
   m.realm = InternedString::of(op.realm);
@@ -155,7 +205,9 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op) {
     // The earliest-ordered holder keeps the ref; every later one is a shadowed duplicate.
     bool first = true;
     for (const auto& [k, id] : holders) {
-      memories_.at_or_new(id).ref_shadowed = !first;
+      MemoryRecord& holder = memories_.at_or_new(id);
+      if (id != m.id && holder.ref_shadowed == first) ch.claim_memories.push_back(id);  // the lanes see it change
+      holder.ref_shadowed = !first;
       first = false;
     }
   }
@@ -211,12 +263,13 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
   ch = StateChange{};
   std::visit(Overloaded{
                  [&](const PutMemoryOp& o) {
-                   apply_put(key, o);
+                   apply_put(key, o, ch);
                    ch.memory = key.op_id();
                  },
                  [&](const UpdateContentOp& o) {
                    ch.memory = o.memory;
                    touched(o.memory, key);
+                   if (erased(o.memory)) return ++erasure_changes_, void();
                    MemoryRecord& m = record(o.memory);
                    RegisterHistory& h = history(m);
                    if (o.based_on.known()) add_lineage(h, LineageEntry{key, key_of(o.based_on), false});
@@ -240,6 +293,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    status.status = o.status;
                    status.note.set(StatusNote{o.reason, o.replaced_by});
                    touched(o.memory, key);
+                   if (erased(o.memory)) return;
                    MemoryRecord& m = record(o.memory);
                    record_write(writes_after_put(history(m).status, m, m.status.value), key, status);
                    m.status.assign(std::move(status), key);
@@ -247,56 +301,24 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  [&](const SetVectorOp& o) {
                    ch.memory = o.memory;
                    touched(o.memory, key);
+                   if (erased(o.memory)) return ++erasure_changes_, void();
                    record(o.memory).vector.assign(o.vector, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
                    touched(o.memory, key);
+                   if (erased(o.memory)) return;
                    MemoryRecord& m = record(o.memory);
                    if (o.based_on.known()) add_lineage(history(m), LineageEntry{key, key_of(o.based_on), true});
                    record_write(history(m).deleted, key, true);
                    m.verdicts.mut().deleted.assign(true, key);
                  },
-                 [&](const AddTripletOp& o) {
-                   ch.triplets = true;
-                   const MemoryId id = key.op_id();
-                   triplets_[id] = TripletRecord{id,
-                                                 key,
-                                                 o.realm,
-                                                 o.subject,
-                                                 o.predicate,
-                                                 o.object,
-                                                 o.valid_from_ms,
-                                                 o.valid_to_ms,
-                                                 o.source_memory,
-                                                 o.functional,
-                                                 o.on_conflict,
-                                                 o.valid_to_ms};
-                   if (o.source_memory.seqno.value != 0) {
-                     touched(o.source_memory, key);
-                     auto r = early_retractions_.find(id);  // retractions that came first
-                     if (r != early_retractions_.end())
-                       for (const OrderKey& k : r->second) touched(o.source_memory, k);
-                     triplets_by_source_[o.source_memory].push_back(id);
-                     // An update of the source's text that came first and orders after this
-                     // triplet retires it: the first such update is its retraction. The list
-                     // also holds the put's text (at the put's key), which is no update.
-                     const MemoryRecord* src = memories_.find(o.source_memory);
-                     if (src && src->verdicts.allocated())
-                       for (const auto& [k, text] : src->verdicts->history->content)
-                         if (key < k && !(src->created && k == src->created_key)) {
-                           retract_at(id, k);
-                           break;
-                         }
-                   }
-                   early_retractions_.erase(id);
-                   if (o.functional) {
-                     const ClaimGroup g = claim_group_of(triplets_.at(id));
-                     claim_groups_[g].insert(id);
-                     resolve_group(g, &ch.claim_memories);
-                   }
-                 },
+                 [&](const AddTripletOp& o) { apply_triplet(key, o, ch); },
                  [&](const RetractTripletOp& o) {
+                   if (auto e = erased_facts_.find(o.triplet); e != erased_facts_.end()) {
+                     touched(e->second, key);  // the fact left with its memory: nothing to retract
+                     return;
+                   }
                    ch.triplets = true;
                    // The first retraction (the least key) is when the triplet stopped being
                    // live, however many nodes retract it and in whatever order they arrive.
@@ -317,6 +339,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  [&](const ReviewDecisionOp& o) {
                    ch.memory = o.memory;
                    touched(o.memory, key);
+                   if (erased(o.memory)) return;
                    MemoryRecord& m = record(o.memory);
                    record_write(history(m).review, key, std::optional<ReviewVerdict>(o.decision));
                    const ReviewOutcome r = review_outcome(history(m).review);
@@ -325,6 +348,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                  [&](const SetPinnedOp& o) {
                    ch.memory = o.memory;
                    touched(o.memory, key);
+                   if (erased(o.memory)) return;
                    MemoryRecord& m = record(o.memory);
                    record_write(writes_after_put(history(m).pinned, m, m.pinned), key, o.pinned);
                    if (m.verdicts.mut().pinned.assign(o.pinned, key) && !(key < m.created_key && m.created))
@@ -336,6 +360,8 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    if (!r.public_key.empty() && key < r.key) return;  // a later change of this key holds
                    r = MemberRecord{o.public_key, o.address, o.name, o.admitted, key};
                  },
+                 [&](const EraseMemoryOp& o) { erase_memory(key, o, ch); },
+                 [&](const RedactedOp& o) { apply_redacted(key, o, ch); },
              },
              op);
   return Status::Ok();
@@ -595,6 +621,13 @@ Hash256 ReplicaState::digest() const {
     d.u64(0);
     d.u64(0);
     d.i64(0);
+    // Nothing unless erased, so a state without erasures hashes as it did in builds without them.
+    if (v.erased.allocated()) {
+      d.str("erased");
+      d.key(v.erased->key);
+      d.str(v.erased->by);
+      d.str(v.erased->reason);
+    }
   }
   d.u64(triplets_.size());
   for (const auto& [id, t] : triplets_) {
@@ -634,6 +667,14 @@ Hash256 ReplicaState::digest() const {
       d.str(m.address);
       d.str(m.name);
       d.u64(m.admitted);
+    }
+  }
+  if (!erased_facts_.empty()) {
+    d.str("erased facts");
+    d.u64(erased_facts_.size());
+    for (const auto& [id, source] : erased_facts_) {
+      d.id(id);
+      d.id(source);
     }
   }
   return d.done();

@@ -7,6 +7,9 @@
 //   retraction is kept even when it arrives before the triplet it removes (remove wins);
 // - a triplet drawn from a memory (its source) holds for the text it was drawn from: the first
 //   update of the source's text ordered after the triplet retracts it, as a retraction would;
+// - an erase is final (replica/state_erasure.cpp): the memory's record keeps only its id, realm,
+//   creation key and who erased it, the facts drawn from it leave, and every op on it, before or
+//   after the erase in merge order or arrival, leaves nothing of its content;
 // - updates that arrive before the put they refer to (another writer's stream ran ahead) wait
 //   in the record and take effect by version once the put arrives.
 // Each writer's ops must be applied in seqno order, each exactly once (apply() checks); ops of
@@ -87,6 +90,14 @@ class ReplicaState {
   const std::map<std::string, MemberRecord>& members() const { return members_; }
   uint64_t member_changes() const { return member_changes_; }
 
+  // The erased memories, in id order, and how many ops concerning an erased memory were applied
+  // (an erase, a redacted record, an op on an erased memory): a redactor polls it to see whether
+  // there is work (not saved: counts from this process's load).
+  void for_each_erased(const std::function<void(const MemoryRecord&)>& fn) const;
+  uint64_t erasure_changes() const { return erasure_changes_; }
+  // Facts that left the state with the memory they were drawn from: triplet id -> that memory.
+  const std::map<MemoryId, MemoryId>& erased_facts() const { return erased_facts_; }
+
   size_t memory_count() const { return created_count_; }
   size_t correction_count() const { return corrections_.size(); }
   // Per writer, the highest seqno applied.
@@ -106,7 +117,20 @@ class ReplicaState {
  private:
   friend class StateCodec;  // replica/state_codec.hpp: saves and loads every field below
 
-  void apply_put(const OrderKey& key, const PutMemoryOp& op);
+  // ch.claim_memories gets the other holders of its ref whose shadowing it changed.
+  void apply_put(const OrderKey& key, const PutMemoryOp& op, StateChange& ch);
+  void apply_triplet(const OrderKey& key, const AddTripletOp& op, StateChange& ch);
+  // replica/state_erasure.cpp.
+  void erase_memory(const OrderKey& key, const EraseMemoryOp& op, StateChange& ch);
+  void apply_redacted(const OrderKey& key, const RedactedOp& op, StateChange& ch);
+  // An add_triplet drawn from an erased memory: kept out of the state, its id remembered.
+  void skip_erased_fact(const MemoryId& triplet, const MemoryId& source);
+  // Removes a live triplet drawn from an erased memory (its claim group resolved again).
+  void drop_fact(const MemoryId& triplet, const MemoryId& source, StateChange& ch);
+  bool erased(const MemoryId& id) const {
+    const MemoryRecord* m = memories_.find(id);
+    return m && is_erased(*m);
+  }
   MemoryRecord& record(const MemoryId& id);
   // The memory's register history, created on its first write other than the put. A register's
   // list gets the put's value with its first later write (writes_after_put in the .cpp), or
@@ -209,6 +233,8 @@ class ReplicaState {
   // when the triplet comes.
   std::map<MemoryId, std::vector<OrderKey>> early_retractions_;
   std::map<std::pair<std::string, std::string>, std::map<OrderKey, MemoryId>> refs_;
+  std::map<MemoryId, MemoryId> erased_facts_;    // triplet id -> the erased memory it was drawn from
+  uint64_t erasure_changes_ = 0;                 // not saved
   std::map<std::string, MemberRecord> members_;  // by public key
   uint64_t member_changes_ = 0;                  // not saved: counts from this process's load
   std::map<InstanceId, Seqno> applied_;

@@ -102,7 +102,12 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   const MemoryRecord* m = state.memory(*change.memory);
   if (!m) return;  // an update waiting for its put: nothing to index yet
   // A deleted memory stays indexed: a known_at query may show it as it was (admit() decides).
+  // An erased one leaves: nothing of its vector may stay.
   auto it = entries_.find(m->id);
+  if (is_erased(*m)) {
+    if (it != entries_.end()) drop(it);
+    return;
+  }
 
   // The memory's own vector when usable, else its text's. Other changes (status, access,
   // review) leave the source's version alone: nothing is re-embedded or re-indexed.

@@ -21,8 +21,9 @@ enum class Section : uint8_t {
   touched = 7,            // per memory, the keys of the ops after its put (history keys)
   early_retractions = 8,  // retractions applied before their triplet
   members = 9,            // the cluster's members by public key
+  erased_facts = 10,      // triplets that left with the erased memory they were drawn from
 };
-constexpr uint8_t kLastSection = uint8_t(Section::members);
+constexpr uint8_t kLastSection = uint8_t(Section::erased_facts);
 
 // describe(io, x) lists the fields of one type, once, for both directions: io is an Out (x is
 // const) or an In (x is mutable). Only types of the state need one; the primitives are the
@@ -76,6 +77,12 @@ If<X, RegisterHistory> describe(IO& io, X& x) {
   io(x.lineage);
 }
 template <class IO, class X>
+If<X, EraseNote> describe(IO& io, X& x) {
+  io(x.key);
+  io(x.by);
+  io(x.reason);
+}
+template <class IO, class X>
 If<X, MemoryVerdicts> describe(IO& io, X& x) {
   io(x.deleted);
   io(x.review);
@@ -83,6 +90,7 @@ If<X, MemoryVerdicts> describe(IO& io, X& x) {
   io(x.valid_time);
   io(x.claims);
   io(x.history);
+  io(x.erased);
 }
 template <class IO, class X>
 If<X, MemoryRecord> describe(IO& io, X& m) {
@@ -520,6 +528,7 @@ void StateCodec::sections(State& s, Sections& v) {
   v.entries(Section::touched, s.touched_);
   v.entries(Section::early_retractions, s.early_retractions_);
   v.entries(Section::members, s.members_);
+  v.entries(Section::erased_facts, s.erased_facts_);
 }
 
 EncodedState StateCodec::encode(const ReplicaState& s, size_t items_per_chunk) {

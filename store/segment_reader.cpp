@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "protocol/op_codec.hpp"
+#include "protocol/redaction.hpp"
 #include "store/chain_hash.hpp"
 #include "store/crc32c.hpp"
 #include "store/little_endian.hpp"
@@ -203,7 +204,10 @@ class Scanner {
     Status ps = validate_op(r.op_type, r.payload);
     if (!ps.ok())
       return fail(ps.code() == Code::incompatible ? SegmentEnd::incompatible : SegmentEnd::corrupt, off, ps.message());
-    r.hash = chain_hash(expect_.instance, r.seqno, r.ts, r.op_type, r.prev_hash, r.payload);
+    // A redacted record keeps the hash its writer computed over the payload it replaced
+    // (protocol/redaction.hpp): the next record's previous hash is what checks it.
+    r.hash = is_redacted_op_type(r.op_type) ? decode_redaction_marker(r.op_type, r.payload)->record_hash
+                                            : chain_hash(expect_.instance, r.seqno, r.ts, r.op_type, r.prev_hash, r.payload);
     prev_hash_ = r.hash;
     last_ts_ = r.ts;
     next_seqno_ = Seqno(r.seqno.value + 1);

@@ -41,6 +41,10 @@ write = ["alpha"]
 read = ["alpha"]
 write = ["alpha"]
 review = true
+[clients."eraser"]
+read = ["alpha"]
+write = ["alpha"]
+erase = true
 [metrics]
 listen = "127.0.0.1:0"
 )";
@@ -148,6 +152,29 @@ TEST_CASE("review needs the review grant: a writer without it is refused, a revi
   auto approved = n.run({"review", "approve", id, "--reviewer", "rv", "--as", "reviewer"});
   CHECK(approved.status.code == 0);
   CHECK(read_own_stream(n.data).scan.last_seqno.value == 2);
+}
+
+TEST_CASE("erase needs the erase grant and write on the memory's realm (elsewhere the memory is not found)") {
+  GrantedNode n(kReaderToml);
+  const std::string in_alpha = n.remember("alpha", "alpha secret " + token(11));
+  const std::string in_beta = n.remember("beta", "beta secret " + token(12));
+  auto refused = n.run({"erase", in_alpha, "--as", "writer"});
+  CHECK(refused.status.code == 1);
+  CHECK(contains(refused.err, "client 'writer' may not erase (it has no erase grant)"));
+  CHECK(n.run({"erase", in_alpha, "--as", "reviewer"}).status.code == 1);
+  // A realm it may not write, nor read: answered as an id the node does not hold.
+  auto elsewhere = n.run({"erase", in_beta, "--as", "eraser"});
+  CHECK(elsewhere.status.code == 1);
+  CHECK(contains(elsewhere.err, "not found on this node"));
+  CHECK_FALSE(contains(elsewhere.err, "beta"));
+  CHECK(read_own_stream(n.data).scan.last_seqno.value == 2);  // nothing written by the refusals
+  auto erased = n.run({"erase", in_alpha, "--reason", "a secret", "--as", "eraser"});
+  CHECK(erased.status.code == 0);
+  CHECK(read_own_stream(n.data).scan.last_seqno.value == 3);
+  auto got = n.run({"get", in_alpha, "--as", "eraser"});
+  CHECK(contains(got.out, "status: erased"));
+  CHECK(contains(got.out, "erased_by: eraser"));
+  CHECK_FALSE(contains(got.out, token(11)));
 }
 
 TEST_CASE("refused requests are counted by transport and kind in vasana_client_requests_refused_total") {

@@ -7,6 +7,8 @@
 //    last (or of an update whose outcome is unknown); an acknowledged forget deleted it, and a
 //    memory nobody tried to forget is not deleted; pin state follows the last acknowledged pin
 //    or unpin when no pin op's outcome is unknown;
+//  - an acknowledged erase took the memory out of every list, and no file of any node's data
+//    directory holds the text of its remember or of any of its updates;
 //  - no memory is held that no client wrote, or whose remember was refused; an op of unknown
 //    outcome may be held or not (the equality above makes it the same on every node);
 //  - every acknowledged correction is shown by a recall of its wrong phrase on every node.

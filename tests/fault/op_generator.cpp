@@ -187,6 +187,12 @@ void OpGenerator::client_loop(size_t client) {
       req.member.admitted = op.kind == OpKind::admit;
       if (req.member.admitted) req.member.address = "tcp://127.0.0.1:9";  // discard: nothing listens
       req.member.name = "fault-member";
+    } else if (roll < 95) {
+      op.kind = OpKind::erase;
+      ok_target = pick(memories_, op.target);
+      req.kind = ClientRequest::Kind::erase;
+      req.erase.memory = op.target;
+      req.erase.reason = "fault run";
     } else {
       op.kind = OpKind::review;
       ok_target = pick(proposed_, op.target);

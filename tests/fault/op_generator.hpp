@@ -1,5 +1,5 @@
 // The clients of a fault run: threads that write every op type a client can write (remember,
-// update, forget, archive, restore, pin, unpin, fact, retract, correct, review) to random nodes
+// update, forget, erase, archive, restore, pin, unpin, fact, retract, correct, review) to random nodes
 // through the client protocol (frontends/node_client.hpp, the path the CLI takes), each op recorded
 // in the History with how it ended. Each thread draws its choices from its own generator
 // seeded from the run's seed; the targets of later ops are the memories and triplets the

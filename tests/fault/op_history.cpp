@@ -17,6 +17,7 @@ const char* op_name(OpKind k) {
     case OpKind::review: return "review";
     case OpKind::admit: return "admit";
     case OpKind::remove: return "remove";
+    case OpKind::erase: return "erase";
   }
   return "?";
 }

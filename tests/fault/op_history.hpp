@@ -14,7 +14,7 @@
 
 namespace vasana::test::fault {
 
-enum class OpKind { remember, update, forget, archive, restore, pin, unpin, fact, retract, correct, review, admit, remove };
+enum class OpKind { remember, update, forget, archive, restore, pin, unpin, fact, retract, correct, review, admit, remove, erase };
 enum class Outcome { pending, acked, failed, unknown };
 
 const char* op_name(OpKind k);

@@ -35,7 +35,7 @@ void write_secret(const std::string& path, const std::string& text, mode_t mode 
 }
 
 // A config with [http] on a free port and three clients: agent-a (reads and writes "notes", may
-// review), reader (reads "notes" only) and dashboard (reads every realm, so it may read the
+// review and erase), reader (reads "notes" only) and dashboard (reads every realm, so it may read the
 // node's status).
 std::string http_config(const TempDir& tmp, const std::string& extra_http = "") {
   write_secret(tmp.sub("a.token"), kToken + "\n");
@@ -43,7 +43,7 @@ std::string http_config(const TempDir& tmp, const std::string& extra_http = "") 
   write_secret(tmp.sub("d.token"), kDashboardToken + "\n");
   const std::string path = tmp.sub("vasana.toml");
   write_text(path, "[http]\nlisten = \"127.0.0.1:0\"\n" + extra_http +
-                       "\n[clients.\"agent-a\"]\nread = [\"notes\"]\nwrite = [\"notes\"]\nreview = true\ntoken_file = \"a.token\"\n"
+                       "\n[clients.\"agent-a\"]\nread = [\"notes\"]\nwrite = [\"notes\"]\nreview = true\nerase = true\ntoken_file = \"a.token\"\n"
                        "\n[clients.\"reader\"]\nread = [\"notes\"]\ntoken_file = \"r.token\"\n"
                        "\n[clients.\"dashboard\"]\nread = [\"*\"]\ntoken_file = \"d.token\"\n");
   return path;

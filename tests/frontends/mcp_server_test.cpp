@@ -101,6 +101,7 @@ TEST_CASE("mcp tools/list gives every tool an object input schema") {
     CHECK(t["inputSchema"]["type"] == "object");
   }
   CHECK(names == std::vector<std::string>{"remember",  "recall",        "get",           "update",    "forget",
+                                          "erase",
                                           "correct",   "history",       "conflicts",     "review",    "recall_analogy",
                                           "supersede", "archive",       "pin",           "list_realms",   "list_memories",
                                           "add_fact",  "retract_fact",  "contradictions"});
@@ -181,6 +182,11 @@ TEST_CASE("mcp turns a node refusal, an unknown id and a silent node into tool e
   CHECK(r["result"]["structuredContent"]["error"] == "unavailable");
   CHECK(node.seen.back().kind == ClientRequest::Kind::forget);
   CHECK(node.seen.back().forget.memory == MemoryId{InstanceId(0xabc), Seqno(9)});
+  r = tool_call(s, "erase", {{"id", "0000000000000abc-9"}, {"reason", "holds a password"}});
+  CHECK(r["result"]["isError"] == true);
+  CHECK(node.seen.back().kind == ClientRequest::Kind::erase);
+  CHECK(node.seen.back().erase.memory == MemoryId{InstanceId(0xabc), Seqno(9)});
+  CHECK(node.seen.back().erase.reason == "holds a password");
 }
 
 TEST_CASE("mcp review lists the unreviewed queue and decides with a reviewer") {

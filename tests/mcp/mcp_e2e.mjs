@@ -79,7 +79,7 @@ try {
   check(owner.getServerVersion().name === 'vasana', 'server name', owner.getServerVersion());
   const { tools } = await owner.listTools();
   const names = tools.map((t) => t.name).sort();
-  const expected = ['add_fact', 'archive', 'conflicts', 'contradictions', 'correct', 'forget', 'get', 'history',
+  const expected = ['add_fact', 'archive', 'conflicts', 'contradictions', 'correct', 'erase', 'forget', 'get', 'history',
     'list_memories', 'list_realms', 'pin', 'recall', 'recall_analogy', 'remember', 'retract_fact', 'review', 'supersede',
     'update'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list names every tool', names);
@@ -186,6 +186,13 @@ try {
   check(!fgt.isError, 'forget succeeds', fgt);
   const rec2 = await call(owner, 'recall', { query: 'staging database password', realms: ['team'] });
   check(!rec2.isError && !rec2.structuredContent.hits.some((h) => h.id === id), 'recall no longer finds the forgotten memory', rec2.structuredContent);
+  const ers = await call(owner, 'erase', { id, reason: 'e2e: stored by mistake' });
+  check(!ers.isError && ers.structuredContent.id === id, 'erase names the erased memory', ers);
+  const erasedGet = await call(owner, 'get', { id });
+  check(!erasedGet.isError && erasedGet.structuredContent.status === 'erased' && !JSON.stringify(erasedGet.structuredContent).includes('ninety days'),
+    'an erased memory answers status erased without its text', erasedGet.structuredContent);
+  const ersAgain = await call(owner, 'erase', { id });
+  check(ersAgain.isError, 'a second erase is refused', ersAgain);
 
   // --- invalid calls: tool errors that say what was wrong ---
   const noRealm = await call(owner, 'remember', { text: 'no realm' });

@@ -1,7 +1,7 @@
 // A seeded multi-writer op workload for convergence tests: several writers produce random ops
 // (puts, concurrent updates of the same memories, some with a valid time, equal timestamps
 // across writers, deletes, triplets added and retracted (some twice), conflicting functional claims with both
-// policies, corrections, reviews, pins), and any interleaving that keeps
+// policies, corrections, reviews, pins, erases of memories whose other ops keep coming), and any interleaving that keeps
 // each writer's order can be replayed. Replay a failure with VASANA_TEST_SEED=<seed>.
 #pragma once
 
@@ -37,6 +37,7 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
   std::vector<MemoryId> memories, triplets, retracted;
   std::vector<uint64_t> clock(writers, 1000);
   std::map<MemoryId, std::vector<OrderKey>> revisions;  // per memory, its put's and updates' keys
+  std::map<MemoryId, std::string> realms;                // per memory, its put's realm
   auto pick = [&](const std::vector<MemoryId>& v) { return v[rng() % v.size()]; };
   auto based_on = [&](const MemoryId& m, const OrderKey& key) {
     std::vector<OrderKey> before;
@@ -68,6 +69,7 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         op = p;
         memories.push_back(key.op_id());
         revisions[key.op_id()].push_back(key);
+        realms[key.op_id()] = p.realm;
       } else if (roll < 40) {
         UpdateContentOp u{pick(memories), text(), rng() % 2 == 0, {words[rng() % 8]}};
         if (rng() % 3 == 0) {
@@ -115,6 +117,10 @@ inline std::vector<std::vector<KeyedOp>> generate(std::mt19937_64& rng, size_t w
         const std::string k(40, "abc"[rng() % 3]);
         const bool admit = rng() % 3 != 0;
         op = SetMemberOp{k, admit ? "tcp://10.0.0." + std::to_string(rng() % 4) + ":7102" : "", admit, "n"};
+      } else if (roll < 90) {
+        // An erase by any writer, sometimes of a memory erased already; ops on it keep coming.
+        const MemoryId m = pick(memories);
+        op = EraseMemoryOp{m, realms[m], revisions[m].front().ts, "w" + std::to_string(w), "holds a secret"};
       } else {
         op = SetPinnedOp{pick(memories), rng() % 2 == 0};
       }

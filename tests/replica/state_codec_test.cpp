@@ -93,7 +93,7 @@ void check_same(const ReplicaState& loaded, const ReplicaState& original) {
 }
 
 // every_op_state() and then a fixed seed's multi-writer workload (functional claims with both
-// policies, retractions before their triplet, updates before their put): every section has items.
+// policies, retractions before their triplet, updates before their put, erases): every section has items.
 ReplicaState fingerprint_state() {
   ReplicaState s = every_op_state();
   std::mt19937_64 rng(20240611);
@@ -127,18 +127,18 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   // The fixture reaches every section, and cuts some into several chunks.
   std::set<uint8_t> sections;
   for (const std::string& chunk : small.chunks) sections.insert(uint8_t(chunk.at(0)));
-  CHECK(sections == std::set<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
-  CHECK(small.chunks.size() > 9);
-  CHECK(whole.chunks.size() == 9);
+  CHECK(sections == std::set<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  CHECK(small.chunks.size() > 10);
+  CHECK(whole.chunks.size() == 10);
   // Positive control: decode(encode(s)) is s, and encodes to the same bytes again.
   ReplicaState loaded;
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 8 as this state encodes them. A change here is a format change:
+  // The bytes of format version 9 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "fe1886688e1c509c94e0288c5342194d2a63faf56293f9220357cf6b3d0a3c72");
-  CHECK(sha256(whole) == "27f11e87b9735e54f9849ca595df80b4ecf64b6ef763c97bd083205c749ac8b9");
+  CHECK(sha256(small) == "4f3632c3da16d90e50f19a5b74d5a639541fce5e74aa4558e46fd8cc538546d3");
+  CHECK(sha256(whole) == "70a810354a2b2b4644c9b17d12732916878dc23a6bd9647d676513f40a862d41");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -276,7 +276,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 9; this build reads 8");
+  CHECK(refusal(bad) == "checkpoint state format version 10; this build reads 9");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
@@ -294,9 +294,9 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   std::swap(bad.chunks[2], bad.chunks[3]);
   CHECK(refusal(bad) == "checkpoint state chunk 3: section 1 out of order");
   bad = good;
-  bad.chunks.back()[0] = 10;  // one past the last section (members)
+  bad.chunks.back()[0] = 11;  // one past the last section (erased facts)
   CHECK(refusal(bad) == "checkpoint state chunk " + std::to_string(good.chunks.size() - 1) +
-                           ": section 10 out of order");
+                           ": section 11 out of order");
   bad = good;
   bad.chunks[0][0] = 0;
   CHECK(refusal(bad) == "checkpoint state chunk 0: section 0 out of order");

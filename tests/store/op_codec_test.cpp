@@ -199,7 +199,8 @@ TEST_CASE("encode_op writes every op type so that decode_op gives its fields bac
                                     AddCorrectionOp{"work", "make", "ninja", "ci", target},
                                     ReviewDecisionOp{target, ReviewVerdict::reject, "ana", "no"},
                                     pin,
-                                    SetMemberOp{std::string(40, 'k'), "tcp://10.0.0.4:7102", true, "d"}};
+                                    SetMemberOp{std::string(40, 'k'), "tcp://10.0.0.4:7102", true, "d"},
+                                    EraseMemoryOp{target, "work", Hlc::make(900, 1), "ana", "holds a password"}};
   REQUIRE(ops.size() == kMaxOpType - 1);  // every op type but the retired access
   for (const OpValue& op : ops) {
     const uint16_t type = op_type_of(op);

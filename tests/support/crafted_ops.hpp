@@ -139,6 +139,14 @@ inline std::vector<CraftedOp> sound_ops_of_every_type() {
     m.setAdmitted(true);
     m.setName("d");
   });
+  add("erase_memory", OpType::erase_memory, [](schema::Op::Builder op) {
+    auto e = op.initEraseMemory();
+    set_id(e.initMemory(), 7, 1);
+    e.setRealm("work");
+    e.setCreatedTs(Hlc::make(1000, 0).value);  // the put's, as the replica tests apply it
+    e.setBy("ana");
+    e.setReason("holds a password");
+  });
   return out;
 }
 
