@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/candidate_join.hpp"
 #include "actors/request_labels.hpp"
 #include "protocol/recall_input.hpp"
 #include "status/status_json.hpp"
@@ -53,6 +54,8 @@ void ClientGateway::handle(std::vector<ClientCall>&& calls) {
   AppendBatch batch;
   for (auto& call : calls) handle_one(std::move(call), batch);
   send(std::move(batch));
+  // The remembers' conflict candidates by text, while the writer has their batch.
+  if (engine_) run_candidate_lookups(*engine_);
 }
 
 void ClientGateway::send(AppendBatch&& batch) {

@@ -71,7 +71,8 @@ class ClientGateway {
   // the replica has not applied them yet, waits instead on the gateway's own thread (at most
   // kOwnWritesWait, 2 s), in arrival order, and the same caller's later write requests queue
   // behind it, so each caller's writes reach the writer in the order it sent them; other
-  // callers' writes go on meanwhile.
+  // callers' writes go on meanwhile. Once a turn's writes are sent, the remembers among them get
+  // their conflict candidates by text (actors/candidate_join.hpp), while the writer syncs them.
   void handle(std::vector<ClientCall>&& calls);
   ~ClientGateway();  // stops the waiting thread; calls still waiting get no answer
 

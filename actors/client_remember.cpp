@@ -1,15 +1,20 @@
 // A remember: its own fields checked, then its ref, superseded memory and text checked against
 // the replica (or, when it names none of them, against a copy of the corrections), then written
 // as a put_memory (or, when its ref's memory has other content and the caller asked for it, an
-// update of that memory) and the ops that follow it, staged together and answered once.
+// update of that memory) and the ops that follow it, staged together and answered once, with
+// the realm's existing memories that it may repeat or contradict (its conflict candidates: by
+// fact before it goes to the writer, by text while the writer syncs it, actors/candidate_join.hpp).
 #include <optional>
 
+#include "actors/candidate_join.hpp"
 #include "actors/client_gateway.hpp"
 #include "actors/client_write_append.hpp"
 #include "actors/client_write_checks.hpp"
 #include "protocol/op_codec.hpp"
 #include "protocol/op_type.hpp"
+#include "replica/recall_engine.hpp"
 #include "replica/replica_state.hpp"
+#include "store/hybrid_clock.hpp"
 
 namespace vasana {
 
@@ -49,6 +54,7 @@ struct RememberCheck {
   MemoryStatus existing_status = MemoryStatus::active;
   std::optional<UpdateContentOp> update;  // when the remember updates the ref's memory
   RememberFollowUps follow;
+  std::shared_ptr<CandidateJoin> candidates;  // the remember's conflict candidates (null: none asked)
 };
 
 namespace {
@@ -178,6 +184,37 @@ RememberCheck check_remember(const RecallEngine* engine, const ClientCall& call,
   return c;
 }
 
+// The write-time conflict candidates of a checked remember (replica/conflict_candidates.hpp,
+// actors/candidate_join.hpp): those by fact now, before the remember goes to the writer, and
+// the lookup by text queued on this thread for after its batch is sent. Null (no candidates)
+// when the caller asked for none or may not read the realm (a writer that may not read must not
+// learn what the realm holds). acknowledged: this node's own seqno acknowledged so far.
+std::shared_ptr<CandidateJoin> candidate_join_of(const RecallEngine* engine, const ClientCall& call,
+                                                 const RememberCheck& c, const RealmWritePolicy& policy,
+                                                 InstanceId instance, uint64_t acknowledged) {
+  const MemoryInput& in = call.request.memory;
+  const RememberOptions& opts = call.request.remember_options;
+  if (!engine || opts.no_candidates || !may_read(call.who, in.realm)) return nullptr;
+  CandidateQuery q;
+  q.realm = in.realm;
+  q.text = in.text;
+  for (const auto& f : opts.facts) q.facts.push_back(triplet_of(in.realm, f, MemoryId{}, policy));
+  if (c.update) q.exclude = c.update->memory;
+  q.now_ms = static_cast<int64_t>(system_wall_ms());
+  q.own = instance;
+  q.own_acknowledged = acknowledged;
+  std::vector<ConflictCandidate> by_fact;
+  if (!q.facts.empty()) {
+    q.by_text = false;
+    by_fact = engine->conflict_candidates(q);
+    q.by_text = true;
+  }
+  q.by_fact = false;
+  auto join = std::make_shared<CandidateJoin>(std::move(by_fact));
+  queue_candidate_lookup(join, std::move(q));
+  return join;
+}
+
 // The answer to a remember whose ref's memory holds the same content: nothing is written.
 ClientResponse existed_answer(uint64_t rid, const MemoryId& existing, MemoryStatus existing_status) {
   ClientResponse r;
@@ -211,6 +248,8 @@ void ClientGateway::handle_remember(ClientCall&& call, AppendBatch& batch) {
     endpoint_->reply(call, existed_answer(call.request.request_id, *checked.existing, checked.existing_status));
     return;
   }
+  const uint64_t acknowledged = acknowledged_ ? acknowledged_->load(std::memory_order_acquire) : UINT64_MAX;
+  checked.candidates = candidate_join_of(engine_.get(), call, checked, policy, instance_, acknowledged);
   append_remember(std::move(call), std::move(checked), status, policy, batch);
 }
 
@@ -267,7 +306,7 @@ void ClientGateway::append_remember(ClientCall&& call, RememberCheck&& checked, 
     r.stored_status = status;
     r.flagged_by = flagged_by;
     return r;
-  });
+  }, std::move(checked.candidates));
   batch.push_back(std::move(req));
 }
 

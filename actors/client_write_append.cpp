@@ -59,9 +59,35 @@ AddTripletOp triplet_of(const std::string& realm, const FactInput& f, MemoryId s
   return t;
 }
 
+namespace {
+
+// Answers call with r once the write with this seqno is acknowledged: now, or in replicated:N
+// mode once gate says N peers synced it (or not_replicated when they did not in time).
+void acknowledge(ClientEndpoint* ep, AckGate* gate, const ClientCall& call, Seqno seqno, const ClientResponse& r) {
+  if (!gate) {
+    ep->reply(call, r);
+    return;
+  }
+  gate->wait(seqno, [ep, call, r](bool replicated) {
+    if (replicated) {
+      ep->reply(call, r);
+      return;
+    }
+    ClientResponse late = error_response(r.request_id, ClientError::not_replicated,
+                                         "write " + r.id.to_string() + " is durable on this node but was not "
+                                         "synced by enough peers in time (sync.ack); it will replicate when they "
+                                         "return");
+    late.id = r.id;
+    ep->reply(call, late);
+  });
+}
+
+}  // namespace
+
 std::function<void(const AppendResult&)> write_completion(ClientEndpoint* ep, AckGate* gate, ClientCall&& call,
-                                                          std::function<ClientResponse(const AppendResult&)> answer) {
-  return [ep, gate, call = std::move(call), answer](const AppendResult& res) {
+                                                          std::function<ClientResponse(const AppendResult&)> answer,
+                                                          std::shared_ptr<CandidateJoin> candidates) {
+  return [ep, gate, call = std::move(call), answer, candidates](const AppendResult& res) {
     const uint64_t id = call.request.request_id;
     if (!res.status.ok()) {
       ep->reply(call, error_response(id, client_error_for(res.status), res.status.message()));
@@ -69,22 +95,12 @@ std::function<void(const AppendResult&)> write_completion(ClientEndpoint* ep, Ac
     }
     ClientResponse r = answer(res);
     r.request_id = id;
-    if (!gate) {
-      ep->reply(call, r);
-      return;
-    }
-    gate->wait(res.seqno, [ep, call, r](bool replicated) {
-      if (replicated) {
-        ep->reply(call, r);
-        return;
-      }
-      ClientResponse late = error_response(r.request_id, ClientError::not_replicated,
-                                           "write " + r.id.to_string() + " is durable on this node but was not "
-                                           "synced by enough peers in time (sync.ack); it will replicate when they "
-                                           "return");
-      late.id = r.id;
-      ep->reply(call, late);
-    });
+    const Seqno seqno = res.seqno;
+    CandidateJoin::Send send = [ep, gate, call, seqno](ClientResponse done) { acknowledge(ep, gate, call, seqno, done); };
+    if (candidates)
+      candidates->written(std::move(r), std::move(send));
+    else
+      send(std::move(r));
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/candidate_join.hpp"
 #include "actors/client_gateway.hpp"
 
 namespace vasana {
@@ -22,9 +23,11 @@ AddTripletOp triplet_of(const std::string& realm, const FactInput& f, MemoryId s
 
 // The completion of an appended write: answers call once the ops are durable (and, in
 // replicated:N mode, synced by N peers), or with why nothing was acknowledged. answer(res)
-// gives the response for a durable write.
+// gives the response for a durable write; candidates, when given, add a remember's conflict
+// candidates to it before it goes out (actors/candidate_join.hpp).
 std::function<void(const AppendResult&)> write_completion(ClientEndpoint* ep, AckGate* gate, ClientCall&& call,
-                                                          std::function<ClientResponse(const AppendResult&)> answer);
+                                                          std::function<ClientResponse(const AppendResult&)> answer,
+                                                          std::shared_ptr<CandidateJoin> candidates = nullptr);
 
 // Records, before the answer goes out, that targets were named by a write whose last op has
 // seqno last; drops the entries the replica has applied once there are more than kTouchesKept.

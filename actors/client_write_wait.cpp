@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "actors/candidate_join.hpp"
 #include "actors/client_gateway.hpp"
 
 namespace vasana {
@@ -110,6 +111,7 @@ void ClientGateway::wait_loop() {
         handle_write(std::move(w.call), batch);
     }
     send(std::move(batch));
+    if (engine_) run_candidate_lookups(*engine_);
     // Sent on: their callers' later writes may be checked on the endpoint thread again.
     std::lock_guard<std::mutex> g(waiting_mutex_);
     for (const auto& who : callers)

@@ -14,6 +14,7 @@ int cmd_bench_write(const Words& words);
 int cmd_bench_recall(const Words& words);
 int cmd_bench_replication(const Words& words);
 int cmd_bench_http(const Words& words);
+int cmd_bench_candidates(const Words& words);
 int cmd_bench_start(const Words& words);
 int cmd_bench_memory(const Words& words);
 

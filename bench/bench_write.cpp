@@ -149,6 +149,9 @@ void store_corrections(const std::string& ep, size_t corrections) {
 // One run's requests and answers, driven as the comment on Load says: each writer sends its next
 // request once the previous one is answered, until the end time; then the requests still in
 // flight are waited for kUnansweredWait at most.
+// --no-candidates: the remembers ask for no conflict candidates (replica/conflict_candidates.hpp).
+bool g_no_candidates = false;
+
 class ClosedLoop {
  public:
   ClosedLoop(const std::vector<std::unique_ptr<NodeClient>>& clients, size_t writers, double seconds, Load load,
@@ -159,6 +162,7 @@ class ClosedLoop {
     req_.kind = writes_ ? ClientRequest::Kind::remember : ClientRequest::Kind::ping;
     req_.memory.realm = "bench";
     req_.memory.kind = "episode";
+    req_.remember_options.no_candidates = g_no_candidates;
     if (load == Load::mix)
       for (size_t w = 0; w < writers; ++w) mixes_.emplace_back(w + 1);
     start = Clock::now();
@@ -332,8 +336,9 @@ size_t mean_text_bytes() {
 }  // namespace
 
 int cmd_bench_write(const Words& words) {
-  auto args = parse_args(words, {"dir", "seconds", "writers", "mix", "corrections"}, {"keep", "skip-redis"});
+  auto args = parse_args(words, {"dir", "seconds", "writers", "mix", "corrections"}, {"keep", "skip-redis", "no-candidates"});
   if (!args.ok()) return bench::fail(kExitUsage, "write: " + args.status().message());
+  g_no_candidates = args->has("no-candidates");
   auto mix = bench::parse_mix(*args);
   if (!mix.ok()) return bench::fail(kExitUsage, "write: " + mix.status().message());
   double seconds = 5;
@@ -380,6 +385,8 @@ int cmd_bench_write(const Words& words) {
   std::printf("  sequential write (256 MiB, 1 MiB blocks, one fdatasync): %.0f MiB/s\n\n", mibs);
   std::printf("durable acknowledged writes: remember over the IPC client endpoint; each writer sends its next\n"
               "write only after the previous one was acknowledged\n");
+  std::printf("(%s)\n", g_no_candidates ? "remembers ask for no conflict candidates: --no-candidates"
+                                         : "remembers answer with their conflict candidates, as by default");
   if (corrections > 0)
     std::printf("(the node holds %zu correction%s before each run: every remember is checked against them)\n",
                 corrections, corrections == 1 ? "" : "s");

@@ -14,7 +14,8 @@ const char* kUsage =
     "usage: vasana-bench <benchmark> [options]\n"
     "\n"
     "benchmarks:\n"
-    "  write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all] [--corrections N] [--skip-redis] [--keep]\n"
+    "  write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all] [--corrections N] [--no-candidates]\n"
+    "        [--skip-redis] [--keep]\n"
     "        durable write throughput and latency, with the disk's limits and Redis (appendfsync always)\n"
     "  recall [--memories 10000,100000] [--queries N] [--dir DIR] [--semantic-exact-limit N]\n"
     "        recall latency per lane and fused, memory, start to ready\n"
@@ -24,6 +25,8 @@ const char* kUsage =
     "        replication lag (3 nodes in one process) next to Redis; catch-up rate\n"
     "  http [--memories 100000] [--queries 1000] [--dir DIR]\n"
     "        recall over the HTTP API beside the ZeroMQ protocol\n"
+    "  candidates [--memories 100000] [--requests 1000] [--dir DIR]\n"
+    "        what write-time conflict candidates add to a remember's latency\n"
     "  start [--memories 100000,1000000] [--dir DIR] [--settle]\n"
     "        start to ready with a full replay and from a checkpoint\n"
     "  memory [--mib 256] [--strings 1000000]\n"
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
   if (cmd == "recall") return vasana::cmd_bench_recall(words);
   if (cmd == "replication") return vasana::cmd_bench_replication(words);
   if (cmd == "http") return vasana::cmd_bench_http(words);
+  if (cmd == "candidates") return vasana::cmd_bench_candidates(words);
   if (cmd == "start") return vasana::cmd_bench_start(words);
   if (cmd == "memory") return vasana::cmd_bench_memory(words);
   std::fprintf(stderr, "vasana-bench: unknown benchmark '%s'\n\n%s", cmd.c_str(), kUsage);

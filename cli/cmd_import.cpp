@@ -174,6 +174,7 @@ int cmd_import(const Words& words) {
     refs[i] = memories[i].ref;
     requests[i].kind = ClientRequest::Kind::remember;
     requests[i].memory = std::move(memories[i]);
+    requests[i].remember_options.no_candidates = true;  // a restore, not an agent deciding
   }
   const bool tty = ::isatty(STDERR_FILENO);
   size_t done = 0;

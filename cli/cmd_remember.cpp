@@ -1,6 +1,8 @@
 // `vasana remember`: store one memory through the local node; prints its id once durable. With a
 // ref the realm already holds: the same content gives the existing id (nothing written), other
-// content is refused unless --update writes it as an update of that memory.
+// content is refused unless --update writes it as an update of that memory. The memories of the
+// realm it may repeat or contradict (conflict candidates) go to stderr, or into --json's answer;
+// --no-candidates asks for none.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -20,7 +22,7 @@ int cmd_remember(const Words& words) {
   auto args = parse_args(words,
                          with_identity_options({"data", "connect", "config", "realm", "kind", "ref", "tag", "valid-from", "valid-to",
                           "session", "timeout-ms", "supersedes", "fact", "origin", "confidence", "vector"}),
-                         {"json", "update", "staged", "pin"});
+                         {"json", "update", "staged", "pin", "no-candidates"});
   if (!args.ok()) return fail(kExitUsage, "remember: " + args.status().message());
   auto cfg = load_node_config(args->get("config").value_or(""));
   if (!cfg.ok()) return fail(kExitUsage, cfg.status().message());
@@ -109,6 +111,7 @@ int cmd_remember(const Words& words) {
   req.kind = ClientRequest::Kind::remember;
   req.memory = std::move(m);
   req.remember_options = std::move(opts);
+  req.remember_options.no_candidates = args->has("no-candidates");
   auto res = client.value()->call(std::move(req), std::chrono::milliseconds(timeout_ms));
   if (!res.ok())
     return fail(kExitFailed, "remember: " + res.status().message() + "; whether the memory was stored is unknown");
@@ -136,6 +139,12 @@ int cmd_remember(const Words& words) {
                    res->flagged_by.to_string().c_str());
     else if (res->stored_status == MemoryStatus::proposed && !res->existed)
       std::fprintf(stderr, "vasana: remember: held for review (proposed): out of recall until `vasana review approve`\n");
+    for (const ConflictCandidate& c : res->candidates)
+      std::fprintf(stderr, "vasana: remember: may repeat or contradict %s (%s): %s\n", c.id.to_string().c_str(),
+                   c.reason.c_str(), c.text.c_str());
+    if (!res->candidates.empty())
+      std::fprintf(stderr, "vasana: remember: to retire one: vasana supersede ID --by %s; to change it instead: "
+                           "vasana update ID; to keep both: nothing\n", res->id.to_string().c_str());
   }
   return kExitOk;
 }

@@ -173,12 +173,22 @@ json run_remember(const json& a, NodeCall& call) {
   if (a.contains("supersedes")) req.remember_options.supersedes = id_of(a, "supersedes");
   req.remember_options.facts = facts_of(a);
   ClientResponse r = ask(call, std::move(req), ClientResponse::Kind::remembered);
-  return {{"id", r.id.to_string()},
-          {"status", std::string(memory_statuses()[static_cast<size_t>(r.stored_status)])},
-          {"existed", r.existed},
-          {"updated", r.updated},
-          {"flagged_by", r.flagged_by.seqno.value ? r.flagged_by.to_string() : ""},
-          {"effective_ts", clock_text(r.effective_ts)}};
+  json out = {{"id", r.id.to_string()},
+              {"status", std::string(memory_statuses()[static_cast<size_t>(r.stored_status)])},
+              {"existed", r.existed},
+              {"updated", r.updated},
+              {"flagged_by", r.flagged_by.seqno.value ? r.flagged_by.to_string() : ""},
+              {"effective_ts", clock_text(r.effective_ts)}};
+  json candidates = json::array();
+  for (const ConflictCandidate& c : r.candidates)
+    candidates.push_back({{"id", c.id.to_string()}, {"reason", c.reason}, {"text", c.text}});
+  out["candidates"] = std::move(candidates);
+  if (!r.candidates.empty())
+    out["next"] = "the candidates are memories of this realm that may say the same thing or the opposite. If one "
+                  "is now wrong or replaced by this memory, call supersede with its id and replaced_by " +
+                  r.id.to_string() + "; if this memory only changes one, call update on that one and forget " +
+                  r.id.to_string() + "; if both hold, do nothing.";
+  return out;
 }
 
 json run_recall(const json& a, NodeCall& call) {
@@ -487,7 +497,10 @@ const std::vector<Tool>& tools() {
     std::vector<Tool> v = {
       {"remember", "Remember",
        "Store a memory in a realm. Returns its id once it is durable; status 'proposed' means it is held for "
-       "review and stays out of recall until approved.",
+       "review and stays out of recall until approved. 'candidates' lists existing memories of the realm that may "
+       "say the same thing or its opposite (a shared fact's subject and predicate, or most of the same words), "
+       "each with its reason: decide in your next call whether the new memory supersedes one (supersede), "
+       "should have updated it instead (update it, forget the new one), or both hold (nothing to do).",
        object_schema({{"realm", text_prop("the realm the memory belongs to")},
                       {"text", text_prop("what to remember")},
                       {"kind", {{"type", "string"}, {"enum", kinds()}, {"description", "default insight"}}},

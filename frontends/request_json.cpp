@@ -187,6 +187,9 @@ Result<ClientRequest> remember_from_json(const json& obj, const InputLimits& lim
     f.fail("on_existing_ref must be \"refuse\" or \"update\" (got '" + policy + "')");
   f.id("supersedes", r.remember_options.supersedes);
   read_facts(f, r.remember_options.facts);
+  bool candidates = true;
+  f.boolean("candidates", candidates);
+  r.remember_options.no_candidates = !candidates;
   if (Status s = f.finish(); !s.ok()) return s;
   if (Status v = validate_memory(m, limits); !v.ok()) return v;
   return r;

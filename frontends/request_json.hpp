@@ -24,7 +24,8 @@ Result<RecallQuery> recall_query_from_json(const nlohmann::json& obj, const std:
 // A remember: {"realm", "text"} required; "kind", "tags", "ref", "valid_from", "valid_to",
 // "session", "status", "epistemic", "confidence", "pinned", "vector", "on_existing_ref"
 // ("refuse" or "update"), "supersedes" (an id), "facts" ([{"subject", "predicate", "object",
-// "valid_from", "valid_to"}]). source_tool is `tool`. Validated by validate_memory.
+// "valid_from", "valid_to"}]), "candidates" (false: answer without conflict candidates). source_tool
+// is `tool`. Validated by validate_memory.
 Result<ClientRequest> remember_from_json(const nlohmann::json& obj, const InputLimits& limits, const std::string& tool);
 
 // The write requests on one memory (id from the path): update {"text", "tags", "valid_from",

@@ -66,6 +66,14 @@ std::string recall_answer_json(const RecallAnswer& a, bool explain) {
 
 std::string remembered_json(const ClientResponse& r) {
   const bool flagged = r.flagged_by.seqno.value != 0;
+  std::string candidates = "[";
+  for (size_t i = 0; i < r.candidates.size(); ++i)
+    candidates += (i ? "," : "") + JsonObject()
+                                       .str("id", r.candidates[i].id.to_string())
+                                       .str("reason", r.candidates[i].reason)
+                                       .str("text", r.candidates[i].text)
+                                       .done();
+  candidates += "]";
   return JsonObject()
       .str("id", r.id.to_string())
       .unum("seqno", r.id.seqno.value)
@@ -74,6 +82,7 @@ std::string remembered_json(const ClientResponse& r) {
       .boolean("updated", r.updated)
       .str("status", memory_statuses()[static_cast<size_t>(r.stored_status)])
       .str("flagged_by", flagged ? r.flagged_by.to_string() : "")
+      .raw("candidates", candidates)
       .done();
 }
 

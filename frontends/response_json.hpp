@@ -16,7 +16,8 @@ namespace vasana {
 //  when the node says what it could not do for the query (the semantic lane skipped, and why).
 std::string recall_answer_json(const RecallAnswer& a, bool explain);
 
-// A remembered answer: {"id", "seqno", "effective_ts", "existed", "updated", "status", "flagged_by"}.
+// A remembered answer: {"id", "seqno", "effective_ts", "existed", "updated", "status", "flagged_by",
+// "candidates": [{"id", "reason", "text"}]} (the conflict candidates, replica/conflict_candidates.hpp).
 std::string remembered_json(const ClientResponse& r);
 
 // A written answer (the op's id): {"id", "seqno", "effective_ts"}.

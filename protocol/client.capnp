@@ -56,6 +56,7 @@ struct RememberOptions {
   onExistingRef @0 :RefPolicy;   # the realm already holds a memory with this ref
   supersedes @1 :Ops.MemoryId;   # seqno 0 = none: that memory is marked superseded by the new one
   facts @2 :List(Fact);          # triplets whose source is the new memory
+  noCandidates @3 :Bool;         # answer without conflict candidates (bulk loads)
 }
 
 enum RefPolicy {
@@ -298,6 +299,14 @@ struct Remembered {
   updated @3 :Bool;         # the ref was held with other content and the request asked for an update
   status @4 :Ops.Status;    # what the memory was stored as (proposed when held for review)
   flaggedBy @5 :Ops.MemoryId;   # the correction whose wrong phrase the text repeats (seqno 0 = none)
+  candidates @6 :List(ConflictCandidate);  # existing memories of the realm it may repeat or contradict
+}
+
+# An existing memory that most likely says the same thing as a remembered one, or its opposite.
+struct ConflictCandidate {
+  id @0 :Ops.MemoryId;
+  text @1 :Text;     # its current text
+  reason @2 :Text;   # why it is a candidate
 }
 
 # Every field of one memory, as the node holds it now.

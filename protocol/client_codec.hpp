@@ -150,6 +150,7 @@ struct ClientResponse {
   bool updated = false;                       // for remembered: written as an update of the ref's memory
   MemoryStatus stored_status = MemoryStatus::active;  // for remembered: proposed when held for review
   MemoryId flagged_by;                        // for remembered: the correction the text repeats (seqno 0: none)
+  std::vector<ConflictCandidate> candidates;  // for remembered: existing memories it may repeat or contradict
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
   MemoryView memory;                          // for memory (get)

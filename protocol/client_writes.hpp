@@ -32,9 +32,18 @@ struct RememberOptions {
   RefPolicy on_existing_ref = RefPolicy::refuse;
   MemoryId supersedes;           // seqno 0 = none: that memory is marked superseded by the new one
   std::vector<FactInput> facts;  // triplets whose source is the new memory
+  bool no_candidates = false;    // answer without conflict candidates (bulk loads: import)
   bool is_default() const {
-    return on_existing_ref == RefPolicy::refuse && supersedes.seqno.value == 0 && facts.empty();
+    return on_existing_ref == RefPolicy::refuse && supersedes.seqno.value == 0 && facts.empty() && !no_candidates;
   }
+};
+
+// A write-time conflict candidate (replica/conflict_candidates.hpp): an existing memory of the
+// realm a remember wrote to that most likely says the same thing or its opposite.
+struct ConflictCandidate {
+  MemoryId id;
+  std::string text;    // its current text
+  std::string reason;  // why it is a candidate, e.g. "fact 'ana lives_in porto' (this one: lisbon)"
 };
 
 struct UpdateRequest {

@@ -40,6 +40,7 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
       set_memory_id(b.initSupersedes(), o.supersedes);
       auto facts = b.initFacts(unsigned(o.facts.size()));
       for (unsigned i = 0; i < facts.size(); ++i) set_fact(facts[i], o.facts[i]);
+      b.setNoCandidates(o.no_candidates);
       return;
     }
     case K::update: {
@@ -132,6 +133,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.remember_options.on_existing_ref = policy == 1 ? RefPolicy::update : RefPolicy::refuse;
       out.remember_options.supersedes = memory_id_of(o.getSupersedes());
       for (auto f : o.getFacts()) out.remember_options.facts.push_back(fact_of(f));
+      out.remember_options.no_candidates = o.getNoCandidates();
       return Status::Ok();
     }
     case schema::ClientRequest::UPDATE: {
@@ -229,6 +231,12 @@ void encode_remembered_writes(schema::Remembered::Builder m, const ClientRespons
   m.setUpdated(r.updated);
   m.setStatus(static_cast<schema::Status>(r.stored_status));
   set_memory_id(m.initFlaggedBy(), r.flagged_by);
+  auto c = m.initCandidates(unsigned(r.candidates.size()));
+  for (unsigned i = 0; i < c.size(); ++i) {
+    set_memory_id(c[i].initId(), r.candidates[i].id);
+    c[i].setText(text_of(r.candidates[i].text));
+    c[i].setReason(text_of(r.candidates[i].reason));
+  }
 }
 
 void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out) {
@@ -236,6 +244,8 @@ void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out)
   MemoryStatus s = MemoryStatus::active;
   out.stored_status = status_of(m.getStatus(), s).ok() ? s : MemoryStatus::active;
   out.flagged_by = memory_id_of(m.getFlaggedBy());
+  for (auto c : m.getCandidates())
+    out.candidates.push_back(ConflictCandidate{memory_id_of(c.getId()), string_of(c.getText()), string_of(c.getReason())});
 }
 
 void encode_written(schema::ClientResponse::Builder res, const ClientResponse& r) {

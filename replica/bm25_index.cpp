@@ -471,13 +471,25 @@ double Bm25Index::realm_df(uint32_t term, const RealmSet& set) const {
 }
 
 Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std::vector<std::string>& realms,
-                                               size_t limit) const {
+                                               size_t limit, size_t max_terms) const {
   if (realms.empty()) return Status::InvalidArgument("keyword search: no realm named (nothing reads every realm)");
   std::vector<Bm25Hit> hits;
   if (limit == 0) return hits;
   const RealmSet set = realm_set(realms);
   if (set.n_docs == 0) return hits;
-  const WeightedQuery weighted = weigh_query(query, set);
+  WeightedQuery weighted = weigh_query(query, set);
+  if (weighted.terms.size() > max_terms) {
+    // (df, place in the query's term text order): ties go by text, as on every replica (term
+    // ids are not: they follow insertion order).
+    std::vector<std::pair<double, size_t>> by_df;
+    for (size_t i = 0; i < weighted.terms.size(); ++i) by_df.emplace_back(realm_df(weighted.terms[i].first, set), i);
+    std::sort(by_df.begin(), by_df.end());
+    by_df.resize(max_terms);
+    std::sort(by_df.begin(), by_df.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::vector<std::pair<uint32_t, double>> rare;
+    for (const auto& [df, i] : by_df) rare.push_back(weighted.terms[i]);
+    weighted.terms = std::move(rare);
+  }
   hits = score_terms(set, weighted.terms, limit);
   // Scores as a share of the whole weight: 1 for a document of average length holding every
   // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.

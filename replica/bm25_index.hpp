@@ -131,9 +131,12 @@ class Bm25Index {
   // the realms at the highest idf of the others): 1 for a document of average length holding
   // every query term once, less when it misses terms, a little more when it repeats them. An
   // empty realm list is an invalid argument: nothing reads "every realm". Unknown realms hold no
-  // documents.
-  Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms,
-                                      size_t limit) const;
+  // documents. max_terms, when below the query's distinct terms, searches only that many of its
+  // rarest terms in the realms (lowest document frequency, then term text): the short posting
+  // lists, for a query that is a whole text (conflict candidates); the shares stay of the whole
+  // weight.
+  Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms, size_t limit,
+                                      size_t max_terms = SIZE_MAX) const;
   // For each of ids, the share of query's whole weight (as search() counts it) that the query
   // terms the document holds carry, whatever their frequency in it and its length: 1 when it
   // holds every query term, 0 for a document not held or not in the realms.

@@ -39,7 +39,7 @@ std::vector<LaneHit> KeywordLane::search(const LaneQuery& q, const ReplicaState&
   std::vector<LaneHit> out;
   // Stop and question words and time cues do not score (LaneQuery::scoring_text); the documents
   // keep every word.
-  auto hits = index_.search(q.scoring_text.empty() ? q.text : q.scoring_text, q.scope.realms, q.pool);
+  auto hits = index_.search(q.scoring_text.empty() ? q.text : q.scoring_text, q.scope.realms, q.pool, q.max_terms);
   if (!hits.ok()) return out;
   out.reserve(hits->size());
   for (const auto& h : *hits) out.push_back(LaneHit{h.id, h.score});

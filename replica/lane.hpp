@@ -36,6 +36,9 @@ struct LaneQuery {
   std::optional<int64_t> window_from_ms;
   std::optional<int64_t> window_to_ms;
   size_t pool = 40;           // at most this many candidates
+  // The keyword lane searches only this many of the scoring words, the rarest in the realms
+  // (Bm25Index::search): for a query that is a whole text (conflict candidates).
+  size_t max_terms = SIZE_MAX;
   // What the text asks for besides its topic (replica/query_intent.hpp), filled by the recall
   // engine. scoring_text: the words that may decide rankings (the keyword lane searches these;
   // empty: text). time_order: the newest or the oldest wanted first (the temporal lane runs and

@@ -388,6 +388,14 @@ void RecallEngine::read(const std::function<void(const ReplicaState&)>& fn) cons
   fn(state_);
 }
 
+std::vector<ConflictCandidate> RecallEngine::conflict_candidates(const CandidateQuery& q) const {
+  const KeywordLane* keyword = nullptr;
+  for (const auto& lane : lanes_)
+    if (!keyword) keyword = dynamic_cast<const KeywordLane*>(lane.get());
+  auto lock = lock_.read();
+  return find_conflict_candidates(state_, keyword, q);
+}
+
 std::vector<MemoryId> time_order_candidates(const KeywordLane& keyword, const LaneQuery& q,
                                             const std::vector<LaneHit>& keyword_hits) {
   std::vector<MemoryId> ids;

@@ -36,6 +36,7 @@
 #include "protocol/status.hpp"
 #include "protocol/verdict.hpp"
 #include "replica/batch_activity.hpp"
+#include "replica/conflict_candidates.hpp"
 #include "replica/fair_rw_lock.hpp"
 #include "replica/fusion.hpp"
 #include "replica/lane.hpp"
@@ -201,6 +202,8 @@ class RecallEngine {
   size_t memory_count() const;
   // Reads the state under the read lock.
   void read(const std::function<void(const ReplicaState&)>& fn) const;
+  // Write-time conflict candidates (replica/conflict_candidates.hpp) under the read lock.
+  std::vector<ConflictCandidate> conflict_candidates(const CandidateQuery& q) const;
 
   // Waits (at most timeout) until the ops of writer up to seqno are applied: how a query sees
   // every write acknowledged before it, while the ops are applied off the writer's thread.

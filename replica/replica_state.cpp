@@ -458,6 +458,14 @@ void ReplicaState::for_each_triplet(const std::function<void(const TripletRecord
     if (!retracted_.count(id)) fn(t);
 }
 
+void ReplicaState::for_each_live_claim(const ClaimGroup& group,
+                                       const std::function<void(const TripletRecord&)>& fn) const {
+  auto g = claim_groups_.find(group);
+  if (g == claim_groups_.end()) return;
+  for (const MemoryId& id : g->second)
+    if (!retracted_.count(id)) fn(triplets_.at(id));
+}
+
 void ReplicaState::for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const {
   for (const auto& [id, c] : corrections_) fn(c);
 }

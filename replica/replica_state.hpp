@@ -57,6 +57,8 @@ class ReplicaState {
   void for_each_memory_from(const MemoryId& after, const std::function<bool(const MemoryRecord&)>& fn) const;
   // Triplets added and not retracted (nor retired by an update of their source's text).
   void for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const;
+  // The functional triplets of one claim group that are not retracted, in id order.
+  void for_each_live_claim(const ClaimGroup& group, const std::function<void(const TripletRecord&)>& fn) const;
   void for_each_correction(const std::function<void(const CorrectionRecord&)>& fn) const;
   // Live triplets and corrections with op ids after `after` (seqno 0: from the first), merged in
   // id order, until fn returns false. Exactly one of the two pointers is set.

@@ -363,3 +363,36 @@ TEST_CASE("a bad [write] or [realm] key is a startup error naming it") {
 }
 
 }  // namespace vasana::test
+
+namespace vasana::test {
+
+TEST_CASE("remember names the realm's memories it may repeat or contradict and --no-candidates asks for none") {
+  WriteNode n("[write]\nfunctional_predicates = [\"runs_in\"]\non_conflict = \"contradict\"\n");
+  const std::string first = n.ok("remember", {"--realm", "r", "--fact", "main postgres|runs_in|us-east-2",
+                                              "the main postgres database runs on RDS in us-east-2"});
+  n.ok("remember", {"--realm", "r", "the coffee machine on floor three is broken"});
+  // A near duplicate by its words: named on stderr with the reason, the id alone on stdout.
+  auto near = n.run("remember", {"--realm", "r", "the main postgres database runs on RDS in us-west-2"});
+  CAPTURE(near.err);
+  REQUIRE(near.status.code == 0);
+  CHECK(count_lines(near.out) == 1);
+  CHECK(contains(near.err, "may repeat or contradict " + first + " (holds "));
+  CHECK(contains(near.err, "vasana supersede ID --by"));
+  CHECK_FALSE(contains(near.err, "coffee"));
+  // The same subject and predicate of a functional fact, whatever the words.
+  auto by_fact = n.run("remember", {"--realm", "r", "--json", "--fact", "Main Postgres|Runs In|us-west-2",
+                                    "we moved the primary to Oregon"});
+  REQUIRE(by_fact.status.code == 0);
+  CHECK(contains(by_fact.out, "\"candidates\":[{\"id\":\"" + first +
+                                  "\",\"reason\":\"fact 'main postgres runs_in us-east-2' (this one: us-west-2)\""));
+  // Asked for none, or nothing alike: none.
+  auto none = n.run("remember", {"--realm", "r", "--json", "--no-candidates",
+                                 "the main postgres database runs on RDS in us-east-2"});
+  REQUIRE(none.status.code == 0);
+  CHECK(contains(none.out, "\"candidates\":[]"));
+  auto unrelated = n.run("remember", {"--realm", "r", "--json", "quarterly budget review for the design team"});
+  REQUIRE(unrelated.status.code == 0);
+  CHECK(contains(unrelated.out, "\"candidates\":[]"));
+}
+
+}  // namespace vasana::test

@@ -45,6 +45,8 @@ review = true
 read = ["alpha"]
 write = ["alpha"]
 erase = true
+[clients."dropbox"]
+write = ["beta"]
 [metrics]
 listen = "127.0.0.1:0"
 )";
@@ -175,6 +177,21 @@ TEST_CASE("erase needs the erase grant and write on the memory's realm (elsewher
   CHECK(contains(got.out, "status: erased"));
   CHECK(contains(got.out, "erased_by: eraser"));
   CHECK_FALSE(contains(got.out, token(11)));
+}
+
+TEST_CASE("conflict candidates name existing memories only to a client that may read the realm") {
+  GrantedNode n(kReaderToml);
+  const std::string text = "the beta release train leaves every second thursday " + token(20);
+  const std::string first = n.remember("beta", text);
+  // The owner reads everything: the near duplicate comes back with its text.
+  auto owner = n.run({"remember", "--realm", "beta", "--json", text + " morning"});
+  REQUIRE(owner.status.code == 0);
+  CHECK(contains(owner.out, "\"candidates\":[{\"id\":\"" + first + "\""));
+  // A client that may write the realm but not read it learns nothing of what it holds.
+  auto blind = n.run({"remember", "--as", "dropbox", "--realm", "beta", "--json", text + " evening"});
+  REQUIRE(blind.status.code == 0);
+  CHECK(contains(blind.out, "\"candidates\":[]"));
+  CHECK_FALSE(contains(blind.err, first));
 }
 
 TEST_CASE("refused requests are counted by transport and kind in vasana_client_requests_refused_total") {

@@ -112,6 +112,15 @@ class Replay:
     def failed(self):
         return [r for r in self.records if r["outcome"] != "applied"]
 
+    def candidates(self):
+        """Conflict candidates as remember answered them: {"supersedes": how many supersedes,
+        "named": how many of them had the memory they replace among their candidates,
+        "remembers": plain remembers, "with_any": how many of those had any candidate}."""
+        sup = [r for r in self.records if r["outcome"] == "applied" and r["op"] == "supersede"]
+        plain = [r for r in self.records if r["outcome"] == "applied" and r["op"] == "remember"]
+        return {"supersedes": len(sup), "named": sum(1 for r in sup if r["replaced_id"] in r["candidates"]),
+                "remembers": len(plain), "with_any": sum(1 for r in plain if r["candidates"])}
+
 
 def op_command(realm, op, ids):
     """The CLI arguments (command first, without --data and --json) that express op, given the
@@ -162,8 +171,10 @@ def replay(node, realm, ops):
             rep.expected_text[op["ref"]] = op["text"]
             rec["id"] = answer["id"]
             rec["status"] = answer.get("status")
+            rec["candidates"] = [c["id"] for c in answer.get("candidates", [])]
             if kind == "supersede":
                 rep.superseded.add(op["replaces"])
+                rec["replaced_id"] = rep.ids[op["replaces"]]
         elif kind == "update":
             rep.expected_text[op["ref"]] = op["text"]
             rec["id"] = rep.ids[op["ref"]]
@@ -414,7 +425,7 @@ def evaluate(binary, eval_data, out_dir, realms=None, log=None, check_round_trip
     invariants = check_invariants(replays, queries, results)
     return {
         "realms": {realm: {"ops": len(data.ops[realm]), "applied": replays[realm].applied(),
-                           "failed": replays[realm].failed(),
+                           "failed": replays[realm].failed(), "candidates": replays[realm].candidates(),
                            "queries": len(data.realm_queries(realm)), "timing": timing[realm]} for realm in realms},
         "queries": len(queries),
         "k": K,
@@ -460,6 +471,9 @@ def main(argv):
         json.dump(entry, f, indent=1)
     print(report(entry))
     for realm, info in entry["realms"].items():
+        c = info["candidates"]
+        print(f"{realm}: conflict candidates: the replaced memory named by {c['named']} of {c['supersedes']} "
+              f"supersedes; {c['with_any']} of {c['remembers']} plain remembers answered with any")
         rt = info["timing"].get("round_trip")
         if rt:
             print(f"{realm}: export ({rt['lines']} lines) imported into a fresh node: the same top 5 for "

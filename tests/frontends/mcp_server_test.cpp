@@ -380,3 +380,35 @@ TEST_CASE("mcp refuses the int64 extremes as times before asking the node, and p
   REQUIRE(node.seen.size() == 1);
   CHECK(node.seen[0].memory.valid_to_ms == 253402300799999);
 }
+
+namespace vasana {
+
+TEST_CASE("mcp remember returns the node's conflict candidates with what to do next and no advice without them") {
+  FakeNode node;
+  McpTools tools(node.call());
+  McpServer s(tools);
+  start_session(s);
+  const MemoryId old_id{InstanceId(0xabc), Seqno(3)};
+  node.answer = [&](const ClientRequest& q) -> Result<ClientResponse> {
+    ClientResponse r;
+    r.request_id = q.request_id;
+    r.kind = ClientResponse::Kind::remembered;
+    r.id = MemoryId{InstanceId(0xabc), Seqno(9)};
+    if (q.memory.text == "postgres moved to us-west-2")
+      r.candidates.push_back(ConflictCandidate{old_id, "postgres runs in us-east-2", "holds 71% of this text's word weight"});
+    return r;
+  };
+  json r = tool_call(s, "remember", {{"realm", "ops"}, {"text", "postgres moved to us-west-2"}});
+  const json& out = r["result"]["structuredContent"];
+  REQUIRE(out["candidates"].size() == 1);
+  CHECK(out["candidates"][0]["id"] == old_id.to_string());
+  CHECK(out["candidates"][0]["reason"] == "holds 71% of this text's word weight");
+  CHECK(out["next"].get<std::string>().find("call supersede with its id and replaced_by 0000000000000abc-9") !=
+        std::string::npos);
+  CHECK_FALSE(node.seen.back().remember_options.no_candidates);
+  r = tool_call(s, "remember", {{"realm", "ops"}, {"text", "the coffee machine is fixed"}});
+  CHECK(r["result"]["structuredContent"]["candidates"].empty());
+  CHECK_FALSE(r["result"]["structuredContent"].contains("next"));
+}
+
+}  // namespace vasana
