@@ -19,6 +19,7 @@ thread_local std::vector<QueuedLookup> t_queued;
 
 void CandidateJoin::complete(ClientResponse& r) const {
   r.candidates.clear();
+  r.candidates_skipped = skipped_;
   for (const ConflictCandidate& c : candidates_)
     if (!(c.id == r.id) && r.candidates.size() < kMaxConflictCandidates) r.candidates.push_back(c);
 }
@@ -35,10 +36,11 @@ void CandidateJoin::written(ClientResponse r, Send send) {
   send(std::move(r));
 }
 
-void CandidateJoin::found(std::vector<ConflictCandidate> more) {
+void CandidateJoin::found(std::vector<ConflictCandidate> more, bool searched) {
   std::optional<std::pair<ClientResponse, Send>> ready;
   {
     std::lock_guard<std::mutex> g(mutex_);
+    skipped_ = !searched;
     for (ConflictCandidate& c : more)
       if (std::none_of(candidates_.begin(), candidates_.end(), [&](const ConflictCandidate& x) { return x.id == c.id; }))
         candidates_.push_back(std::move(c));
@@ -56,10 +58,16 @@ void queue_candidate_lookup(std::shared_ptr<CandidateJoin> join, CandidateQuery 
   t_queued.push_back(QueuedLookup{std::move(join), std::move(q)});
 }
 
-void run_candidate_lookups(const RecallEngine& engine) {
+void run_candidate_lookups(const RecallEngine& engine, std::chrono::microseconds budget) {
   std::vector<QueuedLookup> queued;
   queued.swap(t_queued);
-  for (QueuedLookup& l : queued) l.join->found(engine.conflict_candidates(l.query));
+  const auto start = std::chrono::steady_clock::now();
+  for (QueuedLookup& l : queued) {
+    if (std::chrono::steady_clock::now() - start < budget || &l == &queued.front())
+      l.join->found(engine.conflict_candidates(l.query));
+    else
+      l.join->found({}, /*searched=*/false);
+  }
 }
 
 }  // namespace vasana

@@ -16,6 +16,7 @@
 // endpoint thread and the gateway's waiting thread each run their own.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -35,20 +36,27 @@ class CandidateJoin {
   explicit CandidateJoin(std::vector<ConflictCandidate> by_fact) : candidates_(std::move(by_fact)) {}
   // The write is durable: r goes out through send with the candidates, now or once found.
   void written(ClientResponse r, Send send);
-  // The lookup by text is done: more (after the ones by fact, up to kMaxConflictCandidates).
-  void found(std::vector<ConflictCandidate> more);
+  // The lookup by text is done: more (after the ones by fact, up to kMaxConflictCandidates), or
+  // skipped (searched false: the answer says candidates_skipped).
+  void found(std::vector<ConflictCandidate> more, bool searched = true);
 
  private:
   void complete(ClientResponse& r) const;
   std::mutex mutex_;
   std::vector<ConflictCandidate> candidates_;
   bool found_ = false;
+  bool skipped_ = false;
   std::optional<std::pair<ClientResponse, Send>> waiting_;
 };
 
 // Queues a lookup by text for join on the calling thread (q.by_fact false: the join holds those).
 void queue_candidate_lookup(std::shared_ptr<CandidateJoin> join, CandidateQuery q);
-// Runs the lookups the calling thread queued, in order, each handing its candidates to its join.
-void run_candidate_lookups(const RecallEngine& engine);
+// Runs the lookups the calling thread queued, in order, each handing its candidates to its join,
+// for as long as budget allows: a lookup starts only while less than budget has been spent on
+// this call's lookups (the first always does), and the ones left are skipped. The endpoint's
+// thread searches for every request it takes in, one after another: under many concurrent
+// writers the searches, not the disk, would bound how many remembers it acknowledges.
+inline constexpr std::chrono::microseconds kCandidateSearchBudget{500};
+void run_candidate_lookups(const RecallEngine& engine, std::chrono::microseconds budget = kCandidateSearchBudget);
 
 }  // namespace vasana

@@ -88,6 +88,8 @@ struct WriteFigures {
   double rate = 0, p50_us = 0, p99_us = 0, batch = 0;
   size_t errors = 0;      // error answers and requests never answered
   size_t unanswered = 0;  // requests without an answer kUnansweredWait after the end
+  size_t skipped = 0;     // remembers answered with candidates_skipped (not searched by text)
+  size_t acked = 0;       // acknowledged requests
 };
 
 // How long after a run's end its requests still in flight are waited for; then they count as
@@ -211,6 +213,7 @@ class ClosedLoop {
 
   std::vector<double> all;  // latency of every acknowledged request, us
   size_t errors = 0;
+  size_t skipped = 0;  // remembers whose conflict candidates were not searched by text
   Clock::time_point start, last_answer;
 
  private:
@@ -252,6 +255,7 @@ class ClosedLoop {
         mixes_[w].answered(planned_[w], *r);
       } else if (r->kind == ok_kind) {
         all.push_back(micros(now - sent_[w]));
+        skipped += r->candidates_skipped;
       } else {
         ++errors;
       }
@@ -320,6 +324,8 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   f.p50_us = bench::pct(loop.all, 0.50);
   f.p99_us = bench::pct(loop.all, 0.99);
   f.errors = loop.errors;
+  f.skipped = loop.skipped;
+  f.acked = loop.all.size();
   return f;
 }
 
@@ -386,20 +392,23 @@ int cmd_bench_write(const Words& words) {
   std::printf("durable acknowledged writes: remember over the IPC client endpoint; each writer sends its next\n"
               "write only after the previous one was acknowledged\n");
   std::printf("(%s)\n", g_no_candidates ? "remembers ask for no conflict candidates: --no-candidates"
-                                         : "remembers answer with their conflict candidates, as by default");
+                                         : "remembers answer with their conflict candidates, as by default; skipped: "
+                                           "the share answered without the search by text (the node was busy)");
   if (corrections > 0)
     std::printf("(the node holds %zu correction%s before each run: every remember is checked against them)\n",
                 corrections, corrections == 1 ? "" : "s");
-  std::printf("  %8s %11s %12s %10s %10s %12s %8s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
-              "ops/fsync", "errors");
+  std::printf("  %8s %11s %12s %10s %10s %12s %8s%s\n", "writers", "connections", "writes/s", "p50 us", "p99 us",
+              "ops/fsync", "errors", g_no_candidates ? "" : "    skipped");
   auto note_unanswered = [](const WriteFigures& f) {
     if (f.unanswered)
       std::printf("  note: %zu requests the node never answered (waited %lld s after the end; counted as errors)\n",
                   f.unanswered, static_cast<long long>(kUnansweredWait.count()));
   };
   auto row = [&](const WriteFigures& f) {
-    std::printf("  %8zu %11zu %12.0f %10.0f %10.0f %12.1f %8zu\n", f.writers, f.connections, f.rate, f.p50_us,
+    std::printf("  %8zu %11zu %12.0f %10.0f %10.0f %12.1f %8zu", f.writers, f.connections, f.rate, f.p50_us,
                 f.p99_us, f.batch, f.errors);
+    if (!g_no_candidates) std::printf(" %10.2f", f.acked > 0 ? double(f.skipped) / double(f.acked) : 0.0);
+    std::printf("\n");
     note_unanswered(f);
     std::fflush(stdout);
   };

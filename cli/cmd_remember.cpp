@@ -142,6 +142,9 @@ int cmd_remember(const Words& words) {
     for (const ConflictCandidate& c : res->candidates)
       std::fprintf(stderr, "vasana: remember: may repeat or contradict %s (%s): %s\n", c.id.to_string().c_str(),
                    c.reason.c_str(), c.text.c_str());
+    if (res->candidates_skipped)
+      std::fprintf(stderr, "vasana: remember: memories with the same words were not searched for: the node took in "
+                           "more remembers at once than it searches in one turn\n");
     if (!res->candidates.empty())
       std::fprintf(stderr, "vasana: remember: to retire one: vasana supersede ID --by %s; to change it instead: "
                            "vasana update ID; to keep both: nothing\n", res->id.to_string().c_str());

@@ -183,6 +183,7 @@ json run_remember(const json& a, NodeCall& call) {
   for (const ConflictCandidate& c : r.candidates)
     candidates.push_back({{"id", c.id.to_string()}, {"reason", c.reason}, {"text", c.text}});
   out["candidates"] = std::move(candidates);
+  out["candidates_skipped"] = r.candidates_skipped;
   if (!r.candidates.empty())
     out["next"] = "the candidates are memories of this realm that may say the same thing or the opposite. If one "
                   "is now wrong or replaced by this memory, call supersede with its id and replaced_by " +

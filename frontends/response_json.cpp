@@ -83,6 +83,7 @@ std::string remembered_json(const ClientResponse& r) {
       .str("status", memory_statuses()[static_cast<size_t>(r.stored_status)])
       .str("flagged_by", flagged ? r.flagged_by.to_string() : "")
       .raw("candidates", candidates)
+      .boolean("candidates_skipped", r.candidates_skipped)
       .done();
 }
 

@@ -17,7 +17,8 @@ namespace vasana {
 std::string recall_answer_json(const RecallAnswer& a, bool explain);
 
 // A remembered answer: {"id", "seqno", "effective_ts", "existed", "updated", "status", "flagged_by",
-// "candidates": [{"id", "reason", "text"}]} (the conflict candidates, replica/conflict_candidates.hpp).
+// "candidates": [{"id", "reason", "text"}], "candidates_skipped"} (the conflict candidates,
+// replica/conflict_candidates.hpp; skipped: not searched by text, actors/candidate_join.hpp).
 std::string remembered_json(const ClientResponse& r);
 
 // A written answer (the op's id): {"id", "seqno", "effective_ts"}.

@@ -300,6 +300,7 @@ struct Remembered {
   status @4 :Ops.Status;    # what the memory was stored as (proposed when held for review)
   flaggedBy @5 :Ops.MemoryId;   # the correction whose wrong phrase the text repeats (seqno 0 = none)
   candidates @6 :List(ConflictCandidate);  # existing memories of the realm it may repeat or contradict
+  candidatesSkipped @7 :Bool;   # the candidates by text were not searched: the node took in more at once than it searches
 }
 
 # An existing memory that most likely says the same thing as a remembered one, or its opposite.

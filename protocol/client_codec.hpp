@@ -151,6 +151,7 @@ struct ClientResponse {
   MemoryStatus stored_status = MemoryStatus::active;  // for remembered: proposed when held for review
   MemoryId flagged_by;                        // for remembered: the correction the text repeats (seqno 0: none)
   std::vector<ConflictCandidate> candidates;  // for remembered: existing memories it may repeat or contradict
+  bool candidates_skipped = false;            // for remembered: no search by text (the node was busy)
   RecallAnswer answer;                        // for recalled
   std::string status_json;                    // for status
   MemoryView memory;                          // for memory (get)

@@ -237,6 +237,7 @@ void encode_remembered_writes(schema::Remembered::Builder m, const ClientRespons
     c[i].setText(text_of(r.candidates[i].text));
     c[i].setReason(text_of(r.candidates[i].reason));
   }
+  m.setCandidatesSkipped(r.candidates_skipped);
 }
 
 void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out) {
@@ -246,6 +247,7 @@ void decode_remembered_writes(schema::Remembered::Reader m, ClientResponse& out)
   out.flagged_by = memory_id_of(m.getFlaggedBy());
   for (auto c : m.getCandidates())
     out.candidates.push_back(ConflictCandidate{memory_id_of(c.getId()), string_of(c.getText()), string_of(c.getReason())});
+  out.candidates_skipped = m.getCandidatesSkipped();
 }
 
 void encode_written(schema::ClientResponse::Builder res, const ClientResponse& r) {

@@ -101,7 +101,7 @@ TEST_CASE("vasana-bench write without redis-server on PATH, or with --skip-redis
   CHECK_FALSE(contains(missing.out, "beside Redis"));
   // vasana's own rows are there.
   const auto row = row_after(missing.out, "durable acknowledged writes", "         1 ");
-  REQUIRE(row.size() == 7);  // writers, connections, writes/s, p50, p99, ops/fsync, errors
+  REQUIRE(row.size() == 8);  // writers, connections, writes/s, p50, p99, ops/fsync, errors, skipped
   CHECK(positive_number(row[2]));
 
   auto skipped = run_vasana_bench({"write", "--dir", tmp.path(), "--seconds", "0.3", "--writers", "1", "--skip-redis"},
@@ -111,7 +111,16 @@ TEST_CASE("vasana-bench write without redis-server on PATH, or with --skip-redis
   CHECK(skipped.status.code == 0);
   CHECK(contains(skipped.out, "Redis comparison skipped: --skip-redis"));
   CHECK_FALSE(contains(skipped.out, "beside Redis"));
-  CHECK(words_of_line(skipped.out.substr(skipped.out.find("durable acknowledged writes")), "         1 ").size() == 7);
+  CHECK(words_of_line(skipped.out.substr(skipped.out.find("durable acknowledged writes")), "         1 ").size() == 8);
+
+  // --no-candidates: the remembers ask for none, and the rows have no skipped share.
+  auto none = run_vasana_bench({"write", "--dir", tmp.path(), "--seconds", "0.3", "--writers", "1", "--skip-redis",
+                                "--no-candidates"},
+                               tmp.path(), kRunTimeout);
+  CAPTURE(none.out, none.err);
+  CHECK(none.status.code == 0);
+  CHECK(contains(none.out, "remembers ask for no conflict candidates: --no-candidates"));
+  CHECK(words_of_line(none.out.substr(none.out.find("durable acknowledged writes")), "         1 ").size() == 7);
 }
 
 
@@ -126,7 +135,7 @@ TEST_CASE("vasana-bench write --corrections stores them before the run, and refu
   CHECK(contains(r.out, "the node holds 3 corrections before each run"));
   CHECK_FALSE(contains(r.err, "storing correction"));
   const auto row = row_after(r.out, "durable acknowledged writes", "         1 ");
-  REQUIRE(row.size() == 7);
+  REQUIRE(row.size() == 8);
   CHECK(positive_number(row[2]));
   CHECK(row[6] == "0");  // no remember refused: no generated text holds a corrected phrase
   for (const std::string bad : {"x", "-1", "12x", "100001", ""}) {

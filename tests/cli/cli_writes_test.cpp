@@ -385,6 +385,7 @@ TEST_CASE("remember names the realm's memories it may repeat or contradict and -
   REQUIRE(by_fact.status.code == 0);
   CHECK(contains(by_fact.out, "\"candidates\":[{\"id\":\"" + first +
                                   "\",\"reason\":\"fact 'main postgres runs_in us-east-2' (this one: us-west-2)\""));
+  CHECK(contains(by_fact.out, "\"candidates_skipped\":false"));  // one remember at a time: searched
   // Asked for none, or nothing alike: none.
   auto none = n.run("remember", {"--realm", "r", "--json", "--no-candidates",
                                  "the main postgres database runs on RDS in us-east-2"});
