@@ -38,7 +38,24 @@ size_t approx_bytes(const MemoryView& v) {
   size_t n = 256 + v.realm.size() + v.text.size() + v.ref.size() + v.status_reason.size() + v.source_session.size() +
              v.source_tool.size();
   for (const auto& t : v.tags) n += t.size() + 8;
+  for (const auto& e : v.versions) n += e.text.size() + 16;
   return n;
+}
+
+// The texts a memory held before its current one, oldest first, from its content register's
+// writes (its put's included); a text that repeats the one before it is left out, as it
+// changed nothing.
+std::vector<MemoryVersion> earlier_versions(const MemoryRecord& m) {
+  std::vector<MemoryVersion> out;
+  const std::string* previous = nullptr;
+  for (const auto& [key, value] : m.verdicts->history->content) {
+    if (key == m.content.version) continue;  // the current text
+    if (previous && *previous == value.text) continue;
+    out.push_back(MemoryVersion{value.text, ms_of(key)});
+    previous = &value.text;
+  }
+  if (!out.empty() && out.back().text == m.content.value.text) out.pop_back();
+  return out;
 }
 
 }  // namespace
@@ -119,6 +136,7 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
     last_seen = m.id;
     if (!listed(m, req)) return true;
     page.memories.push_back(memory_view_of(m));
+    if (req.versions) page.memories.back().versions = earlier_versions(m);
     bytes += approx_bytes(page.memories.back());
     if (page.memories.size() < req.limit) return true;
     page.next = m.id;

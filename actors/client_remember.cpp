@@ -82,6 +82,11 @@ MemoryStatus initial_status(const MemoryInput& in, const RealmWritePolicy& polic
   return status;
 }
 
+// A refusal of a remember because memory holds its ref, naming that memory in the answer too.
+Refusal ref_conflict(const MemoryId& memory, std::string message) {
+  return Refusal{ClientError::conflict, std::move(message), memory};
+}
+
 // The ref of a remember that names one, under the read lock: when the realm holds it already,
 // the same content is answered as existing, other content becomes an update of that memory if
 // the caller asked for one (--update), and a forgotten memory or another kind is refused.
@@ -91,8 +96,8 @@ void check_ref(const ReplicaState& st, const ClientCall& call, RememberCheck& c)
   if (!c.existing) return;
   const MemoryRecord* m = st.memory(*c.existing);
   if (!m || m->verdicts->deleted.value) {
-    c.refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
-                                                   ", which was forgotten; give the new memory another ref"};
+    c.refusal = ref_conflict(*c.existing, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
+                                              ", which was forgotten; give the new memory another ref");
     return;
   }
   c.existing_status = m->status.value.status;
@@ -101,8 +106,8 @@ void check_ref(const ReplicaState& st, const ClientCall& call, RememberCheck& c)
   const bool same_time = m->valid_from_ms == in.valid_from_ms && m->valid_to_ms == in.valid_to_ms;
   if (kind_name(m->kind) != in.kind) {  // an update cannot change the kind
     const std::string of_kind = may_read(call.who, in.realm) ? " of kind " + std::string(kind_name(m->kind)) : std::string(" of another kind");
-    c.refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
-                                                   of_kind + "; a memory's kind cannot change"};
+    c.refusal = ref_conflict(*c.existing, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
+                                              of_kind + "; a memory's kind cannot change");
     return;
   }
   if (same_text && same_tags && same_time) {
@@ -110,11 +115,11 @@ void check_ref(const ReplicaState& st, const ClientCall& call, RememberCheck& c)
     return;
   }
   if (call.request.remember_options.on_existing_ref != RefPolicy::update) {
-    c.refusal = Refusal{ClientError::conflict, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
-                                                   " with other content; to write it as an update of that "
-                                                   "memory, remember it again asking to update an existing ref "
-                                                   "(CLI --update, HTTP on_existing_ref \"update\", MCP "
-                                                   "update_existing_ref true), or update that memory by its id"};
+    c.refusal = ref_conflict(*c.existing, "ref '" + in.ref + "' belongs to memory " + c.existing->to_string() +
+                                              " with other content; to write it as an update of that memory, "
+                                              "remember it again asking to update an existing ref (CLI --update, "
+                                              "HTTP on_existing_ref \"update\", MCP update_existing_ref true), or "
+                                              "update that memory by its id");
     return;
   }
   UpdateContentOp u;

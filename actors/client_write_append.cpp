@@ -117,7 +117,9 @@ void record_touches(ClientGateway::Touches& t, const std::vector<MemoryId>& targ
 
 void ClientGateway::refuse_write(const ClientCall& call, const Refusal& r) {
   if (r.code == ClientError::permission_denied && refusals_) refusals_->count(call);
-  endpoint_->reply(call, error_response(call.request.request_id, r.code, r.message + "; nothing was written"));
+  ClientResponse res = error_response(call.request.request_id, r.code, r.message + "; nothing was written");
+  res.id = r.memory;
+  endpoint_->reply(call, std::move(res));
 }
 
 void ClientGateway::append_write(ClientCall&& call, const OpValue& op, const std::vector<OpValue>& follow,

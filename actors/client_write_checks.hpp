@@ -21,6 +21,7 @@ struct CorrectionRecord;
 struct Refusal {
   ClientError code = ClientError::bad_input;
   std::string message;
+  MemoryId memory;  // a conflict on a ref: the memory that holds it (seqno 0: none said)
 };
 
 Refusal bad_input(std::string m);

@@ -1,6 +1,7 @@
-// `vasana export --realm R [--out FILE [--force]] [--deleted] [--no-ids]`: everything a realm
-// holds, as JSON lines that `vasana import` reads back: every memory of every status with its
-// review decision (frontends/jsonl_memory.hpp), paging through `list` in id order; then which
+// `vasana export --realm R [--out FILE [--force]] [--deleted] [--history] [--no-ids]`:
+// everything a realm holds, as JSON lines that `vasana import` reads back: every memory of every
+// status with its review decision and, with --history, the texts it held before its current one
+// (frontends/jsonl_memory.hpp), paging through `list` in id order; then which
 // memory superseded which, and the realm's live facts and corrections with the refs of their
 // source memories (frontends/jsonl_relations.hpp), paging through `facts`. Progress goes to
 // stderr. FILE is written as an OutputFile (cli/output_file.hpp): it appears, mode 0600, only
@@ -24,7 +25,7 @@
 namespace vasana {
 
 int cmd_export(const Words& words) {
-  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "timeout-ms", "realm", "out", "page"}), {"deleted", "no-ids", "force"});
+  auto args = parse_args(words, with_identity_options({"data", "connect", "config", "timeout-ms", "realm", "out", "page"}), {"deleted", "history", "no-ids", "force"});
   if (!args.ok()) return fail(kExitUsage, "export: " + args.status().message());
   if (!args->positional.empty()) return fail(kExitUsage, "export: unexpected argument '" + args->positional[0] + "'");
   ListRequest page;
@@ -32,6 +33,7 @@ int cmd_export(const Words& words) {
   if (!realm) return fail(kExitUsage, "export: --realm R is required");
   page.realm = *realm;
   page.include_deleted = args->has("deleted");
+  page.versions = args->has("history");
   page.limit = 1000;
   if (auto p = args->get("page")) {
     char* end = nullptr;

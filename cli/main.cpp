@@ -39,7 +39,7 @@ const char* kUsage =
     "                                         ranked memories and a KNOWN / UNKNOWN verdict\n"
     "  recall --batch FILE.jsonl [--realm R] [--limit N]  one JSON query per line in, one JSON result per line out\n"
     "  import --realm R [--skip-bad] FILE.jsonl  bulk load, idempotent by ref, with progress\n"
-    "  export --realm R [--out FILE] [--deleted] [--no-ids]  every memory as JSON lines that import reads\n"
+    "  export --realm R [--out FILE] [--deleted] [--history] [--no-ids]  every memory as JSON lines that import reads\n"
     "  get ID [--json]                        one memory with every field\n"
     "  list --realm R [--kind K]... [--tag T]... [--status S]... [--deleted] [--unreviewed] [--limit N] [--after ID] [--json]\n"
     "                                         a page of a realm's memories in id order\n"

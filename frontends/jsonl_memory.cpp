@@ -37,8 +37,30 @@ Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name)
   return Status::InvalidArgument(name + " must be a time (" + std::string(kTimeFormsHelp) + ")");
 }
 
+// The "versions" field: an array of {"text": ..., "recorded_at": ...} (recorded_at, which an
+// export writes for information, is read and ignored), each text checked as a memory's.
+Result<std::vector<std::string>> versions_from_json(const json& v, const InputLimits& limits) {
+  const char* form = "versions must be an array of {\"text\": ..., \"recorded_at\": ...}";
+  if (!v.is_array()) return Status::InvalidArgument(form);
+  std::vector<std::string> out;
+  for (const json& e : v) {
+    if (!e.is_object()) return Status::InvalidArgument(form);
+    auto text = e.find("text");
+    if (text == e.end() || !text->is_string()) return Status::InvalidArgument("each of versions needs a text string");
+    for (auto f = e.begin(); f != e.end(); ++f) {
+      if (f.key() == "recorded_at" && !f->is_string()) return Status::InvalidArgument("versions: recorded_at must be a string");
+      if (f.key() != "text" && f.key() != "recorded_at")
+        return Status::InvalidArgument("versions: unknown field '" + f.key() + "'");
+    }
+    if (Status s = check_text("text", text->get<std::string>(), limits.max_text_bytes, true); !s.ok())
+      return Status::InvalidArgument("versions[" + std::to_string(out.size()) + "]: " + s.message());
+    out.push_back(text->get<std::string>());
+  }
+  return out;
+}
+
 Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits,
-                                          std::optional<ReviewVerdict>* review) {
+                                          MemoryLineExtras* extras) {
   auto parsed = parse_bounded_json(line);
   if (!parsed.ok()) return parsed.status();
   const json& obj = *parsed;
@@ -89,10 +111,14 @@ Result<MemoryInput> memory_from_json_line(const std::string& line, const std::st
     } else if (key == "review") {
       if (!v.is_string() || (v.get<std::string>() != "approved" && v.get<std::string>() != "rejected"))
         return Status::InvalidArgument("review must be \"approved\" or \"rejected\"");
-      if (review) *review = v.get<std::string>() == "approved" ? ReviewVerdict::approve : ReviewVerdict::reject;
+      if (extras) extras->review = v.get<std::string>() == "approved" ? ReviewVerdict::approve : ReviewVerdict::reject;
+    } else if (key == "versions") {
+      auto versions = versions_from_json(v, limits);
+      if (!versions.ok()) return versions.status();
+      if (extras) extras->versions = std::move(versions.value());
     } else if (key == "deleted") {
       if (!v.is_boolean()) return Status::InvalidArgument("deleted must be true or false");
-      if (v.get<bool>()) return Status::InvalidArgument("a deleted memory cannot be imported (export without --deleted)");
+      if (extras) extras->deleted = v.get<bool>();
     } else if (key == "id" || key == "recorded_at") {
       if (!v.is_string()) return Status::InvalidArgument(key + " must be a string");
     } else {
@@ -115,6 +141,16 @@ std::string memory_export_line(const MemoryView& v, bool with_ids) {
   o.str("status", status_name(v.status)).str("epistemic", epistemic_name(v.epistemic));
   o.raw("confidence", float_text(v.confidence)).boolean("pinned", v.pinned);
   if (v.reviewed) o.str("review", v.review_decision == ReviewVerdict::approve ? "approved" : "rejected");
+  if (!v.versions.empty()) {
+    std::string list = "[";
+    for (const MemoryVersion& e : v.versions) {
+      JsonObject version;
+      version.str("text", e.text);
+      if (with_ids) version.str("recorded_at", format_time_ms(e.recorded_at_ms));
+      list += (list.size() > 1 ? "," : "") + version.done();
+    }
+    o.raw("versions", list + "]");
+  }
   if (v.deleted) o.boolean("deleted", true);
   if (with_ids) o.str("id", v.id.to_string()).str("recorded_at", format_time_ms(v.recorded_at_ms));
   return o.done();

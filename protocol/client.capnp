@@ -151,6 +151,7 @@ struct ListRequest {
   unreviewed @5 :Bool;             # only proposed memories no reviewer decided (the review queue)
   after @6 :Ops.MemoryId;          # the page starts after this id (seqno 0 = from the start)
   limit @7 :UInt32 = 100;          # 1..10000
+  versions @8 :Bool;               # each memory's earlier texts too (MemoryView.versions)
 }
 
 struct ReviewRequest {
@@ -279,7 +280,8 @@ enum ErrorCode {
 struct Error {
   code @0 :ErrorCode;
   message @1 :Text;
-  memory @2 :Ops.MemoryId;  # notReplicated: the memory the write made or changed (seqno 0 otherwise)
+  memory @2 :Ops.MemoryId;  # notReplicated: the memory the write made or changed; conflict on a
+                            # ref: the memory that holds it (seqno 0 otherwise)
 }
 
 struct NodeInfo {
@@ -336,6 +338,13 @@ struct MemoryView {
   claimStatus @21 :Text;        # "" or what a conflicting claim made it (superseded, contradicted)
   erased @22 :Bool;             # erased: only id, realm and recorded time are left; statusReason is why
   erasedBy @23 :Text;           # who erased it
+  versions @24 :List(MemoryVersion);  # asked for (ListRequest.versions): earlier texts, oldest first
+}
+
+# A text a memory held before its current one, and when it was written.
+struct MemoryVersion {
+  text @0 :Text;
+  recordedAtMs @1 :Int64;
 }
 
 struct MemoryPage {

@@ -164,7 +164,7 @@ std::string encode_response(const ClientResponse& r) {
       auto e = res.initError();
       e.setCode(static_cast<schema::ErrorCode>(r.error));
       e.setMessage(r.message);
-      if (r.error == ClientError::not_replicated) set_memory_id(e.initMemory(), r.id);
+      if (r.id.seqno.value != 0) set_memory_id(e.initMemory(), r.id);
       break;
     }
     case ClientResponse::Kind::pong: {
@@ -262,7 +262,7 @@ Result<ClientResponse> decode_response(std::string_view body) {
         out.error = code <= static_cast<uint16_t>(ClientError::not_replicated) ? static_cast<ClientError>(code)
                                                                                : ClientError::internal;
         out.message = e.getMessage();
-        if (out.error == ClientError::not_replicated && e.hasMemory()) out.id = memory_id_of(e.getMemory());
+        if (e.hasMemory()) out.id = memory_id_of(e.getMemory());
         break;
       }
       case schema::ClientResponse::PONG: {

@@ -15,6 +15,12 @@
 namespace vasana {
 
 // Every field of one memory, as the node holds it now (schema MemoryView).
+// A text a memory held before its current one, and when it was written (its put or update).
+struct MemoryVersion {
+  std::string text;
+  int64_t recorded_at_ms = 0;
+};
+
 struct MemoryView {
   MemoryId id;
   std::string realm;
@@ -40,6 +46,7 @@ struct MemoryView {
   std::string claim_status;  // "" or what a conflicting claim made it
   bool erased = false;       // erased: only id, realm and recorded time are left; status_reason says why
   std::string erased_by;
+  std::vector<MemoryVersion> versions;  // only when asked (ListRequest::versions): earlier texts, oldest first
 };
 
 // A realm the caller may read, and how many memories it holds that were not forgotten (of
@@ -61,6 +68,7 @@ struct ListRequest {
   bool unreviewed = false;  // only proposed memories no reviewer decided (the review queue)
   MemoryId after;           // the page starts after this id (seqno 0 = from the start)
   uint32_t limit = 100;     // 1..kMaxListLimit
+  bool versions = false;    // each memory's earlier texts too (MemoryView::versions)
 };
 
 // One page of a list. next: give it as `after` for the next page; seqno 0 = no more. A page

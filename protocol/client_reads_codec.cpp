@@ -63,6 +63,7 @@ void fill_list_request(schema::ListRequest::Builder out, const ListRequest& r) {
   out.setUnreviewed(r.unreviewed);
   set_memory_id(out.initAfter(), r.after);
   out.setLimit(r.limit);
+  out.setVersions(r.versions);
 }
 
 Status read_list_request(schema::ListRequest::Reader in, ListRequest& out) {
@@ -84,6 +85,7 @@ Status read_list_request(schema::ListRequest::Reader in, ListRequest& out) {
   out.unreviewed = in.getUnreviewed();
   out.after = memory_id_of(in.getAfter());
   out.limit = in.getLimit();
+  out.versions = in.getVersions();
   return Status::Ok();
 }
 
@@ -123,6 +125,11 @@ void fill_memory_view(schema::MemoryView::Builder out, const MemoryView& v) {
   out.setClaimStatus(text_of(v.claim_status));
   out.setErased(v.erased);
   out.setErasedBy(text_of(v.erased_by));
+  auto versions = out.initVersions(unsigned(v.versions.size()));
+  for (unsigned i = 0; i < versions.size(); ++i) {
+    versions[i].setText(text_of(v.versions[i].text));
+    versions[i].setRecordedAtMs(v.versions[i].recorded_at_ms);
+  }
 }
 
 Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
@@ -154,6 +161,7 @@ Status read_memory_view(schema::MemoryView::Reader in, MemoryView& out) {
   out.claim_status = string_of(in.getClaimStatus());
   out.erased = in.getErased();
   out.erased_by = string_of(in.getErasedBy());
+  for (auto e : in.getVersions()) out.versions.push_back(MemoryVersion{string_of(e.getText()), e.getRecordedAtMs()});
   return Status::Ok();
 }
 

@@ -1,7 +1,8 @@
 // Export then import into an empty node, through the binary: everything a realm holds comes
 // back (memories with their review decisions, supersede links, facts with their sources,
-// corrections), so the copy answers as the original: the same recall hits, verdicts,
-// contradictions and analogies, and an export of the copy gives the same lines.
+// corrections, and with --history every earlier version), so the copy answers as the original:
+// the same recall hits, verdicts, contradictions and analogies, and an export of the copy gives
+// the same lines.
 #include <catch2/catch.hpp>
 
 #include <regex>
@@ -165,6 +166,98 @@ TEST_CASE("an import refuses a relation line that names a ref no memory line of 
   CHECK(contains(r.err, "line 3: fact line: object is required"));
   auto listed = n.run({"list", "--realm", "ops"});
   CHECK_FALSE(contains(listed.out, "tuesday"));
+}
+
+namespace {
+
+// The texts `history` shows for a memory, oldest first: each put or update's "text" field.
+std::vector<std::string> version_texts(Node& n, const std::string& id) {
+  auto r = n.run({"history", id, "--json"});
+  REQUIRE(r.status.code == 0);
+  std::vector<std::string> out;
+  const std::regex text("\"text\":\"([^\"]*)\"");
+  for (const std::string& line : split(r.out, '\n')) {
+    std::smatch m;
+    if (std::regex_search(line, m, text)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("export --history --deleted carries every version and forgotten memories, and import writes them once") {
+  Node a;
+  const std::string db = a.ok({"remember", "--realm", "ops", "--ref", "db", "postgres runs in us-east-1"});
+  a.ok({"update", db, "--text", "postgres runs in us-east-2"});
+  a.ok({"correct", "--realm", "ops", "--wrong", "us-east-2", "--right", "us-west-2", "--source", db});
+  a.ok({"remember", "--realm", "ops", "--ref", "cache", "redis holds the sessions"});
+  a.ok({"forget", a.ok({"remember", "--realm", "ops", "--ref", "wifi", "the guest wifi password is tern-7"})});
+  const std::vector<std::string> texts{"postgres runs in us-east-1", "postgres runs in us-east-2",
+                                       "postgres runs in us-west-2"};
+  REQUIRE(version_texts(a, db) == texts);  // positive control on the original's history
+
+  const std::string file = a.tmp.sub("ops.jsonl");
+  REQUIRE(a.run({"export", "--realm", "ops", "--history", "--deleted", "--no-ids", "--out", file}).status.code == 0);
+  const std::string lines = read_text(file);
+  CHECK(contains(lines, "\"versions\":[{\"text\":\"postgres runs in us-east-1\"},{\"text\":\"postgres runs in us-east-2\"}]"));
+  CHECK_FALSE(contains(split(lines, '\n')[1], "versions"));  // a memory never changed has none
+  CHECK(contains(split(lines, '\n')[2], "tern-7\",\"ref\":\"wifi\""));
+  CHECK(contains(split(lines, '\n')[2], "\"deleted\":true"));
+  const std::string plain = a.tmp.sub("plain.jsonl");
+  REQUIRE(a.run({"export", "--realm", "ops", "--no-ids", "--out", plain}).status.code == 0);
+  CHECK_FALSE(contains(read_text(plain), "versions"));  // only when asked
+
+  Node b;
+  auto imported = b.run({"import", "--realm", "ops", file});
+  INFO(imported.err);
+  REQUIRE(imported.status.code == 0);
+  CHECK(contains(imported.out, "imported 3 new, 0 already present"));
+  CHECK(contains(imported.out, "then 1 forgotten line(s) forgotten, 0 refused"));
+  const std::string copied = b.ok({"remember", "--realm", "ops", "--ref", "db", "postgres runs in us-west-2"});
+  CHECK(version_texts(b, copied) == texts);
+  for (const std::string q : {"where does postgres run", "us-east-1", "sessions", "wifi password"}) {
+    CAPTURE(q);
+    CHECK(answers(b, q) == answers(a, q));
+  }
+  const std::string copy = b.tmp.sub("copy.jsonl");
+  CHECK_FALSE(contains(answers(b, "wifi password"), "tern-7"));  // forgotten in the copy too
+  REQUIRE(b.run({"export", "--realm", "ops", "--history", "--deleted", "--no-ids", "--out", copy}).status.code == 0);
+  CHECK(read_text(copy) == lines);
+
+  // A second import writes nothing: the held text is the current one.
+  auto again = b.run({"import", "--realm", "ops", file});
+  CHECK(again.status.code == 0);
+  CHECK(contains(again.out, "imported 0 new, 3 already present"));
+  CHECK_FALSE(contains(again.out, "forgotten line(s)"));  // nothing left to forget
+  CHECK(version_texts(b, copied) == texts);
+
+  // An import that stopped after the second version goes on from there, writing none twice.
+  Node c;
+  REQUIRE(c.run({"import", "--realm", "ops", "-"},
+                "{\"text\":\"postgres runs in us-east-2\",\"ref\":\"db\",\"versions\":[{\"text\":\"postgres runs in "
+                "us-east-1\"}]}\n")
+              .status.code == 0);
+  auto resumed = c.run({"import", "--realm", "ops", file});
+  INFO(resumed.err);
+  CHECK(resumed.status.code == 0);
+  CHECK(contains(resumed.out, "imported 3 new, 0 already present"));
+  const std::string in_c = c.ok({"remember", "--realm", "ops", "--ref", "db", "postgres runs in us-west-2"});
+  CHECK(version_texts(c, in_c) == texts);
+
+  // A ref held with a text that is none of the line's is a conflict, and nothing is written.
+  Node d;
+  d.ok({"remember", "--realm", "ops", "--ref", "db", "postgres runs on premises"});
+  auto conflict = d.run({"import", "--realm", "ops", file});
+  CHECK(conflict.status.code == 1);
+  CHECK(contains(conflict.err, "ref 'db' belongs to memory"));
+  CHECK(contains(conflict.out, "imported 2 new, 0 already present, 1 refused as conflicts"));
+  const std::string held = d.ok({"remember", "--realm", "ops", "--ref", "db", "postgres runs on premises"});
+  CHECK(version_texts(d, held) == std::vector<std::string>{"postgres runs on premises"});
+
+  // A malformed version refuses the file.
+  auto bad = d.run({"import", "--realm", "ops", "-"}, "{\"text\":\"t\",\"ref\":\"x\",\"versions\":[{\"txt\":\"a\"}]}\n");
+  CHECK(bad.status.code == 2);
+  CHECK(contains(bad.err, "line 1: each of versions needs a text string"));
 }
 
 }  // namespace vasana::test

@@ -30,9 +30,9 @@ Metrics (per realm and over all realms):
 
 usage: agent_memory.py --binary PATH [--eval-data DIR] [--out DIR] [--realms a,b] [--round-trip]
 
---round-trip: after its queries each realm is exported (`vasana export --no-ids`), imported into
-a fresh node (`vasana import`) and asked the same questions there; it prints how many get the
-same top 5 and the same verdict.
+--round-trip: after its queries each realm is exported (`vasana export --history --deleted
+--no-ids`), imported into a fresh node (`vasana import`) and asked the same questions there; it
+prints how many get the same top 5 and the same verdict.
 Standard library only.
 """
 import argparse
@@ -323,7 +323,8 @@ def round_trip(binary, node, realm, queries, results):
     the queries asked there: how many get the same top 5 (by ref: every memory of the set has
     one) and the same verdict. {"answered", "same_top5", "same_verdict", "n", "lines"}."""
     path = os.path.join(node.dir, "export.jsonl")
-    r = node._run(["export", "--data", node.data, "--realm", realm, "--no-ids", "--out", path], timeout=IMPORT_TIMEOUT)
+    r = node._run(["export", "--data", node.data, "--realm", realm, "--history", "--deleted", "--no-ids", "--out", path],
+                  timeout=IMPORT_TIMEOUT)
     if r.returncode != 0:
         raise NodeError(f"{NAME}: {realm}: export ended with {r.returncode}: {r.stderr.strip()}")
     with Node(binary) as copy:

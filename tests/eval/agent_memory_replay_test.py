@@ -8,7 +8,9 @@ real binary by agent_memory.py, and its queries run. Checks
   (c) every query (45) answered with a verdict and at most 10 hits, each hit's id mapped to
       the ref the node reports for it;
   (d) no forgotten and no superseded memory is returned by any query;
-  (e) every metric lies in [0, 1] and counts the README's number of questions.
+  (e) every metric lies in [0, 1] and counts the README's number of questions, and the realm
+      exported (--history --deleted) and imported into a fresh node answers every question as
+      the original did.
 
 usage: agent_memory_replay_test.py --binary PATH --eval-data DIR --out DIR [--realm NAME]
 """
@@ -105,17 +107,19 @@ def main():
           and m["stale_shown"]["n"] == STALE_PER_REALM,
           f"metrics over {ANSWERABLE_PER_REALM} answerable, {QUERIES_PER_REALM} and {STALE_PER_REALM} stale questions")
     check(m["right_first@1"]["rate"] <= m["top3"]["rate"], "right-first@1 is at most top-3")
-    # (e) the realm exported and imported into a fresh node: every current memory (the forgotten
-    # ones are not exported), the supersede links and the corrections come back, and the copy
-    # answers every question.
-    current = len(rep.ids) - len(rep.forgotten)
+    # (e) the realm exported with its history and forgotten memories and imported into a fresh
+    # node: every memory, the supersede links and the corrections come back, and the copy gives
+    # the same top 5 and the same verdict to every question.
+    memories = len(rep.ids)
     links, corrections = len(rep.superseded), sum(1 for op in ops if op["op"] == "correct")
-    check(trip["lines"] == current + links + corrections,
-          f"the export holds {current} memories, {links} supersede and {corrections} correction lines "
+    check(trip["lines"] == memories + links + corrections,
+          f"the export holds {memories} memories, {links} supersede and {corrections} correction lines "
           f"(got {trip['lines']} lines)")
     check(trip["n"] == QUERIES_PER_REALM and trip["answered"] == trip["n"],
           f"the copy answers every question ({trip['answered']} of {trip['n']})")
-    print(f"round trip: the same top 5 for {trip['same_top5']} of {trip['n']}, the same verdict for {trip['same_verdict']}")
+    check(trip["same_top5"] == trip["n"] and trip["same_verdict"] == trip["n"],
+          f"the copy gives the same top 5 ({trip['same_top5']} of {trip['n']}) and the same verdict "
+          f"({trip['same_verdict']} of {trip['n']})")
     print(agent_memory.report({"metrics": {"realms": {realm: m}, "all": m}}))
     return 1 if failures else 0
 

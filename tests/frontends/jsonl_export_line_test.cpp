@@ -52,16 +52,21 @@ TEST_CASE("an export line has its fields in a fixed order and reads back as the 
   CHECK(memory_from_json_line(with_ids, "copy", InputLimits{}).ok());
 }
 
-TEST_CASE("an export line gives a memory without a ref its id as ref, and marks a deleted one, which import refuses") {
+TEST_CASE("an export line gives a memory without a ref its id as ref, and marks a deleted one, which import reads back") {
   MemoryView v = view();
   v.ref.clear();
   v.deleted = true;
   const std::string line = memory_export_line(v, false);
   CHECK(line.find("\"ref\":\"9f3c2a1b4d5e6f70-42\"") != std::string::npos);
   CHECK(line.find("\"pinned\":true,\"deleted\":true}") != std::string::npos);
-  auto m = memory_from_json_line(line, "copy", InputLimits{});
-  REQUIRE_FALSE(m.ok());
-  CHECK_THAT(m.status().message(), Catch::Contains("a deleted memory cannot be imported"));
+  MemoryLineExtras extras;
+  REQUIRE(memory_from_json_line(line, "copy", InputLimits{}, &extras).ok());
+  CHECK(extras.deleted);
+  MemoryLineExtras live;
+  REQUIRE(memory_from_json_line(memory_export_line(view(), false), "copy", InputLimits{}, &live).ok());
+  CHECK_FALSE(live.deleted);
+  CHECK_THAT(memory_from_json_line("{\"text\":\"t\",\"ref\":\"r\",\"deleted\":1}", "w", InputLimits{}).status().message(),
+             Catch::Contains("deleted must be true or false"));
   // Negative controls on the new fields: wrong types and values are refused, naming the field.
   CHECK_THAT(memory_from_json_line("{\"text\":\"t\",\"ref\":\"r\",\"confidence\":2}", "w", InputLimits{}).status().message(),
              Catch::Contains("confidence"));
@@ -69,6 +74,33 @@ TEST_CASE("an export line gives a memory without a ref its id as ref, and marks 
              Catch::Contains("pinned"));
   CHECK_THAT(memory_from_json_line("{\"text\":\"t\",\"ref\":\"r\",\"status\":\"gone\"}", "w", InputLimits{}).status().message(),
              Catch::Contains("unknown status 'gone'"));
+}
+
+TEST_CASE("an export line carries earlier versions when the view has them, and import reads them back") {
+  MemoryView v = view();
+  v.versions = {{"first \"draft\"", 1'735'689'600'000}, {"second draft", 1'735'689'600'001}};
+  const std::string line = memory_export_line(v, false);
+  CHECK(line.find("\"pinned\":true,\"versions\":[{\"text\":\"first \\\"draft\\\"\"},{\"text\":\"second draft\"}]}") !=
+        std::string::npos);
+  const std::string with_ids = memory_export_line(v, true);
+  CHECK(with_ids.find("{\"text\":\"second draft\",\"recorded_at\":\"2025-01-01T00:00:00.001Z\"}") != std::string::npos);
+  for (const std::string& l : {line, with_ids}) {
+    MemoryLineExtras extras;
+    auto m = memory_from_json_line(l, "copy", InputLimits{}, &extras);
+    REQUIRE(m.ok());
+    CHECK(m->text == v.text);
+    CHECK(extras.versions == std::vector<std::string>{"first \"draft\"", "second draft"});
+  }
+  // A line without them has none; malformed ones are refused, naming what is wrong.
+  MemoryLineExtras none;
+  REQUIRE(memory_from_json_line(memory_export_line(view(), false), "copy", InputLimits{}, &none).ok());
+  CHECK(none.versions.empty());
+  const std::string head = "{\"text\":\"t\",\"ref\":\"r\",\"versions\":";
+  CHECK_THAT(memory_from_json_line(head + "\"a\"}", "w", InputLimits{}).status().message(), Catch::Contains("versions must be an array"));
+  CHECK_THAT(memory_from_json_line(head + "[{\"text\":\"\"}]}", "w", InputLimits{}).status().message(),
+             Catch::Contains("versions[0]: text"));
+  CHECK_THAT(memory_from_json_line(head + "[{\"text\":\"a\",\"when\":1}]}", "w", InputLimits{}).status().message(),
+             Catch::Contains("versions: unknown field 'when'"));
 }
 
 TEST_CASE("a float is written as the shortest decimal that reads back as the same float") {

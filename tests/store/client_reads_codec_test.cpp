@@ -48,6 +48,7 @@ MemoryView full_view() {
   v.source_session = "s-1";
   v.source_tool = "cli";
   v.claim_status = "contradicted";
+  v.versions = {{"prod deploys need one approval", 1'750'000'000'000}, {"ünïcode first draft", 1'750'000'000'050}};
   return v;
 }
 
@@ -74,6 +75,11 @@ void check_same(const MemoryView& a, const MemoryView& b) {
   CHECK(a.source_session == b.source_session);
   CHECK(a.source_tool == b.source_tool);
   CHECK(a.claim_status == b.claim_status);
+  REQUIRE(a.versions.size() == b.versions.size());
+  for (size_t i = 0; i < a.versions.size(); ++i) {
+    CHECK(a.versions[i].text == b.versions[i].text);
+    CHECK(a.versions[i].recorded_at_ms == b.versions[i].recorded_at_ms);
+  }
 }
 
 }  // namespace
@@ -100,6 +106,7 @@ TEST_CASE("a list request carries every filter, its start and its limit through 
   r.list.unreviewed = true;
   r.list.after = kId;
   r.list.limit = 250;
+  r.list.versions = true;
   ClientRequest back = round_trip(r);
   REQUIRE(back.kind == ClientRequest::Kind::list);
   CHECK(back.list.realm == "work");
@@ -110,6 +117,7 @@ TEST_CASE("a list request carries every filter, its start and its limit through 
   CHECK(back.list.unreviewed);
   CHECK(back.list.after == kId);
   CHECK(back.list.limit == 250);
+  CHECK(back.list.versions);
 
   ClientRequest plain;
   plain.kind = ClientRequest::Kind::list;
@@ -120,6 +128,7 @@ TEST_CASE("a list request carries every filter, its start and its limit through 
   CHECK_FALSE(plain_back.list.include_deleted);
   CHECK(plain_back.list.after.seqno.value == 0);
   CHECK(plain_back.list.limit == 100);
+  CHECK_FALSE(plain_back.list.versions);
 }
 
 TEST_CASE("a recall query carries its tags and known_at, and leaves known_at unset when not given") {

@@ -170,8 +170,15 @@ TEST_CASE("the write responses round-trip, with the conflict, not-found and not-
     REQUIRE(eb.ok());
     CHECK(eb->error == e);
     CHECK(eb->message == "memory x");
-    CHECK(eb->id == MemoryId{});  // only not_replicated carries the memory
+    CHECK(eb->id == MemoryId{});  // none set, none carried
   }
+  // A conflict on a ref names the memory that holds it.
+  ClientResponse held = error_response(2, ClientError::conflict, "ref 'r' belongs to memory x");
+  held.id = id(5, 8);
+  auto hb = decode_response(encode_response(held));
+  REQUIRE(hb.ok());
+  CHECK(hb->error == ClientError::conflict);
+  CHECK(hb->id == id(5, 8));
 
   // Durable on the node, not synced by enough peers: the error names the memory written.
   ClientResponse late = error_response(4, ClientError::not_replicated, "write is durable on this node");
