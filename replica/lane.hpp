@@ -63,7 +63,7 @@ struct StateChange {
   // Other memories whose records changed: the source memories whose claim outcome a functional
   // triplet's add or retraction changed, and the holders of a ref that a put or an erase
   // shadowed or unshadowed. The engine hands each to the lanes as its own change.
-  std::vector<MemoryId> claim_memories;
+  std::vector<MemoryId> other_memories;
 };
 
 class Lane {

@@ -4,7 +4,7 @@ namespace vasana {
 
 void LaneBacklog::add(const StateChange& change, ReplicaState& state) {
   if (change.memory && state.mark_lanes_behind(*change.memory)) ids_.push_back(*change.memory);
-  for (const MemoryId& id : change.claim_memories)
+  for (const MemoryId& id : change.other_memories)
     if (state.mark_lanes_behind(id)) ids_.push_back(id);
   triplets_ = triplets_ || change.triplets;
   corrections_ = corrections_ || change.corrections;

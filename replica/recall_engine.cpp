@@ -32,7 +32,7 @@ Status RecallEngine::apply(const OrderKey& key, const OpValue& op) {
     note_applied(key);
     if (!s.ok()) return s;
     for (auto& lane : lanes_) lane->update(change, state_);
-    for (const MemoryId& id : change.claim_memories) {
+    for (const MemoryId& id : change.other_memories) {
       StateChange one;
       one.memory = id;
       for (auto& lane : lanes_) lane->update(one, state_);

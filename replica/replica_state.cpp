@@ -159,7 +159,7 @@ void ReplicaState::apply_triplet(const OrderKey& key, const AddTripletOp& o, Sta
   if (o.functional) {
     const ClaimGroup g = claim_group_of(triplets_.at(id));
     claim_groups_[g].insert(id);
-    resolve_group(g, &ch.claim_memories);
+    resolve_group(g, &ch.other_memories);
   }
 }
 
@@ -206,7 +206,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
     bool first = true;
     for (const auto& [k, id] : holders) {
       MemoryRecord& holder = memories_.at_or_new(id);
-      if (id != m.id && holder.ref_shadowed == first) ch.claim_memories.push_back(id);  // the lanes see it change
+      if (id != m.id && holder.ref_shadowed == first) ch.other_memories.push_back(id);  // the lanes see it change
       holder.ref_shadowed = !first;
       first = false;
     }
@@ -327,7 +327,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    if (t == triplets_.end()) early_retractions_[o.triplet].push_back(key);
                    if (t != triplets_.end()) {
                      if (t->second.source_memory.seqno.value != 0) touched(t->second.source_memory, key);
-                     if (t->second.functional) resolve_group(claim_group_of(t->second), &ch.claim_memories);
+                     if (t->second.functional) resolve_group(claim_group_of(t->second), &ch.other_memories);
                    }
                  },
                  [&](const AddCorrectionOp& o) {
@@ -382,7 +382,7 @@ void ReplicaState::retire_facts(const MemoryId& source, const OrderKey& key, Sta
     const TripletRecord& t = triplets_.at(id);
     if (!(t.key < key) || !retract_at(id, key)) continue;
     ch.triplets = true;
-    if (t.functional) resolve_group(claim_group_of(t), &ch.claim_memories);
+    if (t.functional) resolve_group(claim_group_of(t), &ch.other_memories);
   }
 }
 

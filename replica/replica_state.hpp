@@ -119,7 +119,7 @@ class ReplicaState {
  private:
   friend class StateCodec;  // replica/state_codec.hpp: saves and loads every field below
 
-  // ch.claim_memories gets the other holders of its ref whose shadowing it changed.
+  // ch.other_memories gets the other holders of its ref whose shadowing it changed.
   void apply_put(const OrderKey& key, const PutMemoryOp& op, StateChange& ch);
   void apply_triplet(const OrderKey& key, const AddTripletOp& op, StateChange& ch);
   // replica/state_erasure.cpp.

@@ -46,7 +46,7 @@ void ReplicaState::drop_fact(const MemoryId& triplet, const MemoryId& source, St
   if (g->second.empty())
     claim_groups_.erase(g);
   else
-    resolve_group(group, &ch.claim_memories);
+    resolve_group(group, &ch.other_memories);
 }
 
 void ReplicaState::erase_memory(const OrderKey& key, const EraseMemoryOp& op, StateChange& ch) {
@@ -71,7 +71,7 @@ void ReplicaState::erase_memory(const OrderKey& key, const EraseMemoryOp& op, St
       bool first = true;
       for (const auto& [k, id] : holders->second) {
         MemoryRecord& holder = memories_.at_or_new(id);
-        if (holder.ref_shadowed == first) ch.claim_memories.push_back(id);  // the lanes see it change
+        if (holder.ref_shadowed == first) ch.other_memories.push_back(id);  // the lanes see it change
         holder.ref_shadowed = !first;
         first = false;
       }

@@ -114,11 +114,25 @@ std::string TestCluster::start(size_t i) {
 }
 
 std::string TestCluster::start_all() {
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    std::string e = start(i);
-    if (!e.empty()) return nodes_[i].name + ": " + e;
+  for (int attempt = 1;; ++attempt) {
+    size_t failed = nodes_.size();
+    std::string e;
+    for (size_t i = 0; i < nodes_.size() && failed == nodes_.size(); ++i)
+      if (!(e = start(i)).empty()) failed = i;
+    if (failed == nodes_.size()) return "";
+    ClusterNode& n = nodes_[failed];
+    const bool port_taken = e.find("Address already in use") != std::string::npos ||
+                            (n.process && n.process->stderr_text().find("Address already in use") != std::string::npos);
+    // The port picked for it was taken by another process before it could bind it: it gets a
+    // new one, and the nodes started so far start again with configs that name it. Not with
+    // routes, which were set up with the old address.
+    if (!port_taken || !routes_.empty() || attempt == 3) return n.name + ": " + e;
+    for (size_t i = 0; i < failed; ++i)
+      if (std::string t = terminate(i); !t.empty()) return nodes_[i].name + ": restarting after a port clash: " + t;
+    n.process.reset();
+    n.listen = n.listen.substr(0, n.listen.rfind(':') + 1) + std::to_string(free_loopback_port());
+    for (size_t k = 0; k < nodes_.size(); ++k) write_config(k, extra_toml_);
   }
-  return "";
 }
 
 void TestCluster::kill(size_t i) {
