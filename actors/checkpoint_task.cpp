@@ -175,8 +175,9 @@ struct CheckpointTask::Impl {
       log(*line);
   }
 
-  // False when it failed (the failure is counted and logged); true when written, or when no op
-  // is applied yet (nothing to write).
+  // False when it failed (the failure is counted and logged) or left the older generations in
+  // the files (said in health and the log); true when written, or when no op is applied yet
+  // (nothing to write).
   bool write_one(const char* why) {
     Status opened = open_store();
     auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store) : Result<CheckpointWrite>(opened);
@@ -188,6 +189,21 @@ struct CheckpointTask::Impl {
       return false;
     }
     if (!w->written) return true;
+    if (!store->older_generations_left().empty()) {
+      // Written, but the older generations (an erased memory's text among them, maybe) are still
+      // in the files: an erasure's request stays unserved, and is tried again.
+      const std::string why = "generation " + std::to_string(w->manifest.generation) +
+                              " written, but the older ones are still in its files (compaction failed: " +
+                              store->older_generations_left() + ")";
+      {
+        std::lock_guard<std::mutex> g(mutex);
+        last = w->manifest;
+        health.failed = why;
+      }
+      if (auto line = failure_log->admit("older generations", "checkpoint: " + why + "; tried again at the next one"))
+        log(*line);
+      return false;
+    }
     log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " +
         std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) +
         " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) + " ms (saved in " +

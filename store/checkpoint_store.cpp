@@ -179,6 +179,7 @@ struct CheckpointStore::Impl {
     db.reset();
   }
   Status write_generation(CheckpointData& data);
+  std::string older_left;  // why the last write's compaction failed; empty when it did not
 };
 
 CheckpointStore::CheckpointStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -381,13 +382,24 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
   });
   if (s.ok()) s = from_rocks(db->IngestExternalFile({sw}, io), "cannot add the manifest");
   if (!s.ok()) return s;
-  // The older generations compacted away now rather than at some later compaction. Not
+  // The older generations compacted away now rather than at some later compaction, so that no
+  // file keeps their bytes (an erasure's checkpoint relies on it: docs/erasure.md). The whole key
+  // space, not only the older generations' range: with RocksDB 7.8 a manual compaction of that
+  // range alone left the ingested file holding the deleting range tombstone where it was, and the
+  // older generation in its file beside it. Bottommost files this compaction did not write are
+  // rewritten too, so that a tombstone and the keys it covers never stay apart there. Not
   // DeleteFilesInRange: with RocksDB 7.8 it also removed table files holding the new
-  // generation's keys. A compaction that fails (no space) leaves them for the next write.
-  rocksdb::Slice begin("g/"), end(generation_prefix(g));
-  if (!db->CompactRange(rocksdb::CompactRangeOptions(), &begin, &end).ok()) close();
+  // generation's keys. A compaction that fails (no space) leaves them for the next write, which
+  // compacts again, and says so (older_generations_left).
+  rocksdb::CompactRangeOptions co;
+  co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
+  const rocksdb::Status compacted = db->CompactRange(co, nullptr, nullptr);
+  older_left = compacted.ok() ? std::string() : compacted.ToString();
+  if (!compacted.ok()) close();
   return Status::Ok();
 }
+
+const std::string& CheckpointStore::older_generations_left() const { return impl_->older_left; }
 
 Status CheckpointStore::write(CheckpointData data) {
   if (impl_->read_only) return Status::FailedPrecondition("checkpoint: opened read-only");

@@ -22,7 +22,9 @@
 // names the generation and the deletion of every other one: the switch is that one ingestion,
 // one synced MANIFEST record. A crash or a failure (a full disk) before it leaves the previous
 // manifest and its generation current; the keys of a generation no manifest names are deleted by
-// the next write(), the files left in ingest/ at its start. After any failure the database is
+// the next write(), the files left in ingest/ at its start. After the switch the whole database
+// is compacted, so that no file keeps an older generation's bytes (what an erasure needs). After
+// any failure the database is
 // closed and the next call opens it again, so no RocksDB background error outlives it. Segments
 // are never read or touched here.
 //
@@ -111,6 +113,9 @@ class CheckpointStore {
   // set here). Atomic as described above; an error leaves the previous checkpoint current.
   // FailedPrecondition on a store opened read-only.
   Status write(CheckpointData data);
+  // Why the older generations are still in the database's files after the last write (its
+  // compaction failed: no space, say), or empty. The next write compacts them away again.
+  const std::string& older_generations_left() const;
 
   // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.
   Status overwrite_chunk_for_test(uint64_t index, const std::string& bytes);

@@ -1,6 +1,9 @@
 #include "tests/fault/history_checker.hpp"
 
+#include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -74,6 +77,17 @@ std::string last_word(const std::string& s) {
   return at == std::string::npos ? s : s.substr(at + 1);
 }
 
+// Whether bytes hold text as a whole: not followed by a letter, so that the text of a memory
+// whose token is "qzrt" is not taken for the start of one whose token is "qzrtd" (every text
+// the workload writes ends in its unique token).
+bool holds_token_text(const std::string& bytes, const std::string& text) {
+  for (size_t at = bytes.find(text); at != std::string::npos; at = bytes.find(text, at + 1)) {
+    const size_t end = at + text.size();
+    if (end == bytes.size() || !std::isalpha(static_cast<unsigned char>(bytes[end]))) return true;
+  }
+  return false;
+}
+
 // Where a text of an erased memory (its remember's, its updates') is still found in a file of a
 // node's data directory, one line each, after waiting up to 30 s for the nodes' erasure tasks.
 // Files the node set aside for the operator (DATA/quarantine/, DATA/checkpoint.damaged-*) are
@@ -89,20 +103,24 @@ std::vector<std::string> erased_bytes_left(TestCluster& c, const std::vector<OpR
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   do {
     left.clear();
-    for (size_t i = 0; i < c.size(); ++i)
-      for (auto it = std::filesystem::recursive_directory_iterator(c.node(i).data);
-           it != std::filesystem::recursive_directory_iterator(); ++it) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      // The node goes on working meanwhile: a file may go away while it is listed or read.
+      std::error_code ec;
+      for (auto it = std::filesystem::recursive_directory_iterator(c.node(i).data, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
         const auto& e = *it;
         const std::string name = e.path().filename().string();
         if (name == "quarantine" || name.rfind("checkpoint.damaged", 0) == 0) {
-          if (e.is_directory()) it.disable_recursion_pending();
+          if (e.is_directory(ec)) it.disable_recursion_pending();
           continue;
         }
-        if (!e.is_regular_file()) continue;
-        const std::string bytes = read_text(e.path().string());
+        if (!e.is_regular_file(ec)) continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         for (const std::string& t : texts)
-          if (bytes.find(t) != std::string::npos) left.push_back("erased text '" + t + "' left in " + e.path().string());
+          if (holds_token_text(bytes, t)) left.push_back("erased text '" + t + "' left in " + e.path().string());
       }
+    }
     if (!left.empty()) std::this_thread::sleep_for(500ms);
   } while (!left.empty() && std::chrono::steady_clock::now() < deadline);
   return left;
