@@ -44,6 +44,7 @@ ClientResponse answer_history(const RecallEngine& engine, const DataDir& dir, co
       if (c.lost == keys[i]) {
         e.lost_to = c.to.op_id();
         e.lost_to_forget = c.to_forget;
+        e.lost_to_review = c.review;
       }
     if (!ops[i].ok()) {
       // The replica applied it, so it was read and verified once; it cannot be read back now.
@@ -97,7 +98,8 @@ ClientResponse answer_conflicts(const RecallEngine& engine, const ClientCall& ca
     st.for_each_conflict([&](const MemoryRecord& m, const ConflictEntry& c) {
       if (std::find(realms.begin(), realms.end(), m.realm.str()) == realms.end()) return;
       r.conflicts.push_back(
-          ConflictView{m.id, m.realm.str(), c.lost.op_id(), c.lost.ts.value, c.to.op_id(), c.to.ts.value, c.to_forget});
+          ConflictView{m.id, m.realm.str(), c.lost.op_id(), c.lost.ts.value, c.to.op_id(), c.to.ts.value, c.to_forget,
+                       c.review});
     });
   });
   return r;

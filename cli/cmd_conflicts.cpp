@@ -1,6 +1,7 @@
 // `vasana conflicts --realm R`: the updates of the realms named that lost to an op whose writer
 // had not seen them (replica/conflict_record.hpp): a concurrent update ordered later, or a
-// forget. The same list on every node that applied the same ops.
+// forget; and the review decisions that did not hold against a concurrent one that did
+// (replica/review_outcome.hpp). The same list on every node that applied the same ops.
 #include <cstdio>
 
 #include "cli/cli_common.hpp"
@@ -19,9 +20,10 @@ int cmd_conflicts(const Words& words) {
     if (l.json) {
       std::printf("%s\n", conflict_json(c).c_str());
     } else {
-      std::printf("%s: memory %s  update %s (%s) lost to %s %s (%s)\n", c.realm.c_str(), c.memory.to_string().c_str(),
-                  c.lost.to_string().c_str(), format_time_ms(int64_t(Hlc(c.lost_ts).physical_ms())).c_str(),
-                  c.to_forget ? "forget" : "update", c.to.to_string().c_str(),
+      std::printf("%s: memory %s  %s %s (%s) lost to %s %s (%s)\n", c.realm.c_str(), c.memory.to_string().c_str(),
+                  lost_op_name(c), c.lost.to_string().c_str(),
+                  format_time_ms(int64_t(Hlc(c.lost_ts).physical_ms())).c_str(), to_op_name(c.review, c.to_forget),
+                  c.to.to_string().c_str(),
                   format_time_ms(int64_t(Hlc(c.to_ts).physical_ms())).c_str());
     }
   }

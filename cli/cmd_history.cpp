@@ -42,7 +42,7 @@ int cmd_history(const Words& words) {
                   e.op.c_str(), op_id.to_string().c_str(), unsigned(e.effective_ts & 0xffff),
                   e.chain_verified ? "verified" : "NOT VERIFIED", e.fields_json.c_str());
       if (e.lost_to.seqno.value != 0)
-        std::printf("    lost to %s %s, whose writer had not seen it\n", e.lost_to_forget ? "forget" : "update",
+        std::printf("    lost to %s %s, whose writer had not seen it\n", to_op_name(e.lost_to_review, e.lost_to_forget),
                     e.lost_to.to_string().c_str());
     }
   }

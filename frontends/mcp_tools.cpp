@@ -368,7 +368,7 @@ json run_history(const json& a, NodeCall& call) {
                    {"fields", fields.is_discarded() ? json(e.fields_json) : fields}});
     if (e.lost_to.seqno.value != 0) {
       ops.back()["lost_to"] = e.lost_to.to_string();
-      ops.back()["lost_to_op"] = e.lost_to_forget ? "forget" : "update";
+      ops.back()["lost_to_op"] = to_op_name(e.lost_to_review, e.lost_to_forget);
     }
   }
   return {{"memory", a["id"]}, {"ops", ops}};

@@ -113,7 +113,7 @@ std::string history_entry_json(const HistoryEntry& e) {
       .boolean("chain_verified", e.chain_verified)
       .raw("fields", e.fields_json.empty() ? "null" : e.fields_json);
   if (e.lost_to.seqno.value != 0)
-    o.str("lost_to", e.lost_to.to_string()).str("lost_to_op", e.lost_to_forget ? "forget" : "update");
+    o.str("lost_to", e.lost_to.to_string()).str("lost_to_op", to_op_name(e.lost_to_review, e.lost_to_forget));
   return o.done();
 }
 
@@ -122,10 +122,11 @@ std::string conflict_json(const ConflictView& c) {
       .str("realm", c.realm)
       .str("memory", c.memory.to_string())
       .str("lost", c.lost.to_string())
+      .str("lost_op", lost_op_name(c))
       .unum("lost_effective_ts", c.lost_ts)
       .str("lost_at", format_time_ms(int64_t(Hlc(c.lost_ts).physical_ms())))
       .str("to", c.to.to_string())
-      .str("to_op", c.to_forget ? "forget" : "update")
+      .str("to_op", to_op_name(c.review, c.to_forget))
       .unum("to_effective_ts", c.to_ts)
       .str("to_at", format_time_ms(int64_t(Hlc(c.to_ts).physical_ms())))
       .done();

@@ -366,8 +366,9 @@ struct HistoryEntry {
   recordedAtMs @4 :Int64;       # its physical part: the transaction time
   chainVerified @5 :Bool;       # the writer's hash chain verifies up to this record
   fields @6 :Text;              # the op's fields as JSON
-  lostTo @7 :Ops.MemoryId;      # an update that lost: the op it lost to (seqno 0 = it did not lose)
+  lostTo @7 :Ops.MemoryId;      # an update (or review decision) that lost: the op it lost to (seqno 0 = it did not lose)
   lostToForget @8 :Bool;        # that op is a forget
+  lostToReview @9 :Bool;        # a review decision that lost to the decision that held
 }
 
 # An update that lost to an op whose writer had not seen it (replica/conflict_record.hpp).
@@ -379,6 +380,7 @@ struct Conflict {
   to @4 :Ops.MemoryId;          # the op it lost to
   toTs @5 :UInt64;
   toForget @6 :Bool;            # that op is a forget (delete_memory), else an update
+  review @7 :Bool;              # lost and to are review decisions: lost did not hold against to
 }
 
 struct Claim {

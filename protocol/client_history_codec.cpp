@@ -17,6 +17,7 @@ void fill_history(capnp::List<schema::HistoryEntry>::Builder out, const std::vec
     o.setFields(text_of(e.fields_json));
     if (e.lost_to.seqno.value != 0) set_memory_id(o.initLostTo(), e.lost_to);
     o.setLostToForget(e.lost_to_forget);
+    o.setLostToReview(e.lost_to_review);
   }
 }
 
@@ -33,6 +34,7 @@ std::vector<HistoryEntry> read_history(capnp::List<schema::HistoryEntry>::Reader
     e.fields_json = string_of(o.getFields());
     e.lost_to = memory_id_of(o.getLostTo());
     e.lost_to_forget = o.getLostToForget();
+    e.lost_to_review = o.getLostToReview();
     out.push_back(std::move(e));
   }
   return out;
@@ -83,6 +85,7 @@ void fill_conflicts(capnp::List<schema::Conflict>::Builder out, const std::vecto
     set_memory_id(o.initTo(), c.to);
     o.setToTs(c.to_ts);
     o.setToForget(c.to_forget);
+    o.setReview(c.review);
   }
 }
 
@@ -90,7 +93,7 @@ std::vector<ConflictView> read_conflicts(capnp::List<schema::Conflict>::Reader i
   std::vector<ConflictView> out;
   for (auto o : in)
     out.push_back(ConflictView{memory_id_of(o.getMemory()), string_of(o.getRealm()), memory_id_of(o.getLost()),
-                               o.getLostTs(), memory_id_of(o.getTo()), o.getToTs(), o.getToForget()});
+                               o.getLostTs(), memory_id_of(o.getTo()), o.getToTs(), o.getToForget(), o.getReview()});
   return out;
 }
 

@@ -33,10 +33,12 @@ inline OrderKey key_of(const Revision& r) {
 void record_lineage(std::vector<LineageEntry>& lineage, const LineageEntry& e);
 
 // An update that lost to an op whose writer had not seen it.
+// Or a review decision that did not hold (replica/review_outcome.hpp review_conflicts).
 struct ConflictEntry {
-  OrderKey lost;  // the update_content that lost
-  OrderKey to;    // the update_content whose lineage skips it, or the delete_memory that had not seen it
+  OrderKey lost;  // the update_content (or review decision) that lost
+  OrderKey to;    // the update_content whose lineage skips it, the delete_memory that had not seen it, or the decision that held
   bool to_forget = false;
+  bool review = false;  // lost and to are review decisions
 };
 
 // The updates of a memory that lost, in key order of the loser. Walking back from the current

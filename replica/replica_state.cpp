@@ -341,7 +341,9 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    touched(o.memory, key);
                    if (erased(o.memory)) return;
                    MemoryRecord& m = record(o.memory);
+                   const size_t lost_before = review_conflicts(history(m).review).size();
                    record_write(history(m).review, key, std::optional<ReviewVerdict>(o.decision));
+                   conflict_count_ = conflict_count_ - lost_before + review_conflicts(history(m).review).size();
                    const ReviewOutcome r = review_outcome(history(m).review);
                    m.verdicts.mut().review = Lww<std::optional<ReviewVerdict>>{r.decision, r.key};
                  },
@@ -406,15 +408,23 @@ void ReplicaState::add_lineage(RegisterHistory& h, const LineageEntry& e) {
 std::vector<ConflictEntry> ReplicaState::conflicts(const MemoryId& id) const {
   const MemoryRecord* m = memories_.find(id);
   if (!m || !m->verdicts.allocated()) return {};
-  return conflicts_of(m->verdicts->history->lineage);
+  return conflicts_in(*m->verdicts->history);
+}
+
+std::vector<ConflictEntry> conflicts_in(const RegisterHistory& h) {
+  std::vector<ConflictEntry> out = h.lineage.size() < 2 ? std::vector<ConflictEntry>{} : conflicts_of(h.lineage);
+  if (h.review.size() < 2) return out;
+  for (const ConflictEntry& c : review_conflicts(h.review)) out.push_back(c);
+  std::sort(out.begin(), out.end(), [](const ConflictEntry& a, const ConflictEntry& b) { return a.lost < b.lost; });
+  return out;
 }
 
 void ReplicaState::for_each_conflict(
     const std::function<void(const MemoryRecord&, const ConflictEntry&)>& fn) const {
   if (conflict_count_ == 0) return;
   for_each_memory([&](const MemoryRecord& m) {
-    if (!m.verdicts.allocated() || m.verdicts->history->lineage.size() < 2) return;
-    for (const ConflictEntry& c : conflicts_of(m.verdicts->history->lineage)) fn(m, c);
+    if (!m.verdicts.allocated() || !m.verdicts->history.allocated()) return;
+    for (const ConflictEntry& c : conflicts_in(*m.verdicts->history)) fn(m, c);
   });
 }
 

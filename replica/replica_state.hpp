@@ -38,6 +38,10 @@
 
 namespace vasana {
 
+// The conflicts a memory's register history records, lineage and review ones merged, in key
+// order of the loser (what ReplicaState::conflicts() answers).
+std::vector<ConflictEntry> conflicts_in(const RegisterHistory& h);
+
 class ReplicaState {
  public:
   // Applies one op. FailedPrecondition when key.seqno is not the next seqno of key.instance
@@ -80,9 +84,10 @@ class ReplicaState {
   // triplets. Empty for an unknown id. Not in the digest (a function of the applied ops).
   std::vector<OrderKey> history_keys(const MemoryId& id) const;
 
-  // Updates that lost to an op whose writer had not seen them (replica/conflict_record.hpp): of
-  // one memory, in key order of the loser; of every created memory, in memory id order; and how
-  // many there are now (a function of the ops: a later update based on a loser revives it).
+  // Updates that lost to an op whose writer had not seen them (replica/conflict_record.hpp), and
+  // review decisions that did not hold (replica/review_outcome.hpp review_conflicts): of one
+  // memory, in key order of the loser; of every created memory, in memory id order; and how many
+  // there are now (a function of the ops: a later update based on a loser revives it).
   std::vector<ConflictEntry> conflicts(const MemoryId& id) const;
   void for_each_conflict(const std::function<void(const MemoryRecord&, const ConflictEntry&)>& fn) const;
   size_t conflict_count() const { return conflict_count_; }

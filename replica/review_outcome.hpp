@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "replica/memory_record.hpp"
 
@@ -31,6 +32,30 @@ inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVer
       out = ReviewOutcome{std::nullopt, key};
     } else if (!out.decision) {
       out = ReviewOutcome{decision, key};
+    }
+  }
+  return out;
+}
+
+// The decisions that did not hold against the one that did: an approve or reject folded while the
+// memory was decided the other way, each losing to the decision that held. A node refuses a
+// decision on a memory it holds as decided, so its writer had not seen the decision it lost to.
+// A decision the same as the one that held changed nothing and is not listed. In key order.
+inline std::vector<ConflictEntry> review_conflicts(const RegisterWrites<std::optional<ReviewVerdict>>& writes) {
+  std::vector<ConflictEntry> out;
+  ReviewOutcome held;
+  for (const auto& [key, decision] : writes) {
+    if (!decision) continue;
+    if (*decision == ReviewVerdict::reopen) {
+      held = ReviewOutcome{std::nullopt, key};
+    } else if (!held.decision) {
+      held = ReviewOutcome{decision, key};
+    } else if (*decision != *held.decision) {
+      ConflictEntry c;
+      c.lost = key;
+      c.to = held.key;
+      c.review = true;
+      out.push_back(c);
     }
   }
   return out;

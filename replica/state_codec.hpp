@@ -30,7 +30,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 9;
+inline constexpr uint32_t kStateFormatVersion = 10;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

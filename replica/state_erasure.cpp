@@ -79,7 +79,7 @@ void ReplicaState::erase_memory(const OrderKey& key, const EraseMemoryOp& op, St
     }
   }
   if (m.verdicts.allocated() && m.verdicts->history.allocated())
-    conflict_count_ -= conflicts_of(m.verdicts->history->lineage).size();
+    conflict_count_ -= conflicts_in(*m.verdicts->history).size();
   const bool was_created = m.created;
   MemoryRecord erased;
   erased.id = op.memory;

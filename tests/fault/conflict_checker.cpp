@@ -26,8 +26,8 @@ std::optional<std::map<std::string, std::string>> conflict_lines(TestCluster& c,
   }
   std::map<std::string, std::string> out;
   for (const ConflictView& v : r->conflicts)
-    out[v.lost.to_string()] = v.memory.to_string() + " lost " + v.lost.to_string() + " to " + v.to.to_string() +
-                              (v.to_forget ? " (forget)" : "");
+    out[v.lost.to_string()] = v.memory.to_string() + " " + lost_op_name(v) + " " + v.lost.to_string() + " lost to " +
+                              to_op_name(v.review, v.to_forget) + " " + v.to.to_string();
   return out;
 }
 
@@ -48,6 +48,54 @@ std::optional<std::set<std::string>> based_on_ids(TestCluster& c, const MemoryId
     if (fields.is_object() && fields.contains("based_on")) out.insert(fields["based_on"].get<std::string>());
   }
   return out;
+}
+
+// The review decision that holds on node 0 for every memory of realms that has one (forgotten
+// memories included; erased ones have none).
+Result<std::map<std::string, ReviewVerdict>> review_decisions(TestCluster& c, const std::vector<std::string>& realms) {
+  std::map<std::string, ReviewVerdict> out;
+  for (const std::string& realm : realms) {
+    ListRequest page;
+    page.realm = realm;
+    page.include_deleted = true;
+    page.limit = kMaxListLimit;
+    for (;;) {
+      ClientRequest req;
+      req.kind = ClientRequest::Kind::list;
+      req.list = page;
+      auto r = call_node(c, 0, std::move(req));
+      if (!r.ok()) return r.status();
+      if (r->kind != ClientResponse::Kind::listed) return Status::FailedPrecondition(r->message);
+      for (const MemoryView& m : r->page.memories)
+        if (m.reviewed) out[m.id.to_string()] = m.review_decision;
+      if (r->page.next.seqno.value == 0) break;
+      page.after = r->page.next;
+    }
+  }
+  return out;
+}
+
+// An acknowledged approve or reject that does not hold on a memory nobody tried to reopen lost
+// to an opposite decision its writer had not seen: it must be on the record.
+void check_review_conflicts(TestCluster& c, const std::vector<OpRecord>& ops, const std::vector<std::string>& realms,
+                            const std::map<std::string, std::string>& recorded, std::vector<std::string>& bad) {
+  std::set<std::string> reopened;
+  for (const OpRecord& op : ops)
+    if (op.kind == OpKind::review && op.text == "reopen") reopened.insert(op.target.to_string());
+  auto held = review_decisions(c, realms);
+  if (!held.ok()) {
+    bad.push_back("n0: list for review decisions failed: " + held.status().message());
+    return;
+  }
+  for (const OpRecord& op : ops) {
+    if (op.kind != OpKind::review || op.outcome != Outcome::acked || reopened.count(op.target.to_string())) continue;
+    ReviewVerdict mine{};
+    if (!parse_decision_name(op.text, mine)) continue;
+    auto it = held->find(op.target.to_string());
+    if (it == held->end() || it->second == mine) continue;  // erased, or it holds
+    if (!recorded.count(op.id.to_string()))
+      bad.push_back("unrecorded conflict: acknowledged review " + op.describe() + " did not hold, and is not on the record");
+  }
 }
 
 }  // namespace
@@ -95,6 +143,7 @@ std::vector<std::string> check_conflicts(TestCluster& c, const std::vector<OpRec
       if (!first->count(id)) bad.push_back("unrecorded conflict: acknowledged update " + u->describe() + " lost unseen");
     }
   }
+  check_review_conflicts(c, ops, realms, *first, bad);
   return bad;
 }
 

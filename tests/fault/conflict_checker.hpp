@@ -1,8 +1,10 @@
 // The conflict record after a fault run (replica/conflict_record.hpp): every node lists the same
-// lost updates, and every acknowledged update that lost is on that list. An acknowledged update
-// of a live memory lost when its text is not the memory's text now and no other update of the
-// memory was based on it (read from the memory's history, whose ops come from the segments, not
-// from the replica's lineage): then no writer built on it, and something replaced it unseen.
+// lost updates and review decisions, and every acknowledged update or decision that lost is on
+// that list. An acknowledged update of a live memory lost when its text is not the memory's text
+// now and no other update of the memory was based on it (read from the memory's history, whose
+// ops come from the segments, not from the replica's lineage): then no writer built on it, and
+// something replaced it unseen. An acknowledged approve or reject lost when the memory holds the
+// opposite decision and nobody tried to reopen it (replica/review_outcome.hpp).
 #pragma once
 
 #include <string>

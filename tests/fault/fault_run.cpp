@@ -186,7 +186,7 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   log("history: " + std::to_string(res.ops) + " ops: " + tally);
   for (auto& v : check_history(c, ops)) res.violations.push_back(std::move(v));
   for (auto& v : check_conflicts(c, ops, &res.conflicts)) res.violations.push_back(std::move(v));
-  log("conflict record: " + std::to_string(res.conflicts) + " lost update(s), the same on every node");
+  log("conflict record: " + std::to_string(res.conflicts) + " lost update(s) and review decision(s), the same on every node");
   for (auto& v : check_members(c, ops, &res.members)) res.violations.push_back(std::move(v));
   log("members: " + std::to_string(res.members) + " key(s), the same on every node");
   for (const auto& k : actions.corruptions())

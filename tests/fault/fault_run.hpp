@@ -38,7 +38,7 @@ std::string replay_command(const RunOptions& o);
 struct RunResult {
   std::vector<Fault> schedule;
   size_t ops = 0, acked = 0, failed = 0, unknown = 0;
-  size_t conflicts = 0;  // lost updates on the nodes' conflict record (the same on every node)
+  size_t conflicts = 0;  // lost updates and review decisions on the nodes' conflict record (the same on every node)
   size_t members = 0;    // membership keys the nodes hold (the same on every node)
   std::vector<std::string> violations;  // empty: the run passed
   bool passed() const { return violations.empty(); }

@@ -38,7 +38,7 @@ std::string derived(const ReplicaState& s) {
   s.for_each_triplet([&](const TripletRecord& t) { out << t.id.to_string() << ' ' << t.effective_valid_to_ms << '\n'; });
   s.for_each_conflict([&](const MemoryRecord& m, const ConflictEntry& c) {
     out << m.id.to_string() << " lost " << c.lost.op_id().to_string() << " to " << c.to.op_id().to_string() << c.to_forget
-        << '\n';
+        << c.review << '\n';
   });
   out << s.conflict_count() << " conflicts\n";
   for (const auto& [key, m] : s.members()) out << key[0] << ' ' << m.admitted << ' ' << m.address << '\n';
@@ -51,7 +51,7 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
   const uint64_t seed = test_seed();
   CAPTURE(seed);
   std::mt19937_64 rng(seed);
-  size_t conflicts = 0, members = 0;
+  size_t conflicts = 0, review_conflicts = 0, members = 0;
   for (int round = 0; round < 20; ++round) {
     CAPTURE(round);
     auto streams = generate(rng, 3, 80);
@@ -71,12 +71,15 @@ TEST_CASE("replicas that applied the same ops in any per-writer order hold the s
       CHECK(derived(copy) == expected_derived);
     }
     conflicts += first.conflict_count();
+    first.for_each_conflict([&](const MemoryRecord&, const ConflictEntry& c) { review_conflicts += c.review; });
     members += first.members().size();
   }
   // Positive control: membership changes were made and compared.
   CHECK(members > 0);
   // Positive control: the workload's stale based_on revisions gave conflicts to compare.
   CHECK(conflicts > 0);
+  // And review decisions made without seeing an opposite one that held.
+  CHECK(review_conflicts > 0);
 }
 
 TEST_CASE("a different set of ops gives a different digest") {

@@ -48,6 +48,12 @@ TEST_CASE("the first review decision holds, in every arrival order, until a reop
     const MemoryRecord& m = *s.memory(id);
     CHECK(m.verdicts->review.value == ReviewVerdict::approve);
     CHECK(m.verdicts->review.version == key_at(3100, 5, 1));
+    // The two decisions that did not hold are on the conflict record, each with the one it lost to.
+    const std::vector<ConflictEntry> lost = s.conflicts(id);
+    REQUIRE(lost.size() == 2);
+    CHECK((lost[0].review && lost[0].lost == key_at(2100, 3, 1) && lost[0].to == key_at(2000, 2, 1)));
+    CHECK((lost[1].review && lost[1].lost == key_at(3200, 6, 1) && lost[1].to == key_at(3100, 5, 1)));
+    CHECK(s.conflict_count() == 2);
     if (digest.empty()) digest = to_hex(s.digest());
     CHECK(to_hex(s.digest()) == digest);
 
@@ -81,6 +87,46 @@ TEST_CASE("a rejected memory stays rejected through a later approve, and an unde
   CHECK(review_outcome(writes).decision == ReviewVerdict::approve);
   CHECK(review_outcome(writes, 2300).decision == std::nullopt);
   CHECK(review_outcome(writes, 2300).key == key_at(2200, 2, 1));
+}
+
+TEST_CASE("a review decision is on the conflict record only when it lost to an opposite decision") {
+  RegisterWrites<std::optional<ReviewVerdict>> writes;
+  auto write = [&](const OrderKey& k, ReviewVerdict d) { record_write(writes, k, std::optional<ReviewVerdict>(d)); };
+  write(key_at(2000, 1, 1), ReviewVerdict::approve);
+  write(key_at(2100, 2, 1), ReviewVerdict::approve);  // the same decision: nothing lost
+  CHECK(review_conflicts(writes).empty());
+  write(key_at(2200, 3, 1), ReviewVerdict::reject);  // the opposite one, made unseen: lost
+  auto lost = review_conflicts(writes);
+  REQUIRE(lost.size() == 1);
+  CHECK(lost[0].lost == key_at(2200, 3, 1));
+  CHECK(lost[0].to == key_at(2000, 1, 1));
+  CHECK(lost[0].review);
+  CHECK_FALSE(lost[0].to_forget);
+  // A decision after a reopen decides: not lost.
+  write(key_at(3000, 1, 2), ReviewVerdict::reopen);
+  write(key_at(3100, 1, 3), ReviewVerdict::reject);
+  CHECK(review_conflicts(writes).size() == 1);
+}
+
+TEST_CASE("erasing a memory takes its lost review decisions off the conflict count") {
+  const OrderKey p = key_at(1000, 1, 1);
+  const MemoryId id = p.op_id();
+  ReplicaState s;
+  REQUIRE(s.apply(p, proposed("koalas are bears")).ok());
+  REQUIRE(s.apply(key_at(2000, 2, 1), decide(id, ReviewVerdict::reject)).ok());
+  REQUIRE(s.apply(key_at(2100, 3, 1), decide(id, ReviewVerdict::approve)).ok());
+  REQUIRE(s.conflict_count() == 1);
+  size_t listed = 0;
+  s.for_each_conflict([&](const MemoryRecord& m, const ConflictEntry& c) { listed += m.id == id && c.review; });
+  CHECK(listed == 1);
+  EraseMemoryOp e;
+  e.memory = id;
+  e.realm = "work";
+  e.created_ts = p.ts;
+  e.by = "ana";
+  REQUIRE(s.apply(key_at(3000, 4, 1), e).ok());
+  CHECK(s.conflict_count() == 0);
+  CHECK(s.conflicts(id).empty());
 }
 
 }  // namespace vasana

@@ -135,10 +135,10 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 9 as this state encodes them. A change here is a format change:
+  // The bytes of format version 10 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "4f3632c3da16d90e50f19a5b74d5a639541fce5e74aa4558e46fd8cc538546d3");
-  CHECK(sha256(whole) == "70a810354a2b2b4644c9b17d12732916878dc23a6bd9647d676513f40a862d41");
+  CHECK(sha256(small) == "c3ac561259b4b85eb28598e4ad1c0d3cb713500b9a4c26e1207736bb57042156");
+  CHECK(sha256(whole) == "7ced40850896157bd9355e79ea602b1af873149ee44cd3293d63a5f825bcfc83");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -276,7 +276,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 10; this build reads 9");
+  CHECK(refusal(bad) == "checkpoint state format version 11; this build reads 10");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
