@@ -37,6 +37,8 @@ Result<int64_t> time_from_json(const nlohmann::json& v, const std::string& name)
   return Status::InvalidArgument(name + " must be a time (" + std::string(kTimeFormsHelp) + ")");
 }
 
+namespace {
+
 // The "versions" field: an array of {"text": ..., "recorded_at": ...} (recorded_at, which an
 // export writes for information, is read and ignored), each text checked as a memory's.
 Result<std::vector<std::string>> versions_from_json(const json& v, const InputLimits& limits) {
@@ -58,6 +60,8 @@ Result<std::vector<std::string>> versions_from_json(const json& v, const InputLi
   }
   return out;
 }
+
+}  // namespace
 
 Result<MemoryInput> memory_from_json_line(const std::string& line, const std::string& realm, const InputLimits& limits,
                                           MemoryLineExtras* extras) {
