@@ -575,11 +575,12 @@ const std::vector<Tool>& tools() {
        false, false, run_correct},
       {"history", "Memory history",
        "Every op that touched a memory, oldest first, with its hash-chain check; an update that lost to a "
-       "concurrent update or forget says which (lost_to).",
+       "concurrent update or forget, or a review decision that lost to an opposite one, says which (lost_to).",
        object_schema({{"id", text_prop(kIdHelp)}}, {"id"}), true, false, run_history},
-      {"conflicts", "Lost updates",
+      {"conflicts", "Lost updates and review decisions",
        "Updates in the realms that lost to an update or forget whose writer had not seen them (written on two "
-       "nodes at once). Read the memory's current text with get, and update it again if what was lost matters.",
+       "nodes at once), and review decisions that lost to an opposite one made at once (lost_op \"review\"). Read "
+       "the memory with get, and update it again (or reopen its review) if what was lost matters.",
        object_schema({{"realms", realms_prop()}}, {"realms"}), true, false, run_conflicts},
       {"review", "Review queue",
        "The review queue: action list (needs realm) shows proposed memories no reviewer decided; approve or reject "
