@@ -21,9 +21,12 @@ struct ReviewOutcome {
   OrderKey key;                           // the op that decided (or reopened); zero: none
 };
 
-// The outcome of the writes with a physical time at or before up_to_ms (every write by default).
-inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVerdict>>& writes,
-                                    uint64_t up_to_ms = std::numeric_limits<uint64_t>::max()) {
+// Folds the writes with a physical time at or before up_to_ms in key order, as above, calling
+// ignored(key, held) for each approve or reject that came while the memory was decided the other
+// way (held: the outcome then). The outcome at the end.
+template <class Ignored>
+ReviewOutcome fold_reviews(const RegisterWrites<std::optional<ReviewVerdict>>& writes, uint64_t up_to_ms,
+                           Ignored&& ignored) {
   ReviewOutcome out;
   for (const auto& [key, decision] : writes) {
     if (key.ts.physical_ms() > up_to_ms) break;  // in key order, so physical time order
@@ -32,9 +35,17 @@ inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVer
       out = ReviewOutcome{std::nullopt, key};
     } else if (!out.decision) {
       out = ReviewOutcome{decision, key};
+    } else if (*decision != *out.decision) {
+      ignored(key, out);
     }
   }
   return out;
+}
+
+// The outcome of the writes with a physical time at or before up_to_ms (every write by default).
+inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVerdict>>& writes,
+                                    uint64_t up_to_ms = std::numeric_limits<uint64_t>::max()) {
+  return fold_reviews(writes, up_to_ms, [](const OrderKey&, const ReviewOutcome&) {});
 }
 
 // The decisions that did not hold against the one that did: an approve or reject folded while the
@@ -43,21 +54,13 @@ inline ReviewOutcome review_outcome(const RegisterWrites<std::optional<ReviewVer
 // A decision the same as the one that held changed nothing and is not listed. In key order.
 inline std::vector<ConflictEntry> review_conflicts(const RegisterWrites<std::optional<ReviewVerdict>>& writes) {
   std::vector<ConflictEntry> out;
-  ReviewOutcome held;
-  for (const auto& [key, decision] : writes) {
-    if (!decision) continue;
-    if (*decision == ReviewVerdict::reopen) {
-      held = ReviewOutcome{std::nullopt, key};
-    } else if (!held.decision) {
-      held = ReviewOutcome{decision, key};
-    } else if (*decision != *held.decision) {
-      ConflictEntry c;
-      c.lost = key;
-      c.to = held.key;
-      c.review = true;
-      out.push_back(c);
-    }
-  }
+  fold_reviews(writes, std::numeric_limits<uint64_t>::max(), [&](const OrderKey& key, const ReviewOutcome& held) {
+    ConflictEntry c;
+    c.lost = key;
+    c.to = held.key;
+    c.review = true;
+    out.push_back(c);
+  });
   return out;
 }
 
