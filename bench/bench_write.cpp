@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "bench/bench_figures.hpp"
 #include "bench/bench_op_mix.hpp"
 #include "bench/redis_write_figures.hpp"
+#include "bench/thread_cpu.hpp"
 #include "cli/cli_common.hpp"
 #include "frontends/node_client.hpp"
 
@@ -90,7 +92,14 @@ struct WriteFigures {
   size_t unanswered = 0;  // requests without an answer kUnansweredWait after the end
   size_t skipped = 0;     // remembers answered with candidates_skipped (not searched by text)
   size_t acked = 0;       // acknowledged requests
+  bench::ThreadCpu cpu;   // CPU seconds by thread name while the writers ran
+  // Seconds from the last answer until every lane had indexed every write (the node's lane
+  // backlog and background index work both empty); negative when that took over kCatchUpWait.
+  double caught_up_s = 0;
 };
+
+// How long after a run's end the lanes are given to catch up before the run says they did not.
+constexpr std::chrono::seconds kCatchUpWait{60};
 
 // How long after a run's end its requests still in flight are waited for; then they count as
 // errors (unanswered), so a reply the node never sends ends the run instead of hanging it.
@@ -313,10 +322,23 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
     clients.push_back(std::move(cl.value()));
   }
   ClosedLoop loop(clients, writers, seconds, load, tally);
+  const bench::ThreadCpu cpu0 = bench::sample_thread_cpu();
   loop.run();
+  f.cpu = bench::cpu_between(cpu0, bench::sample_thread_cpu());
   f.unanswered = loop.count_unanswered();
   double elapsed = std::chrono::duration<double>(loop.last_answer - loop.start).count();
   if (elapsed_out) *elapsed_out = elapsed;
+  for (const auto until = Clock::now() + kCatchUpWait;;) {
+    if (node->lanes_backlog() == 0 && node->background_pending() == 0) {
+      f.caught_up_s = std::max(0.0, std::chrono::duration<double>(Clock::now() - loop.last_answer).count());
+      break;
+    }
+    if (Clock::now() > until) {
+      f.caught_up_s = -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 
   f.batch = records_per_flush(ep);
   node->stop();
@@ -425,6 +447,28 @@ int cmd_bench_write(const Words& words) {
     shared = measure_writes(root, most, 1, seconds, Load::puts, nullptr, nullptr, corrections);
     row(shared);
   }
+  std::printf("\nevery lane caught up (lane backlog and background index work empty) after the last answer:");
+  for (const auto& f : results) {
+    if (f.caught_up_s >= 0)
+      std::printf(" %zu writers %.2f s;", f.writers, f.caught_up_s);
+    else
+      std::printf(" %zu writers NOT within %lld s;", f.writers, static_cast<long long>(kCatchUpWait.count()));
+  }
+  std::printf("\n");
+  for (const auto& f : results) {
+    if (f.acked == 0) continue;
+    std::printf("CPU per acknowledged remember, %zu writers on %zu connections, by thread name (us; names below 1%% "
+                "of the total left out):\n ", f.writers, f.connections);
+    double total = 0;
+    for (const auto& [name, secs] : f.cpu) total += secs;
+    std::vector<std::pair<double, std::string>> by_cpu;
+    for (const auto& [name, secs] : f.cpu)
+      if (secs >= 0.01 * total) by_cpu.emplace_back(secs, name);
+    std::sort(by_cpu.rbegin(), by_cpu.rend());
+    for (const auto& [secs, name] : by_cpu) std::printf(" %s %.1f;", name.c_str(), secs * 1e6 / double(f.acked));
+    std::printf(" all %.1f\n", total * 1e6 / double(f.acked));
+  }
+  std::fflush(stdout);
   std::printf("\nrequest ceiling of the client endpoint: pings, answered by the endpoint's thread (no writer, no disk)\n");
   std::printf("  %8s %11s %12s %10s %10s\n", "writers", "connections", "pings/s", "p50 us", "p99 us");
   std::vector<WriteFigures> pings;

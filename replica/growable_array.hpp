@@ -15,6 +15,10 @@
 // references are invalidated by any growth (the mapping may move), as a vector's are.
 // Linux only (mremap).
 //
+// Accounting: growable_array_touched_bytes() is what every GrowableArray of the process holds in
+// pages its values have reached (a page is counted when the first value reaches into it), for
+// `vasana-bench footprint`: the heap's own statistics do not see these mappings.
+//
 // Threading: none of its own; the owner serialises writers, and const calls may run
 // concurrently with each other only.
 #pragma once
@@ -22,12 +26,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <new>
 #include <type_traits>
 #include <utility>
 
 namespace vasana {
+
+// Bytes of the pages all GrowableArrays have reached (see "Accounting" above).
+inline std::atomic<size_t>& growable_array_touched() {
+  static std::atomic<size_t> bytes{0};
+  return bytes;
+}
+inline size_t growable_array_touched_bytes() { return growable_array_touched().load(std::memory_order_relaxed); }
 
 template <class T>
 class GrowableArray {
@@ -61,6 +73,7 @@ class GrowableArray {
   void push_back(const T& value) {
     if (size_ == capacity()) grow();
     data_[size_++] = value;
+    if (size_ * sizeof(T) > touched_) touch();
   }
 
   // Unmaps everything.
@@ -76,21 +89,32 @@ class GrowableArray {
     data_ = static_cast<T*>(p);
     bytes_ = want;
   }
+  // The last value appended reached into pages not counted yet.
+  void touch() {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t reached = (size_ * sizeof(T) + page - 1) / page * page;
+    growable_array_touched().fetch_add(reached - touched_, std::memory_order_relaxed);
+    touched_ = reached;
+  }
   void release() {
     if (data_) ::munmap(data_, bytes_);
+    growable_array_touched().fetch_sub(touched_, std::memory_order_relaxed);
     data_ = nullptr;
     size_ = 0;
     bytes_ = 0;
+    touched_ = 0;
   }
   void take(GrowableArray& o) {
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     bytes_ = std::exchange(o.bytes_, 0);
+    touched_ = std::exchange(o.touched_, 0);
   }
 
   T* data_ = nullptr;
   size_t size_ = 0;
   size_t bytes_ = 0;  // mapped
+  size_t touched_ = 0;  // counted in growable_array_touched(): whole pages the values reached
 };
 
 }  // namespace vasana

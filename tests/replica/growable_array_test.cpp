@@ -66,3 +66,25 @@ TEST_CASE("growable array: moves hand over the mapping and clear empties it", "[
   a.push_back(MemoryId{InstanceId(5), Seqno(6)});
   CHECK(a[0] == (MemoryId{InstanceId(5), Seqno(6)}));
 }
+
+TEST_CASE("growable array: the touched-bytes count follows the pages values reach and their release", "[growable_array]") {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t before = growable_array_touched_bytes();
+  {
+    GrowableArray<uint64_t> a;
+    a.push_back(1);
+    CHECK(growable_array_touched_bytes() - before == page);  // the first page only
+    const size_t per_page = page / sizeof(uint64_t);
+    for (size_t i = 1; i < per_page; ++i) a.push_back(i);
+    CHECK(growable_array_touched_bytes() - before == page);  // still within it
+    a.push_back(7);
+    CHECK(growable_array_touched_bytes() - before == 2 * page);  // one value into the next page
+    for (size_t i = 0; i < 10 * per_page; ++i) a.push_back(i);
+    CHECK(growable_array_touched_bytes() - before == 12 * page);
+    GrowableArray<uint64_t> b(std::move(a));  // a move hands the count over: nothing counted twice
+    CHECK(growable_array_touched_bytes() - before == 12 * page);
+    a.push_back(3);
+    CHECK(growable_array_touched_bytes() - before == 13 * page);
+  }
+  CHECK(growable_array_touched_bytes() == before);  // both released
+}

@@ -1,0 +1,192 @@
+// `vasana-bench footprint`: where a node's memory goes, in bytes per memory by component: the
+// replica state's records, their texts and their own vectors; each lane's index (the semantic
+// lane's vectors, then its HNSW graphs once built); and what one update of every memory adds
+// (register histories, the state's part only). Prints figures, asserts nothing.
+//
+// A component's bytes are the growth of the heap's bytes in use (glibc's mallinfo2: small and
+// large allocations) plus the pages of the indexes' own mappings (growable_array.hpp), across
+// building that component alone, on one thread. The allocator's overhead and the pages it keeps
+// free are not in them: `vasana-bench recall` prints the resident figure, which includes those.
+#include <malloc.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/bench_commands.hpp"
+#include "bench/bench_figures.hpp"
+#include "bench/synthetic_corpus.hpp"
+#include "cli/cli_common.hpp"
+#include "replica/growable_array.hpp"
+#include "replica/lane_registry.hpp"
+#include "replica/recall_engine.hpp"
+#include "store/hybrid_clock.hpp"
+
+namespace vasana {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double bytes_in_use() {
+  const struct mallinfo2 mi = ::mallinfo2();
+  return double(mi.uordblks) + double(mi.hblkhd) + double(growable_array_touched_bytes());
+}
+
+// The heap bytes a string's or vector's buffer takes (0 when it is held inline).
+size_t buffer_bytes(const void* data, size_t capacity_bytes, const void* object, size_t object_size) {
+  const char* d = static_cast<const char*>(data);
+  const char* o = static_cast<const char*>(object);
+  if (capacity_bytes == 0 || (d >= o && d < o + object_size)) return 0;
+  return ::malloc_usable_size(const_cast<void*>(data));
+}
+
+// A unit vector of dim random components (a stand-in for a client's embedding model).
+std::vector<float> random_unit(std::mt19937_64& rng, uint32_t dim) {
+  std::normal_distribution<float> g;
+  std::vector<float> v(dim);
+  double norm = 0;
+  for (float& x : v) {
+    x = g(rng);
+    norm += double(x) * x;
+  }
+  for (float& x : v) x = float(x / std::sqrt(norm));
+  return v;
+}
+
+struct Figures {
+  size_t n = 0;
+  void row(const char* what, double bytes, const char* note = "") const {
+    std::printf("  %-34s %10.1f MiB %8.0f bytes/memory  %s\n", what, bytes / (1 << 20), bytes / double(n), note);
+    std::fflush(stdout);
+  }
+};
+
+struct Options {
+  uint32_t vector_dim = 0;  // 0: the built-in embedder embeds each text
+  bool graph = true;
+};
+
+void footprint(size_t n, const Options& o) {
+  Figures f{n};
+  SemanticLaneOptions semantic;
+  if (o.vector_dim) {
+    semantic.dim = o.vector_dim;
+    semantic.embed_text = false;
+  }
+  std::printf("\n%zu memories (%s):\n", n,
+              o.vector_dim ? (std::to_string(o.vector_dim) + "-dimension client vectors").c_str()
+                           : "the built-in embedder's vectors of their texts");
+  SyntheticCorpus corpus;
+  std::mt19937_64 rng(7);
+  const uint64_t ms = system_wall_ms() - 2 * n;
+  double total = 0;
+
+  // The state alone: records, texts, own vectors.
+  RecallEngine engine({}, ScoringWeights{}, 0);
+  double b0 = bytes_in_use();
+  std::vector<MemoryId> ids;
+  ids.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const MemoryInput m = corpus.memory();
+    PutMemoryOp p;
+    p.realm = m.realm;
+    p.text = m.text;
+    if (o.vector_dim) p.vector = random_unit(rng, o.vector_dim);
+    const OrderKey key{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)};
+    (void)engine.apply_to_state(key, p);
+    ids.push_back(key.op_id());
+  }
+  const double ids_bytes = double(ids.capacity() * sizeof(MemoryId));
+  const double state = bytes_in_use() - b0 - ids_bytes;
+  double text = 0, vectors = 0;
+  engine.read([&](const ReplicaState& s) {
+    s.for_each_memory([&](const MemoryRecord& m) {
+      const std::string& t = m.content.value.text;
+      text += double(buffer_bytes(t.data(), t.capacity(), &t, sizeof t));
+      const std::vector<float>& v = m.vector.value;
+      vectors += double(buffer_bytes(v.data(), v.capacity() * sizeof(float), &v, sizeof v));
+    });
+  });
+  f.row("state: records and their indexes", state - text - vectors);
+  f.row("state: texts", text);
+  if (o.vector_dim) f.row("state: the records' own vectors", vectors);
+  total += state;
+
+  // Each lane alone, built from that state.
+  ReplicaState copy;
+  engine.read([&](const ReplicaState& s) { copy = s; });
+  for (auto& lane : make_all_lanes(semantic)) {
+    const std::string name = lane->name();
+    Lane* raw = lane.get();
+    std::vector<std::unique_ptr<Lane>> one;
+    one.push_back(std::move(lane));
+    RecallEngine e(std::move(one), ScoringWeights{}, 0);
+    e.load_state(copy);
+    b0 = bytes_in_use();
+    auto t0 = Clock::now();
+    e.rebuild_lanes(1);
+    const double built = bytes_in_use() - b0;
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    f.row(("lane " + name).c_str(), built, ("built in " + std::to_string(secs).substr(0, 5) + " s").c_str());
+    total += built;
+    if (name == "semantic" && raw->background_pending() > 0) {
+      if (!o.graph) {
+        std::printf("  %-34s (not built: --no-graph; %zu vectors would move into graphs)\n", "lane semantic: graphs",
+                    raw->background_pending());
+        continue;
+      }
+      b0 = bytes_in_use();
+      t0 = Clock::now();
+      const size_t moved = raw->background_pending();
+      while (raw->background_pending() > 0) raw->background_step(4096);
+      const double graphs = bytes_in_use() - b0;
+      f.row("lane semantic: graphs built behind", graphs,
+            (std::to_string(moved) + " vectors moved in " +
+             std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()).substr(0, 5) + " s")
+                .c_str());
+      total += graphs;
+    }
+  }
+  f.row("all of the above", total);
+
+  // Register histories: one update of every memory (the state's part; lanes hold the current
+  // version only).
+  b0 = bytes_in_use();
+  for (size_t i = 0; i < n; ++i) {
+    UpdateContentOp u;
+    u.memory = ids[i];
+    u.text = corpus.text(8 + i % 33);
+    (void)engine.apply_to_state(OrderKey{Hlc::make(ms + n + i, 0), InstanceId(1), Seqno(n + i + 1)}, u);
+  }
+  f.row("state: one update of every memory", bytes_in_use() - b0, "(grows with every update)");
+}
+
+}  // namespace
+
+int cmd_bench_footprint(const Words& words) {
+  auto args = parse_args(words, {"memories", "vector-dim"}, {"no-graph"});
+  if (!args.ok()) return bench::fail(kExitUsage, "footprint: " + args.status().message());
+  std::vector<size_t> sizes = {100000};
+  if (auto m = args->get("memories")) {
+    auto counts = bench::memory_counts(*m);
+    if (!counts) return bench::fail(kExitUsage, "footprint: --memories takes counts such as 100000,1000000");
+    sizes = *counts;
+  }
+  Options o;
+  o.graph = !args->has("no-graph");
+  if (auto d = args->get("vector-dim")) {
+    const long dim = std::atol(d->c_str());
+    if (dim < 1 || dim > 4096) return bench::fail(kExitUsage, "footprint: --vector-dim must be from 1 to 4096");
+    o.vector_dim = uint32_t(dim);
+  }
+  std::printf("vasana-bench footprint: heap bytes in use (mallinfo2) and index mappings, per component, each\n"
+              "built alone on one thread from the same synthetic memories (allocator overhead not included)\n");
+  for (size_t n : sizes) footprint(n, o);
+  return kExitOk;
+}
+
+}  // namespace vasana
