@@ -36,6 +36,11 @@ struct NodeOptions {
   InputLimits limits;
   ScoringWeights scoring;                     // validated by the caller (replica/scoring.hpp)
   SemanticLaneOptions semantic;               // exact limit and graph parameters; dim is the store's
+  // The built-in embedder gives the semantic lane a vector of every memory's text (in the
+  // built-in vector space only; otherwise the lane holds the vectors memories carry). Off: the
+  // lane holds only vectors memories carry, and a query without a vector skips it.
+  bool builtin_embedding = true;
+  bool hdc_lane = false;                      // whether the node runs the HDC lane
   size_t worker_threads = 2;                  // CAF scheduler threads (the writer has its own)
   FileSystem* fs = nullptr;                   // null: the real file system
   SyncOptions sync;                           // replication; off unless listen or peers are set

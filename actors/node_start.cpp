@@ -62,8 +62,9 @@ struct NodeStart {
     auto id = load_identity(dir);
     if (!id.ok()) return id.status();
     impl->identity = *id;
-    // The semantic lane works in the store's vector space, and embeds text itself only in the
-    // built-in embedder's: a provider's vectors come as SetVector ops, a client's with its writes.
+    // The semantic lane works in the store's vector space: a provider's vectors come as SetVector
+    // ops, a client's with its writes; it embeds texts itself only in the built-in embedder's
+    // space, and only with [recall] builtin_embedding on.
     const VectorSpace& space = impl->identity.vector_space;
     if (impl->options.embedding.enabled() && space != impl->options.embedding.space())
       return Status::Incompatible("data directory " + dir.root + " holds vector space " + space.id() +
@@ -71,8 +72,8 @@ struct NodeStart {
                                   ": their vectors cannot be compared (serve it with the [embedding] it was initialised "
                                   "with, or `vasana init` a new data directory with this configuration)");
     impl->options.semantic.dim = space.dim;
-    impl->options.semantic.embed_text = space == VectorSpace{};
-    if (!impl->options.embedding.enabled() && !impl->options.semantic.embed_text)
+    impl->options.semantic.embed_text = space == VectorSpace{} && impl->options.builtin_embedding;
+    if (!impl->options.embedding.enabled() && space != VectorSpace{})
       impl->log("vector space " + space.id() + " is not the built-in embedder's and no [embedding] provider is "
                 "configured: only memories and queries that carry their own vector are found by the semantic lane");
     auto lock = DirLock::acquire(dir);
@@ -84,7 +85,8 @@ struct NodeStart {
 
   // An empty engine with every lane.
   std::shared_ptr<RecallEngine> new_engine() const {
-    auto e = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic), impl->options.scoring);
+    auto e = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic, impl->options.hdc_lane),
+                                            impl->options.scoring);
     e->track_applied(impl->identity.instance);  // the gateway asks it, lock-free, for the own stream
     return e;
   }

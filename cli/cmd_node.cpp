@@ -129,6 +129,8 @@ int cmd_serve(const Words& words) {
   if (!scoring.ok()) return fail(kExitUsage, "serve: " + scoring.status().message());
   opts.scoring = *scoring;
   opts.semantic = cfg->semantic;
+  opts.builtin_embedding = cfg->builtin_embedding;
+  opts.hdc_lane = cfg->hdc_lane;
   opts.sync = cfg->sync;
   opts.metrics_listen = cfg->metrics_listen;
   opts.checkpoint = cfg->checkpoint;

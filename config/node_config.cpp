@@ -43,6 +43,15 @@ Key integer_key(int64_t lo, int64_t hi, Set set) {
 }
 
 template <class Set>
+Key boolean_key(Set set) {
+  return Key{[=](const toml::node& n, const std::string& name, NodeConfig& c) {
+    if (!n.is_boolean()) return Status::InvalidArgument(name + " must be true or false");
+    set(c, *n.value<bool>());
+    return Status::Ok();
+  }};
+}
+
+template <class Set>
 Key string_key(Set set) {
   return Key{[=](const toml::node& n, const std::string& name, NodeConfig& c) {
     if (!n.is_string()) return Status::InvalidArgument(name + " must be a string");
@@ -139,7 +148,7 @@ Section writer_keys() {
   };
 }
 
-// [recall]: the scoring file and the semantic lane.
+// [recall]: the scoring file, the semantic lane, and the lanes that are off unless asked for.
 Section recall_keys() {
   return {
       {"scoring_file", string_key([](NodeConfig& c, const std::string& v, const std::string& name) {
@@ -152,6 +161,8 @@ Section recall_keys() {
        integer_key(8, 2048, [](NodeConfig& c, int64_t v) { c.semantic.index.ef_construction = size_t(v); })},
       {"semantic_ef_search",
        integer_key(8, 4096, [](NodeConfig& c, int64_t v) { c.semantic.index.ef_search = size_t(v); })},
+      {"builtin_embedding", boolean_key([](NodeConfig& c, bool v) { c.builtin_embedding = v; })},
+      {"hdc_lane", boolean_key([](NodeConfig& c, bool v) { c.hdc_lane = v; })},
   };
 }
 

@@ -35,6 +35,8 @@ struct NodeConfig {
   std::string scoring_file;  // [recall] scoring_file; empty = built-in defaults
   // [recall] semantic_exact_limit, semantic_ef_construction, semantic_ef_search
   SemanticLaneOptions semantic;
+  bool builtin_embedding = true;   // [recall] builtin_embedding
+  bool hdc_lane = false;           // [recall] hdc_lane
   // [sync]: replication. secret_key_file is read by `serve` (sync.secret_key stays empty here);
   // relative paths in the file are relative to the file's folder.
   SyncOptions sync;

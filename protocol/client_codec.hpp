@@ -28,7 +28,7 @@ struct RecallQuery {
   std::vector<std::string> realms;
   uint32_t limit = 10;
   std::optional<int64_t> as_of_ms;  // none: the node's now
-  std::vector<std::string> lanes;   // empty: every lane
+  std::vector<std::string> lanes;   // empty: every lane that applies to the query; see RecallRequest
   std::vector<float> vector;
   bool include_staged = false;
   std::optional<int64_t> window_from_ms, window_to_ms;  // a time window for the temporal lane

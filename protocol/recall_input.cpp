@@ -28,7 +28,9 @@ Status validate_recall(const RecallQuery& q, const InputLimits& limits, const st
     if (!known_lanes.empty() && std::find(known_lanes.begin(), known_lanes.end(), l) == known_lanes.end()) {
       std::string all;
       for (const auto& k : known_lanes) all += (all.empty() ? "" : ", ") + k;
-      return Status::InvalidArgument("unknown lane '" + l + "'; lanes are: " + all);
+      // A lane a node runs only when its configuration says so.
+      const std::string off = l == "hdc" ? " (the HDC lane runs only on nodes with [recall] hdc_lane = true)" : "";
+      return Status::InvalidArgument("unknown lane '" + l + "'; lanes are: " + all + off);
     }
   }
   if (q.vector.size() > kMaxVectorDim)

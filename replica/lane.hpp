@@ -73,9 +73,10 @@ class Lane {
   virtual const char* name() const = 0;
   // Brings the lane's index up to date after an op; state already holds the op's effect.
   virtual void update(const StateChange& change, const ReplicaState& state) = 0;
-  // Whether the lane has something to say about q when the query did not name lanes: the
-  // temporal lane, for example, only when q has a time window (otherwise it would add the
-  // newest memories to every answer). A lane a query names explicitly always runs.
+  // Whether the lane has something to say about q: the temporal lane, for example, only when q
+  // has a time window (otherwise it would add the newest memories to every answer). A query
+  // that names no lanes runs those that apply; of several it names, those that apply (all of
+  // them when none does); a lane it names alone always runs (RecallEngine::recall).
   virtual bool applies(const LaneQuery& q) const { return true; }
   // Finishes work update() deferred (a bulk replay at start-up), so the first query does not
   // pay for it. Called under the engine's write lock.

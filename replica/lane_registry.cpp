@@ -9,13 +9,13 @@
 
 namespace vasana {
 
-std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic) {
+std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic, bool hdc) {
   std::vector<std::unique_ptr<Lane>> lanes;
   lanes.push_back(std::make_unique<KeywordLane>());
   lanes.push_back(std::make_unique<SemanticLane>(semantic));
   lanes.push_back(std::make_unique<TemporalLane>());
   lanes.push_back(std::make_unique<GraphLane>());
-  lanes.push_back(std::make_unique<HdcLane>());
+  if (hdc) lanes.push_back(std::make_unique<HdcLane>());
   lanes.push_back(std::make_unique<CorrectionLane>());
   return lanes;
 }

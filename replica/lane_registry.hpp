@@ -11,7 +11,10 @@
 
 namespace vasana {
 
-// semantic: the semantic lane's options (exact limit, graph parameters); the others have none.
-std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic = SemanticLaneOptions());
+// semantic: the semantic lane's options (exact limit, graph parameters, whether it embeds texts);
+// hdc: whether the HDC lane is among them (a node runs it only when [recall] hdc_lane is on;
+// tests and tools get every lane).
+std::vector<std::unique_ptr<Lane>> make_all_lanes(const SemanticLaneOptions& semantic = SemanticLaneOptions(),
+                                                  bool hdc = true);
 
 }  // namespace vasana

@@ -495,9 +495,20 @@ Result<RecallResult> RecallEngine::recall(const RecallRequest& req, const ThenFn
     q.window_to_ms = intent.to_ms;
   }
   q.time_order = intent.order;
-  if (chosen.empty())
+  // Every lane that has something to say about the query; a client naming lanes restricts that
+  // set to the ones it names. A single named lane runs whatever the query (a client asking one
+  // lane what it finds); of several, those that do not apply to the query are left out, so a
+  // lane with nothing to say (the temporal lane without a time in the query) does not crowd out
+  // the others' evidence. When none of the named lanes applies, they all run.
+  if (chosen.empty()) {
     for (const auto& l : lanes_)
       if (l->applies(q)) chosen.push_back(l.get());
+  } else if (chosen.size() > 1) {
+    std::vector<const Lane*> applying;
+    for (const Lane* l : chosen)
+      if (l->applies(q)) applying.push_back(l);
+    if (!applying.empty()) chosen = std::move(applying);
+  }
 
   auto lock = lock_.read();
   // The chokepoint: every lane's candidates pass admit() here, and only what it admits goes on.

@@ -94,7 +94,7 @@ struct RecallRequest {
   std::vector<float> vector;          // the query's embedding when the client sends one
   QueryScope scope;                   // realms (required), as_of, staged
   size_t limit = 10;                  // 1..1000
-  std::vector<std::string> lanes;     // empty: every lane
+  std::vector<std::string> lanes;     // empty: every lane that applies; named: of several, those that apply (recall())
   std::optional<int64_t> window_from_ms, window_to_ms;
   int64_t now_ms = 0;
   // false: the lanes run one after another on the calling thread (no helper wake-ups; for

@@ -103,6 +103,8 @@ class SemanticLane final : public Lane {
   explicit SemanticLane(SemanticLaneOptions options = {});
 
   const char* name() const override { return "semantic"; }
+  // Whether it can search for q: it has the query's vector, or embeds the query's text.
+  bool applies(const LaneQuery& q) const override { return options_.embed_text || !q.vector.empty(); }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
   uint32_t snapshot_format() const override { return 1; }

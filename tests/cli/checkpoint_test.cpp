@@ -110,8 +110,9 @@ std::vector<std::vector<std::string>> recall_answers(const std::string& data) {
 TEST_CASE("a start from a checkpoint loads the saved lanes and recalls what a full replay recalls") {
   TempDir tmp;
   const std::string data = tmp.sub("data"), config = tmp.sub("node.toml"), off = tmp.sub("off.toml");
-  write_text(config, "[checkpoint]\nmin_ops = 1\n");
-  write_text(off, "[checkpoint]\nenabled = false\n");
+  // Every lane on, the HDC lane too (off by default).
+  write_text(config, "[checkpoint]\nmin_ops = 1\n[recall]\nhdc_lane = true\n");
+  write_text(off, "[checkpoint]\nenabled = false\n[recall]\nhdc_lane = true\n");
   (void)checkpoint_and_tail(tmp, data, config, 14, 4);
   const std::string copy = tmp.sub("copy");
   fs::create_directories(copy);
@@ -140,7 +141,7 @@ TEST_CASE("a start from a checkpoint loads the saved lanes and recalls what a fu
 TEST_CASE("a lane snapshot that does not load is rebuilt and the start recalls the same") {
   TempDir tmp;
   const std::string data = tmp.sub("data"), config = tmp.sub("node.toml");
-  write_text(config, "[checkpoint]\nmin_ops = 1\n");
+  write_text(config, "[checkpoint]\nmin_ops = 1\n[recall]\nhdc_lane = true\n");  // every lane
   (void)checkpoint_and_tail(tmp, data, config, 8, 0);
   std::vector<std::vector<std::string>> before;
   {

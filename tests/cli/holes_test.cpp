@@ -70,7 +70,7 @@ const char* kLanes[] = {"keyword", "semantic", "temporal", "graph", "hdc", "corr
 }  // namespace
 
 TEST_CASE("hole 1: no lane returns a vetoed memory") {
-  OneNode n;
+  OneNode n("[recall]\nhdc_lane = true\n");  // every lane, the HDC lane too (off by default)
   const std::string vetoed = n.remember({"--realm", "r", "--fact", "harbor|lives_in|lantern", "harbor lantern copper meadow"});
   const std::string kept = n.remember({"--realm", "r", "--fact", "harbor|near|quartz", "harbor lantern copper quartz"});
   REQUIRE(n.run({"correct", "--realm", "r", "--wrong", "harbor lantern", "--right", "harbor beacon", "--source", vetoed})

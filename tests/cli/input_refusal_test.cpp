@@ -186,6 +186,9 @@ TEST_CASE("the node validates recall queries: realm, text size, lanes, limit and
       {[](RecallQuery& q) { q.realms = {std::string("r\0x", 3)}; }, "realm contains a NUL byte"},
       {[](RecallQuery& q) { q.text = std::string(70000, 'q'); }, "query is 70000 bytes"},
       {[](RecallQuery& q) { q.lanes = {"gossip"}; }, "unknown lane 'gossip'"},
+      // The HDC lane is off by default: the node says which lanes it runs and how to turn it on.
+      {[](RecallQuery& q) { q.lanes = {"keyword", "hdc"}; }, "unknown lane 'hdc'; lanes are: keyword, semantic, "
+                                                             "temporal, graph, correction (the HDC lane runs only"},
       {[](RecallQuery& q) { q.limit = 0; }, "limit must be from 1 to 1000"},
       {[](RecallQuery& q) { q.limit = 5000; }, "limit must be from 1 to 1000"},
       {[](RecallQuery& q) { q.as_of_ms = kOpenFuture - 1; }, "as-of"},

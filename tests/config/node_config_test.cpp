@@ -30,7 +30,7 @@ auto fields(const NodeConfig& c) {
                          c.http.max_body_bytes, c.http.header_timeout.count(), c.http.body_timeout.count(),
                          c.http.write_timeout.count(), c.http.keep_alive_timeout.count(), c.http.max_connections,
                          c.http.max_connections_per_address, c.http.auth_failure_limit,
-                         c.http.auth_failure_window.count(), c.http.workers);
+                         c.http.auth_failure_window.count(), c.http.workers, c.builtin_embedding, c.hdc_lane);
 }
 
 NodeConfig parse_ok(const std::string& text) {
@@ -283,7 +283,8 @@ TEST_CASE("the example config documents every key with the defaults and ranges t
   std::vector<std::string> names;
   for (const auto& k : keys) names.push_back(k.section + "." + k.key);
   std::vector<std::string> want = {"node.data_dir", "node.worker_threads", "node.group_access", "client.tcp",
-                                    "recall.scoring_file", "checkpoint.enabled", "write.functional_predicates",
+                                    "recall.scoring_file", "recall.builtin_embedding", "recall.hdc_lane",
+                                    "checkpoint.enabled", "write.functional_predicates",
                                     "write.on_conflict", "write.corrections", "write.review_origins",
                                     "http.listen", "http.tls_cert_file", "http.tls_key_file"};
   for (const auto& k : integer_keys())
@@ -534,6 +535,17 @@ TEST_CASE("the example config's [embedding] keys, uncommented, load with the cod
     CHECK_FALSE(parse_node_config(base + key + " = " + std::to_string(hi + 1) + "\n", "x").ok());
   }
   CHECK(contains(keys["dimensions"].second, "allowed: 1 to 4096"));
+}
+
+TEST_CASE("the recall section turns the built-in embedder off and the HDC lane on and refuses anything but a boolean") {
+  const NodeConfig defaults = parse_ok("");
+  CHECK(defaults.builtin_embedding);
+  CHECK_FALSE(defaults.hdc_lane);
+  const NodeConfig set = parse_ok("[recall]\nbuiltin_embedding = false\nhdc_lane = true\n");
+  CHECK_FALSE(set.builtin_embedding);
+  CHECK(set.hdc_lane);
+  CHECK(contains(parse_error("[recall]\nhdc_lane = 1\n"), "hdc_lane must be true or false"));
+  CHECK(contains(parse_error("[recall]\nbuiltin_embedding = \"no\"\n"), "builtin_embedding must be true or false"));
 }
 
 }  // namespace vasana::test

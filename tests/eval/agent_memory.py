@@ -341,11 +341,12 @@ def round_trip(binary, node, realm, queries, results):
             "n": len(results), "lines": lines}
 
 
-def run_realm(binary, data, realm, log=None, check_round_trip=False):
-    """A fresh node, the realm's ops, its queries (and with check_round_trip, round_trip()).
-    Returns (Replay, results, timing)."""
+def run_realm(binary, data, realm, log=None, check_round_trip=False, recall=None):
+    """A fresh node (recall: its [recall] configuration keys, as Node takes them), the realm's
+    ops, its queries (and with check_round_trip, round_trip()). Returns (Replay, results,
+    timing)."""
     timing = {}
-    with Node(binary) as node:
+    with Node(binary, recall=recall) as node:
         t = time.monotonic()
         rep = replay(node, realm, data.ops[realm])
         timing["replay_seconds"] = time.monotonic() - t
@@ -400,7 +401,7 @@ def verdict_rows(results):
             for r in results if r["verdict"] is not None]
 
 
-def evaluate(binary, eval_data, out_dir, realms=None, log=None, check_round_trip=False):
+def evaluate(binary, eval_data, out_dir, realms=None, log=None, check_round_trip=False, recall=None):
     """Replays each realm (all by default) on its own node, runs its queries and writes the
     outputs to out_dir. Returns (entry, results): the summary entry (ops and queries per realm,
     the refusals, the metrics per realm and over all, the invariants checked on the run:
@@ -414,7 +415,7 @@ def evaluate(binary, eval_data, out_dir, realms=None, log=None, check_round_trip
         raise ValueError(f"{NAME}: no realm {', '.join(unknown)} (realms: {', '.join(data.realms)})")
     replays, results, timing = {}, [], {}
     for realm in realms:
-        rep, res, timing[realm] = run_realm(binary, data, realm, log, check_round_trip)
+        rep, res, timing[realm] = run_realm(binary, data, realm, log, check_round_trip, recall)
         replays[realm] = rep
         results += res
     queries = [q for realm in realms for q in data.realm_queries(realm)]
@@ -465,9 +466,14 @@ def main(argv):
     p.add_argument("--realms", default="", help="comma-separated (default: every realm)")
     p.add_argument("--round-trip", action="store_true",
                    help="also export each realm, import it into a fresh node and compare the answers")
+    p.add_argument("--every-lane", action="store_true",
+                   help="nodes run every lane: the built-in embedder and the HDC lane on ([recall] builtin_embedding, "
+                        "hdc_lane)")
     a = p.parse_args(argv)
+    recall = {"builtin_embedding": True, "hdc_lane": True} if a.every_lane else None
     entry, _ = evaluate(a.binary, a.eval_data, a.out, [r for r in a.realms.split(",") if r] or None,
-                        log=lambda m: print(f"eval: {m}", file=sys.stderr, flush=True), check_round_trip=a.round_trip)
+                        log=lambda m: print(f"eval: {m}", file=sys.stderr, flush=True), check_round_trip=a.round_trip,
+                        recall=recall)
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(entry, f, indent=1)
     print(report(entry))

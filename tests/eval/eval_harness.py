@@ -39,8 +39,16 @@ COLLECTIONS = {
 }
 
 # Every lane the binary registers (replica/lane_registry.cpp), each run alone; "fused" names
-# none, so the node runs its default set and fuses them.
+# none, so the node runs its default set and fuses them. The lanes alone, the lane sets and
+# "vasana-fused-every-lane" run on a second node with every lane on (EVERY_LANE: the HDC lane is
+# off by default).
 LANES = ["keyword", "semantic", "hdc", "graph", "temporal", "correction"]
+EVERY_LANE = {"builtin_embedding": True, "hdc_lane": True}
+# Lane sets a client may name, each run as `"lanes": [...]` and named "vasana-a+b": their fusion
+# is compared with the best of the lanes they name (the table's "nDCG / best lane"). The last is
+# the default set without the semantic and HDC lanes.
+LANE_SETS = [["keyword", "temporal"], ["keyword", "semantic"], ["keyword", "hdc"],
+             ["keyword", "graph", "temporal", "correction"]]
 KIND = "insight"  # every imported memory: the default kind, kind prior 1.0
 DEPTH = 100  # hits per query in a quality run
 VERDICT_LIMIT = 10  # hits per query in a verdict run
@@ -151,9 +159,8 @@ def count_lines(path):
         return sum(1 for line in f if line.strip())
 
 
-def vasana_runs(node, coll, out, timing):
-    """Imports the collection's realms, runs every query fused and through each lane alone.
-    Returns {run name: {qid: [(ref, score)]}} and {run name: [error messages]}."""
+def import_collection(node, coll, out, timing):
+    """Imports the collection's realms into node."""
     jobs = [(realm, import_file(coll, realm, coll.docs(realm), out)) for realm in coll.realms]
     n = sum(count_lines(p) for _, p in jobs)
     log(f"{coll.name}: importing {n} memories into {len(jobs)} realm(s)")
@@ -164,18 +171,31 @@ def vasana_runs(node, coll, out, timing):
     log(f"{coll.name}: imported {n} memories in {timing['import_seconds']:.1f} s "
         f"({n / max(timing['import_seconds'], 1e-9):.0f}/s)")
 
-    names = ["vasana-fused"] + ["vasana-" + lane for lane in LANES]
+
+def run_names(every_lane):
+    """The runs of the default node (fused) or of the node with every lane on."""
+    if not every_lane:
+        return ["vasana-fused"]
+    return ["vasana-fused-every-lane"] + ["vasana-" + "+".join(s) for s in [[lane] for lane in LANES] + LANE_SETS]
+
+
+def vasana_runs(node, coll, out, timing, every_lane=False):
+    """Imports the collection's realms into node and runs every query as run_names() says.
+    Returns {run name: {qid: [(ref, score)]}} and {run name: [error messages]}."""
+    import_collection(node, coll, out, timing)
+    names = run_names(every_lane)
     lines, slots = [], []
     for q in coll.queries:
         for name in names:
             obj = {"query": q["query"], "realms": [q["realm"]], "limit": DEPTH}
-            if name != "vasana-fused":
-                obj["lanes"] = [name[len("vasana-"):]]
+            if not name.startswith("vasana-fused"):
+                obj["lanes"] = name[len("vasana-"):].split("+")
             lines.append(obj)
             slots.append((name, q["id"]))
-    log(f"{coll.name}: recall {len(lines)} queries ({len(coll.queries)} x fused and {len(LANES)} lanes, limit {DEPTH})")
+    log(f"{coll.name}: recall {len(lines)} queries ({len(coll.queries)} x {len(names)} runs, limit {DEPTH})")
     t = time.monotonic()
-    answers = node.recall_batch(lines, os.path.join(out, "runs", coll.name, "vasana-queries.jsonl"), DEPTH)
+    batch = "vasana-queries" + ("-every-lane" if every_lane else "") + ".jsonl"
+    answers = node.recall_batch(lines, os.path.join(out, "runs", coll.name, batch), DEPTH)
     timing["recall_seconds"] = time.monotonic() - t
     timing["recall_queries"] = len(lines)
     log(f"{coll.name}: {len(lines)} recalls in {timing['recall_seconds']:.1f} s")
@@ -287,7 +307,12 @@ def table(summary):
                 "n/a" if r[m] is None else f"{r[m]:.4f}" for m in METRIC_NAMES]
             cells.append(f"{r['hits_per_query']:.1f}")
             vasana = run.startswith("vasana-")
-            cells.append(("n/a" if best is None else fmt(ratio(r["nDCG@10"], best))) if vasana else "")
+            # A lane set is held to the best of the lanes it names.
+            named = ["vasana-" + lane for lane in run[len("vasana-"):].split("+")] if "+" in run else []
+            if named and all(n in runs for n in named):
+                cells.append(fmt(ratio(r["nDCG@10"], max(runs[n]["nDCG@10"] for n in named))))
+            else:
+                cells.append(("n/a" if best is None else fmt(ratio(r["nDCG@10"], best))) if vasana else "")
             cells.append("n/a" if xap is None else fmt(ratio(r["nDCG@10"], xap)))
             v = c.get("verdict")
             if run == "vasana-fused" and v:
@@ -406,7 +431,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     version = subprocess.run([a.binary, "version"], stdout=subprocess.PIPE, text=True).stdout.strip()
     summary = {"vasana": version, "binary": os.path.abspath(a.binary), "xapian": xapian_version,
-               "eval_data": os.path.abspath(a.eval_data), "kind": KIND, "depth": DEPTH, "lanes": LANES,
+               "eval_data": os.path.abspath(a.eval_data), "kind": KIND, "depth": DEPTH, "lanes": LANES, "lane_sets": LANE_SETS,
                "verdict_sample": None if a.skip_verdict else (a.verdict_sample or "all"), "collections": {}}
     verdict_rows = []
     log(f"{version}; Xapian {xapian_version or '(not needed)'}; collections {', '.join(a.collections)}")
@@ -431,6 +456,11 @@ def main(argv):
                 sample = verdict_sample(coll, a.verdict_sample or None)
                 rows = verdict_runs(node, coll, sample, out, timing)
                 verdict_rows += rows
+        with Node(a.binary, recall=EVERY_LANE) as node:
+            timing["every_lane"] = {}
+            every_runs, every_errors = vasana_runs(node, coll, out, timing["every_lane"], every_lane=True)
+            vruns.update(every_runs)
+            errors.update(every_errors)
         entry = {"graded": coll.graded, "queries": len(coll.queries), "realms": len(coll.realms), "runs": {}}
         binary_ndcg = {}
         xscores = {}
@@ -444,7 +474,7 @@ def main(argv):
             entry["runs"][run]["queries_with_hits"] = sum(1 for h in hits.values() if h)
             if errors.get(run):
                 entry["runs"][run]["errors"] = f"{len(errors[run])} queries, e.g. {errors[run][0]}"
-        lanes = [r for r in entry["runs"] if r.startswith("vasana-") and r != "vasana-fused"]
+        lanes = ["vasana-" + lane for lane in LANES if "vasana-" + lane in entry["runs"]]
         entry["best_lane"] = max(lanes, key=lambda r: entry["runs"][r]["nDCG@10"]) if lanes else None
         fused = entry["runs"]["vasana-fused"]["nDCG@10"]
         entry["fused_over_best_lane"] = ratio(fused, entry["runs"][entry["best_lane"]]["nDCG@10"])

@@ -71,11 +71,19 @@ def main():
     # (b) the table's rows
     with open(os.path.join(a.out, "table.md")) as f:
         table = f.read()
-    for run in ["vasana-fused"] + ["vasana-" + lane for lane in eval_harness.LANES] + list(MED_README):
+    sets = ["vasana-" + "+".join(s) for s in eval_harness.LANE_SETS]
+    runs = ["vasana-fused", "vasana-fused-every-lane"] + ["vasana-" + lane for lane in eval_harness.LANES] + sets
+    for run in runs + list(MED_README):
         check(f"| med | {run}" in table, f"the table has a row for {run}")
         check(run in med["runs"] and 0 <= med["runs"][run]["nDCG@10"] <= 1, f"the summary has {run}'s figures")
     check(med["runs"]["vasana-keyword"]["hits_per_query"] > 0, "the keyword lane alone returns hits")
     check(med["runs"]["vasana-fused"]["nDCG@10"] > 0.3, "fused recall finds relevant documents")
+    # A lane set a query names fuses to within 5% of the best lane it names (the temporal lane,
+    # which has nothing to say without a time in the query, does not drag the keyword lane down).
+    for lanes in eval_harness.LANE_SETS:
+        best = max(med["runs"]["vasana-" + lane]["nDCG@10"] for lane in lanes)
+        got = med["runs"]["vasana-" + "+".join(lanes)]["nDCG@10"]
+        check(got >= 0.95 * best, f"{'+'.join(lanes)} scores nDCG@10 {got:.4f}, its best lane {best:.4f}")
     check("| med | vasana-fused" in r.stdout, "the table is printed")
 
     # (c) negative control: every judged ref moved to another document

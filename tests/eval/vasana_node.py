@@ -32,6 +32,15 @@ def _die_with_parent():
         pass
 
 
+def toml_value(v):
+    """A bool, number or string as TOML writes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    return json.dumps(str(v))
+
+
 class NodeError(RuntimeError):
     pass
 
@@ -48,10 +57,12 @@ class CommandError(NodeError):
 
 class Node:
     """`with Node(binary) as node:` starts a node on a fresh directory under /tmp and removes
-    it again after stopping the node (unless keep_dir)."""
+    it again after stopping the node (unless keep_dir). recall: [recall] keys of the node's
+    configuration file ({"hdc_lane": True}); none: the defaults, with no configuration file."""
 
-    def __init__(self, binary, keep_dir=False, log=sys.stderr):
+    def __init__(self, binary, keep_dir=False, log=sys.stderr, recall=None):
         self.binary = binary
+        self.recall = recall or {}
         self.keep_dir = keep_dir
         self.log = log
         self.dir = None
@@ -78,8 +89,14 @@ class Node:
             raise NodeError(f"vasana init ended with {r.returncode}: {r.stderr.strip()}")
         self.data = data
         self.stderr_path = os.path.join(self.dir, "serve.log")
+        serve = [self.binary, "serve", "--data", data]
+        if self.recall:
+            config = os.path.join(self.dir, "vasana.toml")
+            with open(config, "w") as f:
+                f.write("[recall]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in self.recall.items()))
+            serve += ["--config", config]
         with open(self.stderr_path, "w") as err:
-            self.proc = subprocess.Popen([self.binary, "serve", "--data", data], stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(serve, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + READY_TIMEOUT
         last = ""

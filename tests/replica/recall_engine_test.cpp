@@ -36,6 +36,75 @@ TEST_CASE("the temporal lane runs unasked only for a query with a time window") 
   REQUIRE(named->hits.size() == 1);
 }
 
+TEST_CASE("of several named lanes only those that apply run and a lane named alone always runs") {
+  RecallEngine e(make_all_lanes(), ScoringWeights{});
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "the release train leaves on thursdays";
+  REQUIRE(e.apply(OrderKey{Hlc::make(1000, 0), InstanceId(1), Seqno(1)}, p).ok());
+  RecallRequest r;
+  r.text = "release train";
+  r.scope = QueryScope{{"work"}, 5000, false};
+  r.now_ms = 5000;
+  auto ran = [](const RecallResult& res) { return res.lanes; };
+  using Names = std::vector<std::string>;
+  r.lanes = {"keyword", "temporal"};
+  auto pair = e.recall(r);
+  REQUIRE(pair.ok());
+  CHECK(ran(*pair) == Names{"keyword"});  // no time in the query: the temporal lane has nothing to say
+  REQUIRE(pair->hits.size() == 1);        // positive control: the keyword lane still finds it
+  r.window_from_ms = 500;
+  auto windowed = e.recall(r);
+  REQUIRE(windowed.ok());
+  CHECK(ran(*windowed) == (Names{"keyword", "temporal"}));  // with a window both apply
+  r.window_from_ms.reset();
+  r.lanes = {"temporal"};
+  auto alone = e.recall(r);
+  REQUIRE(alone.ok());
+  CHECK(ran(*alone) == Names{"temporal"});  // named alone, it runs
+}
+
+TEST_CASE("a semantic lane that does not embed texts runs only for a query that carries a vector") {
+  SemanticLaneOptions semantic;
+  semantic.dim = 4;
+  semantic.embed_text = false;
+  RecallEngine e(make_all_lanes(semantic), ScoringWeights{});
+  PutMemoryOp with, without;
+  with.realm = without.realm = "work";
+  with.text = "vectors of a client model";
+  with.vector = {1, 0, 0, 0};
+  without.text = "a memory without a vector of its own";
+  REQUIRE(e.apply(OrderKey{Hlc::make(1000, 0), InstanceId(1), Seqno(1)}, with).ok());
+  REQUIRE(e.apply(OrderKey{Hlc::make(1001, 0), InstanceId(1), Seqno(2)}, without).ok());
+  RecallRequest r;
+  r.text = "model";
+  r.scope = QueryScope{{"work"}, 5000, false};
+  r.now_ms = 5000;
+  auto text_only = e.recall(r);
+  REQUIRE(text_only.ok());
+  CHECK(std::find(text_only->lanes.begin(), text_only->lanes.end(), "semantic") == text_only->lanes.end());
+  CHECK(text_only->evidence.semantic == 0);
+  r.text = "something else entirely";
+  r.vector = {0.9f, 0.1f, 0, 0};
+  r.lanes = {"semantic"};
+  auto by_vector = e.recall(r);
+  REQUIRE(by_vector.ok());
+  REQUIRE(by_vector->hits.size() == 1);  // only the memory with its own vector is held
+  CHECK(by_vector->hits[0].id == (MemoryId{InstanceId(1), Seqno(1)}));
+}
+
+TEST_CASE("the lanes a node makes leave the HDC lane out when asked") {
+  auto names = [](const std::vector<std::unique_ptr<Lane>>& lanes) {
+    std::vector<std::string> out;
+    for (const auto& l : lanes) out.emplace_back(l->name());
+    return out;
+  };
+  const auto every = names(make_all_lanes());
+  CHECK(std::find(every.begin(), every.end(), "hdc") != every.end());
+  const auto without = names(make_all_lanes(SemanticLaneOptions{}, false));
+  CHECK(std::find(without.begin(), without.end(), "hdc") == without.end());
+  CHECK(without.size() + 1 == every.size());
+}
 
 TEST_CASE("the engine counts the corrections its state holds, by every way ops come in") {
   RecallEngine e(make_all_lanes(), ScoringWeights{});
