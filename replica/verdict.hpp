@@ -9,7 +9,10 @@
 // sigmoid(a * keyword + b * semantic + c), fitted by logistic regression on every collection of
 // shared/eval at once, each weighted equally: the IR collections' answerable queries (each
 // query against its realm) and unanswerable ones (the same query against its realm without the
-// query's relevant memories), and agent-memory's answerable and unanswerable questions. No
+// query's relevant memories), and agent-memory's answerable and unanswerable questions. When the
+// semantic lane did not run (a query without a vector on a node that embeds no text), its
+// missing cosine is not read as "nothing similar": relevance is sigmoid(a' * keyword + c'),
+// fitted the same way on the keyword feature alone. No
 // evidence tried told the two apart on every collection (docs/eval.md, "The verdict"): the
 // probabilities stay near 0.5 and the verdict is UNSURE for most queries. A memory holding the
 // whole query phrase (two or more words) makes it 1.
@@ -25,6 +28,7 @@ struct VerdictEvidence {
   double keyword = 0;   // the keyword lane's best share, at most kKeywordShareCap
   double semantic = 0;  // the semantic lane's best cosine, 0 when it did not run or found nothing
   bool phrase = false;  // the best fused hit holds the whole query phrase
+  bool semantic_off = false;  // the semantic lane did not run: the keyword-only model
 };
 
 inline constexpr double kKeywordShareCap = 1.5;

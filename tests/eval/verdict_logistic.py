@@ -1,7 +1,7 @@
 """Fits the verdict's calibrated relevance (replica/verdict.hpp) on lane_dump output or on the
 verdict rows ops/eval.sh writes.
 
-usage: verdict_logistic.py [--band B] (NAME=DUMP | VERDICT.tsv) ...
+usage: verdict_logistic.py [--band B] [--keyword-only] (NAME=DUMP | VERDICT.tsv) ...
 
 Each DUMP is `lane_dump DIR --without` output for one collection (DIR in the to_jsonl.py
 layout, with qrels.tsv). A judged query against its realm is answerable (label 1), the same
@@ -17,6 +17,8 @@ expected calibration error (10 equal-width bins) of the model fitted on the othe
 (leave one collection out) and of the model fitted on all; then, for the model fitted on all
 and the verdict's band (KNOWN at or above 0.5 + B, UNKNOWN below 0.5 - B, UNSURE between;
 --band, default 0.15), the share of queries decided and the accuracy of those decided.
+--keyword-only fits the model the engine uses when the semantic lane did not run (a query
+without a vector where no text is embedded): the semantic feature is left out (0 everywhere).
 """
 import json
 import math
@@ -89,9 +91,16 @@ def ece(rows, w, bins=10):
 
 def main(argv):
     band = 0.15
-    if len(argv) >= 2 and argv[0] == "--band":
-        band = float(argv[1])
-        argv = argv[2:]
+    keyword_only = False
+    while argv and argv[0] in ("--band", "--keyword-only"):
+        if argv[0] == "--keyword-only":
+            keyword_only = True
+            argv = argv[1:]
+        elif len(argv) >= 2:
+            band = float(argv[1])
+            argv = argv[2:]
+        else:
+            break
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
@@ -102,6 +111,8 @@ def main(argv):
             rows += read_rows(name, dump)
         else:
             rows += read_tsv(arg)
+    if keyword_only:
+        rows = [(name, y, [x[0], 0.0]) for name, y, x in rows]
     names = sorted({r[0] for r in rows})
     everything = fit(rows)
     print("fitted on every collection: keyword %.3f, semantic %.3f, intercept %.3f" % tuple(everything))

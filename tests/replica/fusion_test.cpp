@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,20 @@ TEST_CASE("the calibrated relevance grows with the evidence and is 1 for the who
   CHECK(verdict_of(calibrated_relevance(weak), w) == Verdict::unknown);
   CHECK(verdict_of(calibrated_relevance(none), w) == Verdict::unknown);
   CHECK(calibrated_relevance(phrase) == 1.0);
+}
+
+TEST_CASE("a semantic lane that did not run does not pull the verdict down as one that found nothing would") {
+  VerdictEvidence found_nothing{1.5, 0.0, false};
+  VerdictEvidence did_not_run{1.5, 0.0, false, true};
+  const ScoringWeights w;
+  CHECK(verdict_of(calibrated_relevance(found_nothing), w) == Verdict::unsure);
+  CHECK(verdict_of(calibrated_relevance(did_not_run), w) == Verdict::known);  // the keyword-only model
+  CHECK(calibrated_relevance(did_not_run) == Approx(1.0 / (1.0 + std::exp(-(0.880 * 1.5 - 0.547)))));
+  // Weak keyword evidence alone is not enough to say UNKNOWN (the fit's intercept is within the
+  // band); nothing found at all is.
+  VerdictEvidence weak_off{0.1, 0.0, false, true};
+  CHECK(verdict_of(calibrated_relevance(weak_off), w) == Verdict::unsure);
+  CHECK(verdict_of(calibrated_relevance(VerdictEvidence{0, 0, false, true}), w) == Verdict::unknown);
 }
 
 TEST_CASE("the verdict is UNSURE within unsure_band of known_threshold, and decides outside it") {

@@ -84,12 +84,14 @@ TEST_CASE("a semantic lane that does not embed texts runs only for a query that 
   REQUIRE(text_only.ok());
   CHECK(std::find(text_only->lanes.begin(), text_only->lanes.end(), "semantic") == text_only->lanes.end());
   CHECK(text_only->evidence.semantic == 0);
+  CHECK(text_only->evidence.semantic_off);  // the verdict reads the keyword-only model
   r.text = "something else entirely";
   r.vector = {0.9f, 0.1f, 0, 0};
   r.lanes = {"semantic"};
   auto by_vector = e.recall(r);
   REQUIRE(by_vector.ok());
   REQUIRE(by_vector->hits.size() == 1);  // only the memory with its own vector is held
+  CHECK_FALSE(by_vector->evidence.semantic_off);
   CHECK(by_vector->hits[0].id == (MemoryId{InstanceId(1), Seqno(1)}));
 }
 
