@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 
@@ -19,32 +18,6 @@ double idf(double n_docs, double df) {
 
 bool id_less(const MemoryId& a, const MemoryId& b) {
   return a.instance != b.instance ? a.instance < b.instance : a.seqno < b.seqno;
-}
-
-// Per-thread accumulators, reused across searches so a query costs nothing per document
-// that it does not touch. Invariant between searches: every entry of score is 0.
-struct Scratch {
-  std::vector<double> score;          // by slot
-  std::vector<uint32_t> touched;      // slots with a nonzero score
-  std::vector<uint32_t> candidates;   // slots still able to enter the result (phase 2)
-  std::vector<double> buffer;
-};
-
-// True when a document whose score is at most bound cannot beat theta. The margin covers
-// rounding: a bound and a score sum the same terms in different orders.
-bool below(double bound, double theta) { return bound * (1 + 1e-9) < theta; }
-
-// The score of a document dropped in phase 2: below every real score, and not 0 (untouched).
-constexpr double kDropped = -1;
-
-// The limit-th largest score among slots (slots.size() >= limit > 0).
-double kth_best(const std::vector<double>& score, const std::vector<uint32_t>& slots, size_t limit,
-                std::vector<double>& buffer) {
-  buffer.clear();
-  for (uint32_t slot : slots) buffer.push_back(score[slot]);
-  std::nth_element(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(limit - 1), buffer.end(),
-                   std::greater<double>());
-  return buffer[limit - 1];
 }
 
 }  // namespace
@@ -72,6 +45,7 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
       postings_.emplace_back();
       live_df_.push_back(0);
       max_tf_.push_back(0);
+      min_length_.push_back(UINT32_MAX);
     }
     auto [pos, fresh] = at.try_emplace(it->second, tfs.size());
     if (fresh) {
@@ -80,15 +54,17 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
       ++tfs[pos->second].second;
     }
   }
+  const uint32_t length = static_cast<uint32_t>(terms.size());
+  slots_.push_back(Slot{rid, length});
   for (const auto& [term, tf] : tfs) {
     postings_[term].push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
+    min_length_[term] = std::min(min_length_[term], length);
     ++df_shard(df_key(term, rid))[df_key(term, rid)];
     slot_terms_.push_back(term);
   }
   slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
-  slots_.push_back(Slot{rid, static_cast<uint32_t>(terms.size())});
   slot_ids_.push_back(id);
   id_shard(id).insert(id, slot);
   ++live_docs_;
@@ -133,21 +109,23 @@ void Bm25Index::compact() {
 
   std::vector<uint32_t> new_term(postings_.size(), kRemoved);
   std::vector<PostingList> postings;
-  std::vector<uint32_t> live_df, max_tf;
+  std::vector<uint32_t> live_df, max_tf, min_length;
   for (uint32_t t = 0; t < postings_.size(); ++t) {
     if (live_df_[t] == 0) continue;
     new_term[t] = static_cast<uint32_t>(postings.size());
     PostingList kept;
     kept.reserve(live_df_[t]);
-    uint32_t most = 0;
+    uint32_t most = 0, shortest = UINT32_MAX;
     for (const Posting& p : postings_[t]) {
       if (new_slot[p.slot] == kRemoved) continue;
       kept.push_back(Posting{new_slot[p.slot], p.tf});
       most = std::max(most, p.tf);
+      shortest = std::min(shortest, slots[new_slot[p.slot]].length);
     }
     postings.push_back(std::move(kept));
     live_df.push_back(live_df_[t]);
     max_tf.push_back(most);
+    min_length.push_back(shortest);
   }
 
   for (auto it = term_ids_.begin(); it != term_ids_.end();) {
@@ -181,6 +159,7 @@ void Bm25Index::compact() {
   postings_ = std::move(postings);
   live_df_ = std::move(live_df);
   max_tf_ = std::move(max_tf);
+  min_length_ = std::move(min_length);
   realm_df_ = std::move(realm_df);
   slot_terms_begin_ = std::move(begin);
   slot_terms_ = std::move(terms);
@@ -355,6 +334,12 @@ Status Bm25Index::load(SnapshotReader& in) {
     }
   }
 
+  // Each term's shortest document, now that the lengths are known.
+  min_length_.assign(n_terms, UINT32_MAX);
+  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
+    for (size_t i = at; i < at + df[t]; ++i) min_length_[t] = std::min(min_length_[t], slots_[postings[i].slot].length);
+  }
+
   for (auto& shard : by_id_) shard.reserve(n_docs / kShards + n_docs / (4 * kShards) + 16);
   for (uint32_t s = 0; s < n_docs; ++s) id_shard(ids[s]).insert(ids[s], s);
   size_t held = 0;
@@ -417,6 +402,7 @@ void Bm25Index::swap(Bm25Index& o) noexcept {
   postings_.swap(o.postings_);
   live_df_.swap(o.live_df_);
   max_tf_.swap(o.max_tf_);
+  min_length_.swap(o.min_length_);
   realm_df_.swap(o.realm_df_);
   realm_ids_.swap(o.realm_ids_);
   realms_.swap(o.realms_);
@@ -470,8 +456,8 @@ double Bm25Index::realm_df(uint32_t term, const RealmSet& set) const {
   return df;
 }
 
-Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std::vector<std::string>& realms,
-                                               size_t limit, size_t max_terms) const {
+Result<std::vector<Bm25Hit>> Bm25Index::search_with(std::string_view query, const std::vector<std::string>& realms,
+                                                    size_t limit, size_t max_terms, bool exhaustive) const {
   if (realms.empty()) return Status::InvalidArgument("keyword search: no realm named (nothing reads every realm)");
   std::vector<Bm25Hit> hits;
   if (limit == 0) return hits;
@@ -490,7 +476,8 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
     for (const auto& [df, i] : by_df) rare.push_back(weighted.terms[i]);
     weighted.terms = std::move(rare);
   }
-  hits = score_terms(set, weighted.terms, limit);
+  const ScoringTerms terms = query_terms(set, weighted.terms);
+  hits = exhaustive ? score_every(set, terms, limit) : score_terms(set, terms, limit);
   // Scores as a share of the whole weight: 1 for a document of average length holding every
   // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.
   for (Bm25Hit& h : hits) h.score = weighted.whole > 0 ? h.score / weighted.whole : 0;
@@ -524,6 +511,43 @@ Bm25Index::WeightedQuery Bm25Index::weigh_query(std::string_view query, const Re
   return out;
 }
 
+Bm25Index::ScoringTerms Bm25Index::query_terms(const RealmSet& set,
+                                               const std::vector<std::pair<uint32_t, double>>& query) const {
+  ScoringTerms out;
+  const double k1 = params_.k1, b = params_.b;
+  out.k_base = k1 * (1 - b);
+  out.k_per_term = k1 * b / set.avgdl;
+  for (const auto& [term, count] : query) {
+    const double df = realm_df(term, set);
+    if (df == 0) continue;
+    QueryTerm t{&postings_[term], count * idf(set.n_docs, df) * (k1 + 1), 0};
+    t.bound = out.bound(t, max_tf_[term], min_length_[term]);
+    out.terms.push_back(t);
+  }
+  // Heaviest first (the rarest terms). The order depends only on the documents held and the
+  // query (not on max_tf_ or min_length_, which remember removed documents).
+  std::stable_sort(out.terms.begin(), out.terms.end(),
+                   [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
+  return out;
+}
+
+bool Bm25Index::better(double score_x, uint32_t slot_x, double score_y, uint32_t slot_y) const {
+  if (score_x != score_y) return score_x > score_y;
+  return id_less(slot_ids_[slot_x], slot_ids_[slot_y]);
+}
+
+size_t Bm25Index::postings() const {
+  size_t n = 0;
+  for (const PostingList& list : postings_) n += list.size();
+  return n;
+}
+
+size_t Bm25Index::posting_bytes() const {
+  size_t n = 0;
+  for (const PostingList& list : postings_) n += list.size() * sizeof(Posting);
+  return n;
+}
+
 std::vector<double> Bm25Index::coverage(std::string_view query, const std::vector<std::string>& realms,
                                         const std::vector<MemoryId>& ids) const {
   std::vector<double> out(ids.size(), 0.0);
@@ -551,120 +575,6 @@ std::vector<double> Bm25Index::coverage(std::string_view query, const std::vecto
   }
   for (double& c : out) c /= weighted.whole;
   return out;
-}
-
-std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
-                                            size_t limit) const {
-  std::vector<Bm25Hit> hits;
-  const std::vector<char>& allowed = set.allowed;
-  const double n_docs = set.n_docs, avgdl = set.avgdl;
-  const double k1 = params_.k1, b = params_.b;
-  const double k_base = k1 * (1 - b), k_per_term = k1 * b / avgdl;
-  std::vector<QueryTerm> terms;
-  for (const auto& [term, count] : query) {
-    const double df = realm_df(term, set);
-    if (df == 0) continue;
-    const double weight = count * idf(n_docs, df) * (k1 + 1);
-    // tf / (tf + k_base + k_per_term * length) grows with tf and a document holds at least tf
-    // terms, so no document gets more from this term than at the largest tf with length = tf.
-    const double max_tf = max_tf_[term];
-    terms.push_back(QueryTerm{&postings_[term], weight, weight * max_tf / (max_tf * (1 + k_per_term) + k_base)});
-  }
-  // Heaviest first (the rarest terms): they decide the top, the frequent ones refine it. The
-  // order depends only on the documents held and the query (not on max_tf_, which remembers
-  // removed documents), ties in term text order (the order of query): every replica holding the
-  // same documents sums a document's contributions in the same order and gets bit-identical
-  // scores.
-  std::stable_sort(terms.begin(), terms.end(), [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
-  std::vector<double> rest(terms.size() + 1, 0.0);  // rest[i]: most that terms i.. can add
-  for (size_t i = terms.size(); i-- > 0;) rest[i] = rest[i + 1] + terms[i].bound;
-
-  thread_local Scratch scratch;
-  std::vector<double>& score = scratch.score;
-  std::vector<uint32_t>& touched = scratch.touched;
-  if (score.size() < slots_.size()) score.resize(slots_.size(), 0.0);
-  touched.clear();
-  const auto contribution = [&](const QueryTerm& t, const Posting& p) {
-    const double tf = p.tf;
-    return t.weight * tf / (tf + k_base + k_per_term * slots_[p.slot].length);
-  };
-
-  // Phase 1, every posting of the rarer terms. theta, the limit-th best partial score, only
-  // grows; once the remaining terms together cannot lift an unseen document to theta, no
-  // unseen document can enter the result, and phase 2 only completes the ones seen.
-  size_t i = 0;
-  double theta = 0, best = 0;
-  for (; i < terms.size(); ++i) {
-    if (touched.size() >= limit && below(rest[i], theta)) break;
-    for (const Posting& p : *terms[i].postings) {
-      const Slot& s = slots_[p.slot];
-      if (s.realm == kRemoved || !allowed[s.realm]) continue;
-      double& acc = score[p.slot];
-      if (acc == 0) touched.push_back(p.slot);  // every contribution is > 0
-      acc += contribution(terms[i], p);
-      best = std::max(best, acc);
-    }
-    // theta <= best: while the rest can exceed best, theta cannot stop the scan (skip its O(C)).
-    if (touched.size() >= limit && i + 1 < terms.size() && below(rest[i + 1], best))
-      theta = kth_best(score, touched, limit, scratch.buffer);
-  }
-
-  // Phase 2: only the candidates that can still reach theta get the remaining terms, each
-  // list either probed at the candidates by galloping (few candidates) or scanned (many); a
-  // dropped candidate's score is set to kDropped so a scan skips it. Pruned again after each
-  // term.
-  std::vector<uint32_t>* result = &touched;
-  if (i < terms.size()) {
-    std::vector<uint32_t>& cands = scratch.candidates;
-    cands.clear();
-    const auto drop = [&](uint32_t slot, double bound) {
-      if (!below(score[slot] + bound, theta)) return false;
-      score[slot] = kDropped;
-      return true;
-    };
-    for (uint32_t slot : touched)
-      if (!drop(slot, rest[i])) cands.push_back(slot);
-    bool sorted = false;
-    for (; i < terms.size(); ++i) {
-      const PostingList& list = *terms[i].postings;
-      if (cands.size() * 16 < list.size()) {
-        if (!sorted) std::sort(cands.begin(), cands.end());
-        sorted = true;  // erase below keeps the order
-        size_t pos = 0;
-        for (uint32_t slot : cands) {
-          pos = seek(list, pos, slot);
-          if (pos == list.size()) break;
-          if (list[pos].slot == slot) score[slot] += contribution(terms[i], list[pos]);
-        }
-      } else {
-        for (const Posting& p : list)
-          if (score[p.slot] > 0) score[p.slot] += contribution(terms[i], p);
-      }
-      if (i + 1 < terms.size() && cands.size() > limit) {
-        theta = std::max(theta, kth_best(score, cands, limit, scratch.buffer));
-        cands.erase(std::remove_if(cands.begin(), cands.end(), [&](uint32_t slot) { return drop(slot, rest[i + 1]); }),
-                    cands.end());
-      }
-    }
-    result = &cands;
-  }
-
-  std::vector<std::pair<double, uint32_t>> ranked;
-  ranked.reserve(result->size());
-  for (uint32_t slot : *result) ranked.emplace_back(score[slot], slot);
-  for (uint32_t slot : touched) score[slot] = 0;
-  const auto better = [this](const std::pair<double, uint32_t>& x, const std::pair<double, uint32_t>& y) {
-    if (x.first != y.first) return x.first > y.first;
-    return id_less(slot_ids_[x.second], slot_ids_[y.second]);
-  };
-  if (ranked.size() > limit) {
-    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(limit), ranked.end(), better);
-    ranked.resize(limit);
-  }
-  std::sort(ranked.begin(), ranked.end(), better);
-  hits.reserve(ranked.size());
-  for (const auto& [s, slot] : ranked) hits.push_back(Bm25Hit{slot_ids_[slot], s});
-  return hits;
 }
 
 }  // namespace vasana

@@ -26,17 +26,23 @@
 // loses no recall to a large one (nothing is cut to a global top k before filtering) and a
 // realm's scores do not depend on what other realms hold.
 //
-// Search is exact and term-at-a-time with safe pruning: terms are taken heaviest (rarest)
-// first, each with a bound on what it can add to a score. Once the terms left cannot lift a
-// document not yet seen to the limit-th best score so far, the remaining (longest) posting
-// lists only complete the candidates that can still enter the result (probed by galloping
-// when they are few), and candidates are dropped as soon as they cannot. The result is the
-// one scoring every document would give.
+// Search is exact and term-at-a-time with safe pruning (bm25_scoring.cpp): terms are taken
+// heaviest (rarest) first, each with a bound on what it can add to a score (its largest tf in a
+// document of its shortest length, or of that tf if longer). Once the terms left cannot lift a
+// document not yet seen to theta, a lower bound on the limit-th best score so far (the exact
+// one among the first 8,192 documents found, which the heaviest terms found), the remaining
+// (longest) posting lists only complete the candidates that can still enter the result (probed
+// by galloping when they are few), and candidates are dropped as soon as they cannot. The result
+// is the one scoring every document gives (search_exhaustive, bit for bit). Doc-at-a-time
+// MaxScore with block-max bounds (per 128 postings: largest tf, shortest document) measured
+// 1.5-2x slower than this on the synthetic corpus at 1M documents: on Zipf text a block's bound is
+// about twice a typical contribution, so the long lists stay essential and are walked a posting
+// at a time, and a slot-order walk reaches a high theta late.
 //
 // Costs, with P the postings of the query's terms (all realms; removed documents until the
 // next compaction), C the documents of the requested realms that match and t the distinct
 // query terms: search is O(P + t C + k log k) at worst; with pruning, the long lists of frequent terms cost
-// O(C' log(P_t / C')) for C' surviving candidates. Scratch: one double per document, per
+// O(C' log(P_t / C')) for C' surviving candidates, and each theta update O(min(C, 8192)). Scratch: one double per document, per
 // searching thread, reused. add is O(terms of the text) expected; remove is
 // O(distinct terms of the document) and compacts (O(all postings)) once removed documents
 // outnumber live ones: O(1) amortised. Growth with the documents copies no whole table: the id
@@ -45,7 +51,8 @@
 // add under the engine's write lock stays within milliseconds at 1M documents (README,
 // "Status"). Growth with the vocabulary still does: the term dictionary's rehash and the
 // per-term arrays' doubling, each time the number of distinct terms doubles.
-// Memory: 8 bytes per posting, 4 bytes per distinct term of each document (to undo its
+// Memory: 8 bytes per posting, 8 bytes per term (largest tf, shortest document), 4 bytes per
+// distinct term of each document (to undo its
 // statistics on remove), one hash entry per (term, realm), about 60 bytes per document (slot
 // arrays and id map, up to twice that while their capacity runs ahead), and the term
 // dictionary.
@@ -93,6 +100,7 @@
 #include "replica/growable_array.hpp"
 #include "replica/id_table.hpp"
 #include "replica/lane_snapshot.hpp"
+#include "replica/posting_list.hpp"
 #include "replica/text_analyzer.hpp"
 
 namespace vasana {
@@ -136,12 +144,25 @@ class Bm25Index {
   // lists, for a query that is a whole text (conflict candidates); the shares stay of the whole
   // weight.
   Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms, size_t limit,
-                                      size_t max_terms = SIZE_MAX) const;
+                                      size_t max_terms = SIZE_MAX) const {
+    return search_with(query, realms, limit, max_terms, false);
+  }
+  // search() without pruning: every posting of the query's terms scored, for tests and the
+  // benchmark to compare search() against. The same answer, bit for bit.
+  Result<std::vector<Bm25Hit>> search_exhaustive(std::string_view query, const std::vector<std::string>& realms,
+                                                 size_t limit, size_t max_terms = SIZE_MAX) const {
+    return search_with(query, realms, limit, max_terms, true);
+  }
   // For each of ids, the share of query's whole weight (as search() counts it) that the query
   // terms the document holds carry, whatever their frequency in it and its length: 1 when it
   // holds every query term, 0 for a document not held or not in the realms.
   std::vector<double> coverage(std::string_view query, const std::vector<std::string>& realms,
                                const std::vector<MemoryId>& ids) const;
+
+  // Postings held (removed documents' included until compaction) and their bytes (not the
+  // vectors' spare capacity).
+  size_t postings() const;
+  size_t posting_bytes() const;
 
   // Writes the live documents and their terms (format in the header comment).
   void save(SnapshotWriter& out) const;
@@ -155,39 +176,7 @@ class Bm25Index {
  private:
   static constexpr uint32_t kRemoved = 0xffffffff;
 
-  struct Posting {
-    uint32_t slot;
-    uint32_t tf;
-  };
-  // A term's postings, slots ascending: a vector while short, then (from kBig postings, 512
-  // KiB) a GrowableArray, so that a frequent term's list grows without copying or touching
-  // fresh memory all at once (growable_array.hpp says why; a term in every document of 512k
-  // took 18 ms to add to). Few terms get that far, so the index holds few mappings.
-  class PostingList {
-   public:
-    static constexpr size_t kBig = 65536;
-    size_t size() const { return big_ ? big_->size() : small_.size(); }
-    const Posting* begin() const { return big_ ? big_->data() : small_.data(); }
-    const Posting* end() const { return begin() + size(); }
-    const Posting& operator[](size_t i) const { return begin()[i]; }
-    void reserve(size_t n) { small_.reserve(std::min(n, kBig)); }
-    void push_back(const Posting& p) {
-      if (!big_ && small_.size() < kBig) {
-        small_.push_back(p);
-        return;
-      }
-      if (!big_) {
-        big_ = std::make_unique<GrowableArray<Posting>>();
-        for (const Posting& q : small_) big_->push_back(q);
-        std::vector<Posting>().swap(small_);
-      }
-      big_->push_back(p);
-    }
-
-   private:
-    std::vector<Posting> small_;
-    std::unique_ptr<GrowableArray<Posting>> big_;  // a pointer: most terms never need one
-  };
+  using Posting = Bm25Posting;
   // A document as indexed; slots are appended and renumbered only by compact().
   struct Slot {
     uint32_t realm;   // kRemoved once removed
@@ -201,6 +190,22 @@ class Bm25Index {
     const PostingList* postings;
     double weight;  // qtf * idf * (k1 + 1)
     double bound;   // no document gets more than this from the term
+  };
+  // A query's terms as scored: weight-ordered (see query_terms()), and the constants of the
+  // contribution weight * tf / (tf + k_base + k_per_term * length).
+  struct ScoringTerms {
+    std::vector<QueryTerm> terms;
+    double k_base = 0, k_per_term = 0;
+    double contribution(const QueryTerm& t, uint32_t tf, uint32_t length) const {
+      const double f = tf;
+      return t.weight * f / (f + k_base + k_per_term * length);
+    }
+    // Most a posting of tf at most max_tf, in a document of at least min_length terms, adds.
+    double bound(const QueryTerm& t, uint32_t max_tf, uint32_t min_length) const {
+      // The contribution grows with tf and falls with the length, and a document holds at least
+      // tf terms.
+      return contribution(t, max_tf, std::max(min_length, max_tf));
+    }
   };
   // The requested realms of a search: membership by realm id and their statistics.
   struct RealmSet {
@@ -220,10 +225,20 @@ class Bm25Index {
   WeightedQuery weigh_query(std::string_view query, const RealmSet& set) const;
   // Documents of the set's realms holding term.
   double realm_df(uint32_t term, const RealmSet& set) const;
-  // The best limit documents for query terms (term id, qtf) in term text order, best first,
-  // with their BM25 scores.
-  std::vector<Bm25Hit> score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
-                                   size_t limit) const;
+  Result<std::vector<Bm25Hit>> search_with(std::string_view query, const std::vector<std::string>& realms, size_t limit,
+                                           size_t max_terms, bool exhaustive) const;
+  // The scored terms of query (term id, qtf), heaviest first, ties in the query's order (term
+  // text): a document's score is the sum of its contributions in this order, so every replica
+  // holding the same documents gets bit-identical scores, pruned or not.
+  ScoringTerms query_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query) const;
+  // The best limit documents for query terms, best first, with their BM25 scores: with safe
+  // pruning (bm25_scoring.cpp), or every posting scored (score_every).
+  std::vector<Bm25Hit> score_terms(const RealmSet& set, const ScoringTerms& q, size_t limit) const;
+  std::vector<Bm25Hit> score_every(const RealmSet& set, const ScoringTerms& q, size_t limit) const;
+  // Ascending id among equal scores.
+  bool better(double score_x, uint32_t slot_x, double score_y, uint32_t slot_y) const;
+  // The best limit of ranked (score, slot), best first, as hits.
+  std::vector<Bm25Hit> best_hits(std::vector<std::pair<double, uint32_t>>& ranked, size_t limit) const;
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
@@ -254,6 +269,7 @@ class Bm25Index {
   std::vector<PostingList> postings_;   // by term id; slots ascending; removed slots linger
   std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
   std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
+  std::vector<uint32_t> min_length_;             // by term id: <= the length of every live document holding it
   // df_key(term, realm) -> live documents, in df_shard(key)
   std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df_;
 
