@@ -17,6 +17,7 @@ int cmd_bench_http(const Words& words);
 int cmd_bench_candidates(const Words& words);
 int cmd_bench_start(const Words& words);
 int cmd_bench_memory(const Words& words);
+int cmd_bench_keyword(const Words& words);
 
 namespace bench {
 

@@ -31,6 +31,8 @@ const char* kUsage =
     "        start to ready with a full replay and from a checkpoint\n"
     "  memory [--mib 256] [--strings 1000000]\n"
     "        what fresh memory costs here (first touch, small strings on a thread)\n"
+    "  keyword [--memories 100000,1000000] [--queries N]\n"
+    "        the keyword index's pruned search beside scoring every posting\n"
     "\n"
     "Benchmarks that write make their data directories under --dir (default: the current directory)\n"
     "and remove them at the end (write and replication keep them with --keep).\n"
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   if (cmd == "candidates") return vasana::cmd_bench_candidates(words);
   if (cmd == "start") return vasana::cmd_bench_start(words);
   if (cmd == "memory") return vasana::cmd_bench_memory(words);
+  if (cmd == "keyword") return vasana::cmd_bench_keyword(words);
   std::fprintf(stderr, "vasana-bench: unknown benchmark '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;
 }
