@@ -87,8 +87,11 @@ int cmd_bench_keyword(const Words& words) {
     const double build_s = us_since(t0) / 1e6;
     std::vector<std::string> queries;
     for (size_t i = 0; i < n_queries; ++i) queries.push_back(corpus.text(3 + i % 5));
-    std::printf("\n%zu memories: indexed in %.1f s; %zu postings, posting lists %.3f bytes a posting\n", n, build_s,
-                index.postings(), double(index.posting_bytes()) / double(std::max<size_t>(1, index.postings())));
+    const double postings = double(std::max<size_t>(1, index.postings()));
+    std::printf("\n%zu memories: indexed in %.1f s; %zu postings in %zu (term, realm) lists, %.3f bytes a posting "
+                "(%.1f with spare capacity and the lists' table entries); the whole index about %.0f bytes a memory\n",
+                n, build_s, index.postings(), index.term_realm_pairs(), double(index.posting_bytes()) / postings,
+                double(index.list_bytes()) / postings, double(index.memory_bytes()) / double(n));
     row(index, queries, {"realm0"}, "realm of 50%", limit);
     row(index, queries, {"realm5"}, "realm of 3%", limit);
     row(index, queries, {"realm1", "realm5"}, "two realms (25% + 3%)", limit);

@@ -24,7 +24,12 @@
 //
 // Realms: statistics and candidates come only from the requested realms, so a small realm
 // loses no recall to a large one (nothing is cut to a global top k before filtering) and a
-// realm's scores do not depend on what other realms hold.
+// realm's scores do not depend on what other realms hold. Postings are held per (term, realm)
+// pair, in the hash tables that count the pair's documents, so a search reads only the requested
+// realms' postings: a realm of 3% of the documents walks 3% of a term's postings. Slots are
+// global, so a multi-realm search adds each realm's list into the same per-slot scores (a
+// document is in one realm: one contribution per term, in the same term order, whichever lists
+// it comes from).
 //
 // Search is exact and term-at-a-time with safe pruning (bm25_scoring.cpp): terms are taken
 // heaviest (rarest) first, each with a bound on what it can add to a score (its largest tf in a
@@ -39,28 +44,36 @@
 // about twice a typical contribution, so the long lists stay essential and are walked a posting
 // at a time, and a slot-order walk reaches a high theta late.
 //
-// Costs, with P the postings of the query's terms (all realms; removed documents until the
-// next compaction), C the documents of the requested realms that match and t the distinct
-// query terms: search is O(P + t C + k log k) at worst; with pruning, the long lists of frequent terms cost
-// O(C' log(P_t / C')) for C' surviving candidates, and each theta update O(min(C, 8192)). Scratch: one double per document, per
-// searching thread, reused. add is O(terms of the text) expected; remove is
-// O(distinct terms of the document) and compacts (O(all postings)) once removed documents
-// outnumber live ones: O(1) amortised. Growth with the documents copies no whole table: the id
-// map and the (term, realm) counts are 64 tables each that rehash on their own, and the slot
-// arrays and the posting lists past 65,536 postings grow by mremap (growable_array.hpp), so an
-// add under the engine's write lock stays within milliseconds at 1M documents (README,
-// "Status"). Growth with the vocabulary still does: the term dictionary's rehash and the
-// per-term arrays' doubling, each time the number of distinct terms doubles.
-// Memory: 8 bytes per posting, 8 bytes per term (largest tf, shortest document), 4 bytes per
-// distinct term of each document (to undo its
-// statistics on remove), one hash entry per (term, realm), about 60 bytes per document (slot
-// arrays and id map, up to twice that while their capacity runs ahead), and the term
-// dictionary.
+// Costs, with P the postings of the query's terms in the requested realms (removed documents'
+// until the next compaction), C the documents of the requested realms that match, t the
+// distinct query terms and r the requested realms: search is O(t r + P + t C + k log k) at worst
+// (a hash lookup per term and realm); with pruning, the long lists of frequent terms cost
+// O(C' log(P_t / C')) for C' surviving candidates, and each theta update O(min(C, 8192)).
+// Scratch: one double per document, per searching thread, reused. add is O(terms of the text)
+// expected; remove is O(distinct terms of the document) and compacts (O(all postings)) once
+// removed documents outnumber live ones: O(1) amortised; a pair no live document holds any more
+// is dropped at once. Growth with the documents copies no whole table: the id map and the
+// (term, realm) pairs are 64 tables each that rehash on their own (a rehash moves no list: the
+// tables are node-based), and the slot arrays and the posting lists past 65,536 postings grow by
+// mremap (growable_array.hpp), so an add under the engine's write lock stays within
+// milliseconds at 1M documents (README, "Status"). Growth with the vocabulary still does: the
+// term dictionary's rehash and the per-term arrays' doubling, each time the number of distinct
+// terms doubles.
+// Memory: 8 bytes per posting (up to twice that while a list's capacity runs ahead: lists
+// double); per (term, realm) pair a hash node of 48 bytes (key, document count and a 16-byte
+// PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
+// rounding of its array from 2 postings; 12 bytes per term (live documents, largest tf,
+// shortest document); 4 bytes per distinct term of each document (to undo its statistics on
+// remove); about 60 bytes per document (slot arrays and id map, up to twice that while their
+// capacity runs ahead); and the term dictionary. On the synthetic corpus (20,000 words, 10
+// realms) at 100k documents: 2.06M postings in 50k pairs, 13.3 bytes a posting with capacity
+// and pairs, about 470 bytes a document for the whole index (memory_bytes()). A realm of a few
+// documents costs a pair per distinct word it holds: about 56 bytes, the posting in place.
 //
-// Snapshots (save/load, for the keyword lane's checkpoint, replica/lane.hpp): the term
-// dictionary, the live documents and every term's posting list as it is held, so a load skips
-// the text analysis (tokens, stemming) and the term hashing a rebuild does per document, and
-// copies the postings in order. Removed documents and terms no live document holds are left
+// Snapshots (save/load in bm25_snapshot.cpp, for the keyword lane's checkpoint, format 2 of
+// replica/keyword_lane.hpp): the term dictionary, the live documents and every (term, realm)
+// pair's posting list as it is held, so a load skips the text analysis (tokens, stemming) and
+// the term hashing a rebuild does per document, and copies the postings in order. Removed documents and terms no live document holds are left
 // out, so a loaded index is the compacted one: slots are renumbered in the same order, which
 // changes no answer (ties go by id, and a document's score depends only on its terms, its
 // length and the realm statistics). Bytes, in the order written (lane_snapshot.hpp encodes
@@ -71,15 +84,18 @@
 //   array<MemoryId> the live documents by slot (N)
 //   array<u32>      realm id of each document
 //   array<u32>      distinct terms of each document
-//   array<u32>      postings of each term (its document frequency)
-//   array<Posting>  (slot, tf) of every term's postings, slots ascending, concatenated by term
+//   array<u32>      term id of each (term, realm) pair (P pairs, by term then realm id)
+//   array<u32>      realm id of each pair
+//   array<u32>      postings of each pair (its document count)
+//   array<Posting>  (slot, tf) of every pair's postings, slots ascending, concatenated by pair
 // The rest is derived on load: a document's terms and its length (the sum of its tfs, as add()
-// counts it) by a transpose of the postings, a block of documents at a time; the per-realm
-// statistics and document frequencies by a pass over them. Load checks every id and
-// count against the others (an id out of range, postings out of order, a zero tf, counts that
-// do not add up, a repeated term string, realm name or document id are Corruption).
-// About 8 bytes per posting and 24 per document: 18 MiB for the benchmarks' 100k synthetic
-// memories.
+// counts it) by a transpose of the postings, a block of documents at a time; the realm and
+// term statistics by a pass over them. Load checks every id and count against the others (an id
+// out of range, pairs or postings out of order, a posting in another realm than its pair's, a
+// zero tf, counts that do not add up, a repeated term string, realm name or document id are
+// Corruption).
+// About 8 bytes per posting, 24 per document and 12 per pair: 18 MiB for the benchmarks' 100k
+// synthetic memories.
 //
 // Threading: not synchronised. add and remove need exclusive access; search and save are const
 // and may run on several threads at once while nothing mutates the index.
@@ -160,9 +176,16 @@ class Bm25Index {
                                const std::vector<MemoryId>& ids) const;
 
   // Postings held (removed documents' included until compaction) and their bytes (not the
-  // vectors' spare capacity).
+  // lists' spare capacity).
   size_t postings() const;
   size_t posting_bytes() const;
+  // (term, realm) pairs held: each holds a posting list. list_bytes(): the lists with their
+  // spare capacity and the pair tables' nodes and buckets (an estimate: malloc's rounding).
+  size_t term_realm_pairs() const;
+  size_t list_bytes() const;
+  // An estimate of the heap the index holds: posting lists with their spare capacity, the pair
+  // tables' nodes and buckets, the slot arrays and id tables as mapped, the term dictionary.
+  size_t memory_bytes() const;
 
   // Writes the live documents and their terms (format in the header comment).
   void save(SnapshotWriter& out) const;
@@ -186,15 +209,23 @@ class Bm25Index {
     uint64_t docs = 0;
     uint64_t length = 0;
   };
+  // A term's documents in one realm: how many live ones hold it (df) and its postings there
+  // (removed documents' included until compaction). Held only for the pairs some live document
+  // holds.
+  struct TermRealm {
+    uint32_t df = 0;
+    PostingList list;
+  };
   struct QueryTerm {
-    const PostingList* postings;
-    double weight;  // qtf * idf * (k1 + 1)
-    double bound;   // no document gets more than this from the term
+    uint32_t first, last;  // its posting lists: ScoringTerms::lists[first, last), one per realm
+    double weight;         // qtf * idf * (k1 + 1)
+    double bound;          // no document gets more than this from the term
   };
   // A query's terms as scored: weight-ordered (see query_terms()), and the constants of the
   // contribution weight * tf / (tf + k_base + k_per_term * length).
   struct ScoringTerms {
     std::vector<QueryTerm> terms;
+    std::vector<const PostingList*> lists;
     double k_base = 0, k_per_term = 0;
     double contribution(const QueryTerm& t, uint32_t tf, uint32_t length) const {
       const double f = tf;
@@ -223,8 +254,9 @@ class Bm25Index {
     double whole = 0;
   };
   WeightedQuery weigh_query(std::string_view query, const RealmSet& set) const;
-  // Documents of the set's realms holding term.
-  double realm_df(uint32_t term, const RealmSet& set) const;
+  // Documents of the set's realms holding term; with lists, appends the term's posting list in
+  // each of the set's realms that holds it.
+  double realm_df(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists = nullptr) const;
   Result<std::vector<Bm25Hit>> search_with(std::string_view query, const std::vector<std::string>& realms, size_t limit,
                                            size_t max_terms, bool exhaustive) const;
   // The scored terms of query (term id, qtf), heaviest first, ties in the query's order (term
@@ -233,8 +265,8 @@ class Bm25Index {
   ScoringTerms query_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query) const;
   // The best limit documents for query terms, best first, with their BM25 scores: with safe
   // pruning (bm25_scoring.cpp), or every posting scored (score_every).
-  std::vector<Bm25Hit> score_terms(const RealmSet& set, const ScoringTerms& q, size_t limit) const;
-  std::vector<Bm25Hit> score_every(const RealmSet& set, const ScoringTerms& q, size_t limit) const;
+  std::vector<Bm25Hit> score_terms(const ScoringTerms& q, size_t limit) const;
+  std::vector<Bm25Hit> score_every(const ScoringTerms& q, size_t limit) const;
   // Ascending id among equal scores.
   bool better(double score_x, uint32_t slot_x, double score_y, uint32_t slot_y) const;
   // The best limit of ranked (score, slot), best first, as hits.
@@ -242,22 +274,28 @@ class Bm25Index {
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
-  // The id map and the per-realm document frequencies are split in kShards tables, chosen by
+  // The id map and the (term, realm) pairs are split in kShards tables, chosen by
   // the key's hash: each grows (rehashes) on its own at 1/kShards of the size, so no single
   // add touches more than a shard's worth of fresh memory (growable_array.hpp says why).
   static constexpr size_t kShards = 64;
   static size_t shard_of(uint64_t hash) { return static_cast<size_t>(hash >> 58); }
   IdTable<uint32_t>& id_shard(const MemoryId& id) { return by_id_[shard_of(id_table_detail::mix(id))]; }
-  std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) { return realm_df_[df_shard_index(key)]; }
-  const std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) const { return realm_df_[df_shard_index(key)]; }
-  static size_t df_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
-  // Sets realm_df_ from the postings of the live documents.
-  void count_realm_df();
-  template <class T>
-  std::vector<T> slot_realms() const;
-  template <class T>
-  void count_realm_df(const std::vector<T>& realm_of);
+  using PairTable = std::unordered_map<uint64_t, TermRealm>;
+  PairTable& pair_shard(uint64_t key) { return pairs_[pair_shard_index(key)]; }
+  const PairTable& pair_shard(uint64_t key) const { return pairs_[pair_shard_index(key)]; }
+  static size_t pair_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
+  // The pairs in (term, realm) order.
+  std::vector<std::pair<uint64_t, const TermRealm*>> sorted_pairs() const;
   void compact();
+  // load(), after the arrays are read and checked: the pairs' lists, then each document's terms
+  // and length by a transpose of them (bm25_snapshot.cpp).
+  struct SnapshotArrays;
+  // The first inconsistency between a snapshot's arrays (empty if none): lengths and counts
+  // that must agree, ids in range, pairs in order covering every term, postings in order and in
+  // their pair's realm.
+  static std::string check_snapshot(const SnapshotArrays& a);
+  Status load_pairs(const SnapshotArrays& a);
+  Status load_documents(const SnapshotArrays& a);
   // The first position at or after from whose slot is >= slot (list.size() if none), by
   // galloping: O(log distance).
   static size_t seek(const PostingList& list, size_t from, uint32_t slot);
@@ -266,12 +304,11 @@ class Bm25Index {
   TextAnalyzer analyzer_;
 
   std::unordered_map<std::string, uint32_t> term_ids_;
-  std::vector<PostingList> postings_;   // by term id; slots ascending; removed slots linger
   std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
   std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
   std::vector<uint32_t> min_length_;             // by term id: <= the length of every live document holding it
-  // df_key(term, realm) -> live documents, in df_shard(key)
-  std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df_;
+  // df_key(term, realm) -> the pair's documents and postings, in pair_shard(key); slots ascending
+  std::array<PairTable, kShards> pairs_;
 
   std::unordered_map<std::string, uint32_t> realm_ids_;
   std::vector<RealmStats> realms_;  // by realm id: live documents only

@@ -59,7 +59,7 @@ std::vector<Bm25Hit> Bm25Index::best_hits(std::vector<std::pair<double, uint32_t
   return hits;
 }
 
-std::vector<Bm25Hit> Bm25Index::score_every(const RealmSet& set, const ScoringTerms& q, size_t limit) const {
+std::vector<Bm25Hit> Bm25Index::score_every(const ScoringTerms& q, size_t limit) const {
   // Term at a time into one accumulator per slot.
   thread_local Scratch scratch;
   std::vector<double>& score = scratch.score;
@@ -67,11 +67,13 @@ std::vector<Bm25Hit> Bm25Index::score_every(const RealmSet& set, const ScoringTe
   if (score.size() < slots_.size()) score.resize(slots_.size(), 0.0);
   touched.clear();
   for (const QueryTerm& t : q.terms) {
-    for (const Posting& p : *t.postings) {
-      const Slot& s = slots_[p.slot];
-      if (s.realm == kRemoved || !set.allowed[s.realm]) continue;
-      if (score[p.slot] == 0) touched.push_back(p.slot);  // every contribution is > 0
-      score[p.slot] += q.contribution(t, p.tf, s.length);
+    for (uint32_t l = t.first; l < t.last; ++l) {
+      for (const Posting& p : *q.lists[l]) {
+        const Slot& s = slots_[p.slot];
+        if (s.realm == kRemoved) continue;
+        if (score[p.slot] == 0) touched.push_back(p.slot);  // every contribution is > 0
+        score[p.slot] += q.contribution(t, p.tf, s.length);
+      }
     }
   }
   std::vector<std::pair<double, uint32_t>> ranked;
@@ -83,8 +85,7 @@ std::vector<Bm25Hit> Bm25Index::score_every(const RealmSet& set, const ScoringTe
   return best_hits(ranked, limit);
 }
 
-std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const ScoringTerms& q, size_t limit) const {
-  const std::vector<char>& allowed = set.allowed;
+std::vector<Bm25Hit> Bm25Index::score_terms(const ScoringTerms& q, size_t limit) const {
   const std::vector<QueryTerm>& terms = q.terms;
   std::vector<double> rest(terms.size() + 1, 0.0);  // rest[i]: most that terms i.. can add
   for (size_t i = terms.size(); i-- > 0;) rest[i] = rest[i + 1] + terms[i].bound;
@@ -105,13 +106,14 @@ std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const ScoringTe
   double theta = 0, best = 0;
   for (; i < terms.size(); ++i) {
     if (touched.size() >= limit && below(rest[i], theta)) break;
-    for (const Posting& p : *terms[i].postings) {
-      const Slot& s = slots_[p.slot];
-      if (s.realm == kRemoved || !allowed[s.realm]) continue;
-      double& acc = score[p.slot];
-      if (acc == 0) touched.push_back(p.slot);  // every contribution is > 0
-      acc += contribution(terms[i], p);
-      best = std::max(best, acc);
+    for (uint32_t l = terms[i].first; l < terms[i].last; ++l) {
+      for (const Posting& p : *q.lists[l]) {
+        if (slots_[p.slot].realm == kRemoved) continue;
+        double& acc = score[p.slot];
+        if (acc == 0) touched.push_back(p.slot);  // every contribution is > 0
+        acc += contribution(terms[i], p);
+        best = std::max(best, acc);
+      }
     }
     // theta <= best: while the rest can exceed best, theta cannot stop the scan (skip its O(C)).
     if (touched.size() >= limit && i + 1 < terms.size() && below(rest[i + 1], best))
@@ -135,19 +137,22 @@ std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const ScoringTe
       if (!drop(slot, rest[i])) cands.push_back(slot);
     bool sorted = false;
     for (; i < terms.size(); ++i) {
-      const PostingList& list = *terms[i].postings;
-      if (cands.size() * 16 < list.size()) {
-        if (!sorted) std::sort(cands.begin(), cands.end());
-        sorted = true;  // erase below keeps the order
-        size_t pos = 0;
-        for (uint32_t slot : cands) {
-          pos = seek(list, pos, slot);
-          if (pos == list.size()) break;
-          if (list[pos].slot == slot) score[slot] += contribution(terms[i], list[pos]);
+      // A candidate is in one realm, so it gets at most one contribution of the term's lists.
+      for (uint32_t l = terms[i].first; l < terms[i].last; ++l) {
+        const PostingList& list = *q.lists[l];
+        if (cands.size() * 16 < list.size()) {
+          if (!sorted) std::sort(cands.begin(), cands.end());
+          sorted = true;  // erase below keeps the order
+          size_t pos = 0;
+          for (uint32_t slot : cands) {
+            pos = seek(list, pos, slot);
+            if (pos == list.size()) break;
+            if (list[pos].slot == slot) score[slot] += contribution(terms[i], list[pos]);
+          }
+        } else {
+          for (const Posting& p : list)
+            if (score[p.slot] > 0) score[p.slot] += contribution(terms[i], p);
         }
-      } else {
-        for (const Posting& p : list)
-          if (score[p.slot] > 0) score[p.slot] += contribution(terms[i], p);
       }
       if (i + 1 < terms.size() && cands.size() > limit) {
         theta = std::max(theta, kth_best(score, cands, limit, scratch.buffer));
