@@ -58,6 +58,7 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
   for (const auto& [term, tf] : tfs) {
     TermRealm& pair = pair_shard(df_key(term, rid))[df_key(term, rid)];
     ++pair.df;
+    pair.note(tf, length);
     pair.list.push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
@@ -129,6 +130,7 @@ void Bm25Index::compact() {
       for (const Posting& p : pair.list) {
         if (new_slot[p.slot] == kRemoved) continue;
         kept.list.push_back(Posting{new_slot[p.slot], p.tf});
+        kept.note(p.tf, slots[new_slot[p.slot]].length);
         max_tf[term] = std::max(max_tf[term], p.tf);
         min_length[term] = std::min(min_length[term], slots[new_slot[p.slot]].length);
       }
@@ -215,17 +217,22 @@ Bm25Index::RealmSet Bm25Index::realm_set(const std::vector<std::string>& realms)
   return set;
 }
 
-double Bm25Index::realm_df(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists) const {
-  double df = 0;
+Bm25Index::TermReach Bm25Index::reach(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists) const {
+  TermReach out;
   for (uint32_t r : set.rids) {
     const uint64_t key = df_key(term, r);
     const PairTable& shard = pair_shard(key);
     auto it = shard.find(key);
     if (it == shard.end()) continue;
-    df += it->second.df;
-    if (lists) lists->push_back(&it->second.list);
+    const TermRealm& pair = it->second;
+    out.df += pair.df;
+    // A saturated pair bound gives way to the term's (min_length saturates downwards: still a
+    // lower bound).
+    out.max_tf = std::max<uint32_t>(out.max_tf, pair.max_tf == 0xffff ? max_tf_[term] : pair.max_tf);
+    out.min_length = std::min<uint32_t>(out.min_length, pair.min_length);
+    if (lists) lists->push_back(&pair.list);
   }
-  return df;
+  return out;
 }
 
 Result<std::vector<Bm25Hit>> Bm25Index::search_with(std::string_view query, const std::vector<std::string>& realms,
@@ -291,14 +298,14 @@ Bm25Index::ScoringTerms Bm25Index::query_terms(const RealmSet& set,
   out.k_per_term = k1 * b / set.avgdl;
   for (const auto& [term, count] : query) {
     const uint32_t first = static_cast<uint32_t>(out.lists.size());
-    const double df = realm_df(term, set, &out.lists);
-    if (df == 0) continue;
-    QueryTerm t{first, static_cast<uint32_t>(out.lists.size()), count * idf(set.n_docs, df) * (k1 + 1), 0};
-    t.bound = out.bound(t, max_tf_[term], min_length_[term]);
+    const TermReach term_reach = reach(term, set, &out.lists);
+    if (term_reach.df == 0) continue;
+    QueryTerm t{first, static_cast<uint32_t>(out.lists.size()), count * idf(set.n_docs, term_reach.df) * (k1 + 1), 0};
+    t.bound = out.bound(t, term_reach.max_tf, term_reach.min_length);
     out.terms.push_back(t);
   }
   // Heaviest first (the rarest terms). The order depends only on the documents held and the
-  // query (not on max_tf_ or min_length_, which remember removed documents).
+  // query (not on the bounds, which remember removed documents).
   std::stable_sort(out.terms.begin(), out.terms.end(),
                    [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
   return out;
@@ -368,7 +375,7 @@ std::vector<double> Bm25Index::coverage(std::string_view query, const std::vecto
   std::sort(slots.begin(), slots.end());
   for (const auto& [term, count] : weighted.terms) {
     std::vector<const PostingList*> lists;
-    const double weight = count * idf(set.n_docs, realm_df(term, set, &lists));
+    const double weight = count * idf(set.n_docs, reach(term, set, &lists).df);
     // Each realm's list probed at every document: one of another realm is never found in it.
     for (const PostingList* list : lists) {
       size_t pos = 0;

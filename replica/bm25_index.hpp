@@ -32,8 +32,9 @@
 // it comes from).
 //
 // Search is exact and term-at-a-time with safe pruning (bm25_scoring.cpp): terms are taken
-// heaviest (rarest) first, each with a bound on what it can add to a score (its largest tf in a
-// document of its shortest length, or of that tf if longer). Once the terms left cannot lift a
+// heaviest (rarest) first, each with a bound on what it can add to a score (its largest tf in
+// the requested realms, in a document of its shortest length there, or of that tf if longer;
+// kept per (term, realm) pair). Once the terms left cannot lift a
 // document not yet seen to theta, a lower bound on the limit-th best score so far (the exact
 // one among the first 8,192 documents found, which the heaviest terms found), the remaining
 // (longest) posting lists only complete the candidates that can still enter the result (probed
@@ -60,8 +61,8 @@
 // term dictionary's rehash and the per-term arrays' doubling, each time the number of distinct
 // terms doubles.
 // Memory: 8 bytes per posting (up to twice that while a list's capacity runs ahead: lists
-// double); per (term, realm) pair a hash node of 48 bytes (key, document count and a 16-byte
-// PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
+// double); per (term, realm) pair a hash node of 48 bytes (key, document count, 16-bit bounds
+// and a 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
 // rounding of its array from 2 postings; 12 bytes per term (live documents, largest tf,
 // shortest document); 4 bytes per distinct term of each document (to undo its statistics on
 // remove); about 60 bytes per document (slot arrays and id map, up to twice that while their
@@ -209,12 +210,26 @@ class Bm25Index {
     uint64_t docs = 0;
     uint64_t length = 0;
   };
-  // A term's documents in one realm: how many live ones hold it (df) and its postings there
-  // (removed documents' included until compaction). Held only for the pairs some live document
-  // holds.
+  // A term's documents in one realm: how many live ones hold it (df), its postings there
+  // (removed documents' included until compaction) and the pair's bounds, in 16 bits (the
+  // entry's padding): max_tf >= every live tf (0xffff: more, see the term's), min_length <= the
+  // length of every live document; neither lowered on remove. Held only for the pairs some live
+  // document holds.
   struct TermRealm {
     uint32_t df = 0;
+    uint16_t max_tf = 0;
+    uint16_t min_length = 0xffff;
     PostingList list;
+    void note(uint32_t tf, uint32_t length) {
+      max_tf = static_cast<uint16_t>(std::min<uint32_t>(0xffff, std::max<uint32_t>(max_tf, tf)));
+      min_length = static_cast<uint16_t>(std::min<uint32_t>(min_length, length));
+    }
+  };
+  // A term in a set of realms: its documents there and the bounds of its postings there.
+  struct TermReach {
+    double df = 0;
+    uint32_t max_tf = 0;
+    uint32_t min_length = UINT32_MAX;
   };
   struct QueryTerm {
     uint32_t first, last;  // its posting lists: ScoringTerms::lists[first, last), one per realm
@@ -254,9 +269,10 @@ class Bm25Index {
     double whole = 0;
   };
   WeightedQuery weigh_query(std::string_view query, const RealmSet& set) const;
-  // Documents of the set's realms holding term; with lists, appends the term's posting list in
-  // each of the set's realms that holds it.
-  double realm_df(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists = nullptr) const;
+  // Term in the set's realms; with lists, appends its posting list in each of them that holds it.
+  TermReach reach(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists = nullptr) const;
+  // Documents of the set's realms holding term.
+  double realm_df(uint32_t term, const RealmSet& set) const { return reach(term, set).df; }
   Result<std::vector<Bm25Hit>> search_with(std::string_view query, const std::vector<std::string>& realms, size_t limit,
                                            size_t max_terms, bool exhaustive) const;
   // The scored terms of query (term id, qtf), heaviest first, ties in the query's order (term

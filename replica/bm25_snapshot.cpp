@@ -185,6 +185,7 @@ Status Bm25Index::load_pairs(const SnapshotArrays& a) {
     for (size_t i = at; i < at + pair.df; ++i) {
       const Posting& p = a.postings[i];
       pair.list.push_back(p);
+      pair.note(p.tf, slots_[p.slot].length);
       max_tf_[t] = std::max(max_tf_[t], p.tf);
       min_length_[t] = std::min(min_length_[t], slots_[p.slot].length);
     }
