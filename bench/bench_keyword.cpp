@@ -2,7 +2,8 @@
 // from the synthetic corpus, its pruned search timed beside the exhaustive scoring of every
 // posting (search_exhaustive), same queries, one after the other, in a realm of 50% of the
 // memories, one of 3% and two realms together (25% + 3%); the hits of both compared; and the
-// posting lists' bytes per posting. Prints figures, asserts nothing.
+// index's bytes (per posting and per memory) and its snapshot's size and save and load times.
+// Prints figures, asserts nothing.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +93,20 @@ int cmd_bench_keyword(const Words& words) {
                 "(%.1f with spare capacity and the lists' table entries); the whole index about %.0f bytes a memory\n",
                 n, build_s, index.postings(), index.term_realm_pairs(), double(index.posting_bytes()) / postings,
                 double(index.list_bytes()) / postings, double(index.memory_bytes()) / double(n));
+    {
+      auto t1 = Clock::now();
+      SnapshotWriter w;
+      index.save(w);
+      const double save_s = us_since(t1) / 1e6;
+      const double mib = double(w.bytes()) / double(1 << 20);
+      const auto chunks = w.take_chunks();
+      t1 = Clock::now();
+      Bm25Index loaded;
+      SnapshotReader r(chunks);
+      const bool ok = loaded.load(r).ok() && loaded.size() == index.size();
+      std::printf("  snapshot %.0f MiB, saved in %.2f s, loaded in %.2f s%s\n", mib, save_s, us_since(t1) / 1e6,
+                  ok ? "" : " (LOAD FAILED)");
+    }
     row(index, queries, {"realm0"}, "realm of 50%", limit);
     row(index, queries, {"realm5"}, "realm of 3%", limit);
     row(index, queries, {"realm1", "realm5"}, "two realms (25% + 3%)", limit);

@@ -6,9 +6,10 @@
 // Snapshot (Lane::save/load), format 2: the index (Bm25Index::save: term dictionary, live
 // documents, (term, realm) posting lists), then the content version each memory was indexed at
 // (array of {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged
-// text. A load analyses no text. Measured on the benchmarks' synthetic corpus (vasana-bench start), one
-// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s (rebuilt: 2.7 s); 1M
-// memories, 218 MiB, saved in 0.33 s and loaded in 1.4 s (rebuilt: 45 s).
+// text. A load analyses no text. The index's part, measured on the benchmarks' synthetic corpus
+// (vasana-bench keyword), one thread: 100k memories, 19 MiB, saved in 0.03 s and loaded in
+// 0.08 s; 1M memories, 181 MiB, saved in 0.12 s and loaded in 0.65 s (a rebuild analyses every
+// text: about 45 s at 1M).
 #pragma once
 
 #include <map>
