@@ -18,6 +18,7 @@ int cmd_bench_candidates(const Words& words);
 int cmd_bench_start(const Words& words);
 int cmd_bench_memory(const Words& words);
 int cmd_bench_footprint(const Words& words);
+int cmd_bench_keyword(const Words& words);
 
 namespace bench {
 

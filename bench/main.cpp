@@ -33,6 +33,8 @@ const char* kUsage =
     "        what fresh memory costs here (first touch, small strings on a thread)\n"
     "  footprint [--memories 100000] [--vector-dim N] [--no-graph]\n"
     "        bytes per memory by component: state records, texts, each lane's index, histories\n"
+    "  keyword [--memories 100000,1000000] [--queries N]\n"
+    "        the keyword index's pruned search beside scoring every posting\n"
     "\n"
     "Benchmarks that write make their data directories under --dir (default: the current directory)\n"
     "and remove them at the end (write and replication keep them with --keep).\n"
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
   if (cmd == "start") return vasana::cmd_bench_start(words);
   if (cmd == "memory") return vasana::cmd_bench_memory(words);
   if (cmd == "footprint") return vasana::cmd_bench_footprint(words);
+  if (cmd == "keyword") return vasana::cmd_bench_keyword(words);
   std::fprintf(stderr, "vasana-bench: unknown benchmark '%s'\n\n%s", cmd.c_str(), kUsage);
   return vasana::kExitUsage;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 
@@ -19,32 +18,6 @@ double idf(double n_docs, double df) {
 
 bool id_less(const MemoryId& a, const MemoryId& b) {
   return a.instance != b.instance ? a.instance < b.instance : a.seqno < b.seqno;
-}
-
-// Per-thread accumulators, reused across searches so a query costs nothing per document
-// that it does not touch. Invariant between searches: every entry of score is 0.
-struct Scratch {
-  std::vector<double> score;          // by slot
-  std::vector<uint32_t> touched;      // slots with a nonzero score
-  std::vector<uint32_t> candidates;   // slots still able to enter the result (phase 2)
-  std::vector<double> buffer;
-};
-
-// True when a document whose score is at most bound cannot beat theta. The margin covers
-// rounding: a bound and a score sum the same terms in different orders.
-bool below(double bound, double theta) { return bound * (1 + 1e-9) < theta; }
-
-// The score of a document dropped in phase 2: below every real score, and not 0 (untouched).
-constexpr double kDropped = -1;
-
-// The limit-th largest score among slots (slots.size() >= limit > 0).
-double kth_best(const std::vector<double>& score, const std::vector<uint32_t>& slots, size_t limit,
-                std::vector<double>& buffer) {
-  buffer.clear();
-  for (uint32_t slot : slots) buffer.push_back(score[slot]);
-  std::nth_element(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(limit - 1), buffer.end(),
-                   std::greater<double>());
-  return buffer[limit - 1];
 }
 
 }  // namespace
@@ -67,11 +40,11 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
   std::vector<std::pair<uint32_t, uint32_t>> tfs;  // term id, tf
   std::unordered_map<uint32_t, size_t> at;         // term id -> index in tfs
   for (std::string& t : terms) {
-    auto [it, inserted] = term_ids_.try_emplace(std::move(t), static_cast<uint32_t>(postings_.size()));
+    auto [it, inserted] = term_ids_.try_emplace(std::move(t), static_cast<uint32_t>(live_df_.size()));
     if (inserted) {
-      postings_.emplace_back();
       live_df_.push_back(0);
       max_tf_.push_back(0);
+      min_length_.push_back(UINT32_MAX);
     }
     auto [pos, fresh] = at.try_emplace(it->second, tfs.size());
     if (fresh) {
@@ -80,15 +53,19 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
       ++tfs[pos->second].second;
     }
   }
+  const uint32_t length = static_cast<uint32_t>(terms.size());
+  slots_.push_back(Slot{rid, length});
   for (const auto& [term, tf] : tfs) {
-    postings_[term].push_back(Posting{slot, tf});
+    TermRealm& pair = pair_shard(df_key(term, rid))[df_key(term, rid)];
+    ++pair.df;
+    pair.note(tf, length);
+    pair.list.push_back(Posting{slot, tf});
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
-    ++df_shard(df_key(term, rid))[df_key(term, rid)];
+    min_length_[term] = std::min(min_length_[term], length);
     slot_terms_.push_back(term);
   }
   slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
-  slots_.push_back(Slot{rid, static_cast<uint32_t>(terms.size())});
   slot_ids_.push_back(id);
   id_shard(id).insert(id, slot);
   ++live_docs_;
@@ -107,9 +84,10 @@ bool Bm25Index::remove(const MemoryId& id) {
   for (uint32_t i = slot_terms_begin_[slot]; i < slot_terms_begin_[slot + 1]; ++i) {
     const uint32_t term = slot_terms_[i];
     --live_df_[term];
-    auto& shard = df_shard(df_key(term, s.realm));
-    auto df = shard.find(df_key(term, s.realm));
-    if (--df->second == 0) shard.erase(df);
+    // A pair no live document holds has only removed slots left: it goes now.
+    PairTable& shard = pair_shard(df_key(term, s.realm));
+    auto pair = shard.find(df_key(term, s.realm));
+    if (--pair->second.df == 0) shard.erase(pair);
   }
   --realms_[s.realm].docs;
   realms_[s.realm].length -= s.length;
@@ -131,23 +109,34 @@ void Bm25Index::compact() {
     slot_ids.push_back(slot_ids_[s]);
   }
 
-  std::vector<uint32_t> new_term(postings_.size(), kRemoved);
-  std::vector<PostingList> postings;
-  std::vector<uint32_t> live_df, max_tf;
-  for (uint32_t t = 0; t < postings_.size(); ++t) {
+  std::vector<uint32_t> new_term(live_df_.size(), kRemoved);
+  std::vector<uint32_t> live_df;
+  for (uint32_t t = 0; t < live_df_.size(); ++t) {
     if (live_df_[t] == 0) continue;
-    new_term[t] = static_cast<uint32_t>(postings.size());
-    PostingList kept;
-    kept.reserve(live_df_[t]);
-    uint32_t most = 0;
-    for (const Posting& p : postings_[t]) {
-      if (new_slot[p.slot] == kRemoved) continue;
-      kept.push_back(Posting{new_slot[p.slot], p.tf});
-      most = std::max(most, p.tf);
-    }
-    postings.push_back(std::move(kept));
+    new_term[t] = static_cast<uint32_t>(live_df.size());
     live_df.push_back(live_df_[t]);
-    max_tf.push_back(most);
+  }
+  // Each pair's live postings, renumbered (new_slot keeps the order: slots stay ascending), and
+  // each term's bounds from them. Every pair holds a live document (remove() drops the others).
+  std::vector<uint32_t> max_tf(live_df.size(), 0), min_length(live_df.size(), UINT32_MAX);
+  std::array<PairTable, kShards> pairs;
+  for (PairTable& shard : pairs_) {
+    for (auto& [key, pair] : shard) {
+      const uint32_t term = new_term[key >> 32];
+      const uint64_t moved = df_key(term, static_cast<uint32_t>(key));
+      TermRealm& kept = pairs[pair_shard_index(moved)][moved];
+      kept.df = pair.df;
+      kept.list.reserve(pair.df);
+      for (const Posting& p : pair.list) {
+        if (new_slot[p.slot] == kRemoved) continue;
+        kept.list.push_back(Posting{new_slot[p.slot], p.tf});
+        kept.note(p.tf, slots[new_slot[p.slot]].length);
+        max_tf[term] = std::max(max_tf[term], p.tf);
+        min_length[term] = std::min(min_length[term], slots[new_slot[p.slot]].length);
+      }
+      pair.list = PostingList();  // the old copy goes as the new one grows
+    }
+    shard = PairTable();
   }
 
   for (auto it = term_ids_.begin(); it != term_ids_.end();) {
@@ -158,12 +147,6 @@ void Bm25Index::compact() {
       ++it;
     }
   }
-  std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df;
-  for (const auto& shard : realm_df_)
-    for (const auto& [key, df] : shard) {
-      const uint64_t moved = df_key(new_term[key >> 32], static_cast<uint32_t>(key));
-      realm_df[df_shard_index(moved)].emplace(moved, df);
-    }
 
   GrowableArray<uint32_t> begin;
   begin.push_back(0);
@@ -178,246 +161,21 @@ void Bm25Index::compact() {
 
   slots_ = std::move(slots);
   slot_ids_ = std::move(slot_ids);
-  postings_ = std::move(postings);
   live_df_ = std::move(live_df);
   max_tf_ = std::move(max_tf);
-  realm_df_ = std::move(realm_df);
+  min_length_ = std::move(min_length);
+  pairs_ = std::move(pairs);
   slot_terms_begin_ = std::move(begin);
   slot_terms_ = std::move(terms);
   removed_slots_ = 0;
 }
 
-void Bm25Index::save(SnapshotWriter& out) const {
-  // The terms some live document holds, renumbered densely in term id order.
-  std::vector<uint32_t> new_term(postings_.size(), kRemoved);
-  uint32_t n_terms = 0;
-  for (uint32_t t = 0; t < postings_.size(); ++t)
-    if (live_df_[t] > 0) new_term[t] = n_terms++;
-  std::vector<const std::string*> term_text(n_terms, nullptr);
-  for (const auto& [text, t] : term_ids_)
-    if (new_term[t] != kRemoved) term_text[new_term[t]] = &text;
-  std::vector<uint32_t> term_bytes(n_terms), df(n_terms);
-  std::string all_terms;
-  uint64_t n_postings = 0;
-  for (uint32_t t = 0; t < postings_.size(); ++t) {
-    if (new_term[t] == kRemoved) continue;
-    term_bytes[new_term[t]] = static_cast<uint32_t>(term_text[new_term[t]]->size());
-    all_terms += *term_text[new_term[t]];
-    df[new_term[t]] = live_df_[t];
-    n_postings += live_df_[t];
-  }
-  out.array(term_bytes);
-  out.array(all_terms.data(), all_terms.size());
-
-  std::vector<const std::string*> realm_names(realms_.size(), nullptr);
-  for (const auto& [name, r] : realm_ids_) realm_names[r] = &name;
-  out.u64(realm_names.size());
-  for (const std::string* name : realm_names) out.str(*name);
-
-  // The live documents in slot order.
-  std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
-  std::vector<MemoryId> ids;
-  std::vector<uint32_t> realm, distinct;
-  ids.reserve(live_docs_);
-  realm.reserve(live_docs_);
-  distinct.reserve(live_docs_);
-  for (uint32_t s = 0; s < slots_.size(); ++s) {
-    if (slots_[s].realm == kRemoved) continue;
-    new_slot[s] = static_cast<uint32_t>(ids.size());
-    ids.push_back(slot_ids_[s]);
-    realm.push_back(slots_[s].realm);
-    distinct.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
-  }
-  out.array(ids);
-  out.array(realm);
-  out.array(distinct);
-  out.array(df);
-
-  // Every kept term's live postings, renumbered (the order is kept: slots stay ascending), as
-  // one array written list by list.
-  out.u64(n_postings);
-  std::vector<Posting> kept;
-  for (uint32_t t = 0; t < postings_.size(); ++t) {
-    if (new_term[t] == kRemoved) continue;
-    const PostingList& list = postings_[t];
-    if (removed_slots_ == 0) {
-      out.raw(list.begin(), list.size() * sizeof(Posting));
-      continue;
-    }
-    kept.clear();
-    for (const Posting& p : list)
-      if (new_slot[p.slot] != kRemoved) kept.push_back(Posting{new_slot[p.slot], p.tf});
-    out.raw(kept.data(), kept.size() * sizeof(Posting));
-  }
-}
-
-Status Bm25Index::load(SnapshotReader& in) {
-  if (!slots_.empty() || !term_ids_.empty() || !realms_.empty())
-    return Status::FailedPrecondition("keyword index: load into an index that is not empty");
-  const auto term_bytes = in.array<uint32_t>();
-  const auto all_terms = in.array<char>();
-  std::vector<std::string> realm_names(in.count(8));
-  for (std::string& name : realm_names) name = in.str();
-  const auto ids = in.array<MemoryId>();
-  const auto realm = in.array<uint32_t>();
-  const auto distinct = in.array<uint32_t>();
-  const auto df = in.array<uint32_t>();
-  const auto postings = in.array<Posting>();
-  if (!in.ok()) return in.finish("keyword index");
-
-  const auto corrupt = [](const std::string& what) { return Status::Corruption("keyword index: " + what); };
-  const size_t n_terms = term_bytes.size(), n_docs = ids.size();
-  uint64_t sum = 0;
-  for (uint32_t b : term_bytes) sum += b;
-  if (sum != all_terms.size()) return corrupt("the term lengths do not add up to the term bytes");
-  if (realm.size() != n_docs || distinct.size() != n_docs || df.size() != n_terms)
-    return corrupt("the arrays differ in length");
-  if (n_docs >= kRemoved || realm_names.size() >= kRemoved || postings.size() >= kRemoved)
-    return corrupt("too many documents, realms or postings");
-  for (uint32_t r : realm)
-    if (r >= realm_names.size()) return corrupt("a realm id out of range");
-  sum = 0;
-  for (uint32_t n : df) sum += n;
-  if (sum != postings.size()) return corrupt("the document frequencies do not add up to the postings");
-  sum = 0;
-  for (uint32_t n : distinct) sum += n;
-  if (sum != postings.size()) return corrupt("the documents' term counts do not add up to the postings");
-  // Each list's slots ascending and held, its tfs positive.
-  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
-    if (df[t] == 0) return corrupt("a term held by no document");
-    for (size_t i = at; i < at + df[t]; ++i)
-      if (postings[i].slot >= n_docs || postings[i].tf == 0 || (i > at && postings[i].slot <= postings[i - 1].slot))
-        return corrupt("a posting out of order or range");
-  }
-
-  term_ids_.reserve(n_terms);
-  size_t offset = 0;
-  for (uint32_t t = 0; t < n_terms; ++t) {
-    if (!term_ids_.emplace(std::string(all_terms.data() + offset, term_bytes[t]), t).second)
-      return corrupt("a term held twice");
-    offset += term_bytes[t];
-  }
-  for (const std::string& name : realm_names) (void)realm_id(name);
-  if (realms_.size() != realm_names.size()) return corrupt("a realm held twice");
-  postings_.resize(n_terms);
-  max_tf_.assign(n_terms, 0);
-  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
-    PostingList& list = postings_[t];
-    list.reserve(df[t]);
-    for (size_t i = at; i < at + df[t]; ++i) {
-      list.push_back(postings[i]);
-      max_tf_[t] = std::max(max_tf_[t], postings[i].tf);
-    }
-  }
-  live_df_ = df;
-
-  // Each document's terms and length, from the postings (a transpose), a block of documents at
-  // a time, every term's run of postings in the block in turn, so that the writes stay within
-  // the block's part of slot_terms_, about 8 MiB (random writes over all of it are slow at 1M
-  // documents; smaller blocks cost a cache miss more per term and block).
-  const size_t kBlock = std::max<size_t>(4096, n_docs * (size_t{2} << 20) / std::max<size_t>(1, postings.size()));
-  std::vector<size_t> cursor(n_terms), end(n_terms);
-  std::vector<uint32_t> next_slot(n_terms);
-  for (size_t t = 0, at = 0; t < n_terms; at += df[t++]) {
-    cursor[t] = at;
-    end[t] = at + df[t];
-    next_slot[t] = postings[at].slot;
-  }
-  std::vector<uint32_t> pos(kBlock);
-  std::vector<uint64_t> length(kBlock);
-  for (size_t block = 0; block < n_docs; block += kBlock) {
-    const size_t block_end = std::min(n_docs, block + kBlock);
-    for (size_t s = block; s < block_end; ++s) {
-      pos[s - block] = static_cast<uint32_t>(slot_terms_.size());
-      length[s - block] = 0;
-      for (uint32_t k = 0; k < distinct[s]; ++k) slot_terms_.push_back(0);
-    }
-    for (uint32_t t = 0; t < n_terms; ++t) {
-      if (next_slot[t] >= block_end) continue;
-      size_t i = cursor[t];
-      for (; i < end[t] && postings[i].slot < block_end; ++i) {
-        const uint32_t s = postings[i].slot - static_cast<uint32_t>(block);
-        slot_terms_[pos[s]++] = t;
-        length[s] += postings[i].tf;
-      }
-      cursor[t] = i;
-      next_slot[t] = i < end[t] ? postings[i].slot : kRemoved;
-    }
-    for (size_t s = block; s < block_end; ++s) {
-      if (pos[s - block] != slot_terms_begin_.back() + distinct[s])
-        return corrupt("a document's term count differs from its postings");
-      slot_terms_begin_.push_back(pos[s - block]);
-      if (length[s - block] > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
-      slots_.push_back(Slot{realm[s], static_cast<uint32_t>(length[s - block])});
-      slot_ids_.push_back(ids[s]);
-      ++realms_[realm[s]].docs;
-      realms_[realm[s]].length += length[s - block];
-    }
-  }
-
-  for (auto& shard : by_id_) shard.reserve(n_docs / kShards + n_docs / (4 * kShards) + 16);
-  for (uint32_t s = 0; s < n_docs; ++s) id_shard(ids[s]).insert(ids[s], s);
-  size_t held = 0;
-  for (const auto& shard : by_id_) held += shard.size();
-  if (held != n_docs) return corrupt("a document id held twice");
-  live_docs_ = n_docs;
-  count_realm_df();
-  return Status::Ok();
-}
-
-void Bm25Index::count_realm_df() {
-  // Each slot's realm in as few bytes as the realms need (a byte up to 255 realms: 1 MiB at 1M
-  // documents, read at random for the rare terms), removed slots as the largest value.
-  if (realms_.size() < 0xff) {
-    count_realm_df(slot_realms<uint8_t>());
-  } else if (realms_.size() < 0xffff) {
-    count_realm_df(slot_realms<uint16_t>());
-  } else {
-    count_realm_df(slot_realms<uint32_t>());
-  }
-}
-
-template <class T>
-std::vector<T> Bm25Index::slot_realms() const {
-  std::vector<T> out(slots_.size());
-  for (size_t s = 0; s < slots_.size(); ++s) out[s] = static_cast<T>(slots_[s].realm);
-  return out;
-}
-
-template <class T>
-void Bm25Index::count_realm_df(const std::vector<T>& realm_of) {
-  // Term by term, each posting list read in order: the documents of each realm holding it.
-  constexpr T kGone = static_cast<T>(kRemoved);
-  std::vector<uint32_t> in_realm(realms_.size(), 0);
-  std::vector<uint32_t> touched;
-  std::vector<std::pair<uint64_t, uint32_t>> counts;
-  for (uint32_t t = 0; t < postings_.size(); ++t) {
-    for (const Posting& p : postings_[t]) {
-      const T r = realm_of[p.slot];
-      if (r == kGone) continue;
-      if (in_realm[r]++ == 0) touched.push_back(r);
-    }
-    for (uint32_t r : touched) {
-      counts.emplace_back(df_key(t, r), in_realm[r]);
-      in_realm[r] = 0;
-    }
-    touched.clear();
-  }
-  std::array<size_t, kShards> per_shard{};
-  for (const auto& c : counts) ++per_shard[df_shard_index(c.first)];
-  for (size_t i = 0; i < kShards; ++i) {
-    realm_df_[i].clear();
-    realm_df_[i].reserve(per_shard[i]);
-  }
-  for (const auto& [key, df] : counts) realm_df_[df_shard_index(key)].emplace(key, df);
-}
-
 void Bm25Index::swap(Bm25Index& o) noexcept {
   term_ids_.swap(o.term_ids_);
-  postings_.swap(o.postings_);
   live_df_.swap(o.live_df_);
   max_tf_.swap(o.max_tf_);
-  realm_df_.swap(o.realm_df_);
+  min_length_.swap(o.min_length_);
+  pairs_.swap(o.pairs_);
   realm_ids_.swap(o.realm_ids_);
   realms_.swap(o.realms_);
   std::swap(slots_, o.slots_);
@@ -430,17 +188,17 @@ void Bm25Index::swap(Bm25Index& o) noexcept {
 }
 
 size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {
+  const Posting* p = list.begin();
+  const size_t n = list.size();
   // Invariant: every position before lo holds a smaller slot.
   size_t lo = from, step = 1;
-  while (lo + step < list.size() && list[lo + step].slot < slot) {
+  while (lo + step < n && p[lo + step].slot < slot) {
     lo += step;
     step *= 2;
   }
-  const auto end = list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), lo + step + 1));
-  return static_cast<size_t>(
-      std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(lo), end, slot,
-                       [](const Posting& p, uint32_t s) { return p.slot < s; }) -
-      list.begin());
+  return static_cast<size_t>(std::lower_bound(p + lo, p + std::min(n, lo + step + 1), slot,
+                                              [](const Posting& q, uint32_t s) { return q.slot < s; }) -
+                             p);
 }
 
 Bm25Index::RealmSet Bm25Index::realm_set(const std::vector<std::string>& realms) const {
@@ -459,19 +217,26 @@ Bm25Index::RealmSet Bm25Index::realm_set(const std::vector<std::string>& realms)
   return set;
 }
 
-double Bm25Index::realm_df(uint32_t term, const RealmSet& set) const {
-  double df = 0;
+Bm25Index::TermReach Bm25Index::reach(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists) const {
+  TermReach out;
   for (uint32_t r : set.rids) {
     const uint64_t key = df_key(term, r);
-    const auto& shard = df_shard(key);
+    const PairTable& shard = pair_shard(key);
     auto it = shard.find(key);
-    if (it != shard.end()) df += it->second;
+    if (it == shard.end()) continue;
+    const TermRealm& pair = it->second;
+    out.df += pair.df;
+    // A saturated pair bound gives way to the term's (min_length saturates downwards: still a
+    // lower bound).
+    out.max_tf = std::max<uint32_t>(out.max_tf, pair.max_tf == 0xffff ? max_tf_[term] : pair.max_tf);
+    out.min_length = std::min<uint32_t>(out.min_length, pair.min_length);
+    if (lists) lists->push_back(&pair.list);
   }
-  return df;
+  return out;
 }
 
-Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std::vector<std::string>& realms,
-                                               size_t limit, size_t max_terms) const {
+Result<std::vector<Bm25Hit>> Bm25Index::search_with(std::string_view query, const std::vector<std::string>& realms,
+                                                    size_t limit, size_t max_terms, bool exhaustive) const {
   if (realms.empty()) return Status::InvalidArgument("keyword search: no realm named (nothing reads every realm)");
   std::vector<Bm25Hit> hits;
   if (limit == 0) return hits;
@@ -490,7 +255,8 @@ Result<std::vector<Bm25Hit>> Bm25Index::search(std::string_view query, const std
     for (const auto& [df, i] : by_df) rare.push_back(weighted.terms[i]);
     weighted.terms = std::move(rare);
   }
-  hits = score_terms(set, weighted.terms, limit);
+  const ScoringTerms terms = query_terms(set, weighted.terms);
+  hits = exhaustive ? score_every(terms, limit) : score_terms(terms, limit);
   // Scores as a share of the whole weight: 1 for a document of average length holding every
   // query term once (BM25 gives such a term qtf * idf), comparable across queries and realms.
   for (Bm25Hit& h : hits) h.score = weighted.whole > 0 ? h.score / weighted.whole : 0;
@@ -524,6 +290,74 @@ Bm25Index::WeightedQuery Bm25Index::weigh_query(std::string_view query, const Re
   return out;
 }
 
+Bm25Index::ScoringTerms Bm25Index::query_terms(const RealmSet& set,
+                                               const std::vector<std::pair<uint32_t, double>>& query) const {
+  ScoringTerms out;
+  const double k1 = params_.k1, b = params_.b;
+  out.k_base = k1 * (1 - b);
+  out.k_per_term = k1 * b / set.avgdl;
+  for (const auto& [term, count] : query) {
+    const uint32_t first = static_cast<uint32_t>(out.lists.size());
+    const TermReach term_reach = reach(term, set, &out.lists);
+    if (term_reach.df == 0) continue;
+    QueryTerm t{first, static_cast<uint32_t>(out.lists.size()), count * idf(set.n_docs, term_reach.df) * (k1 + 1), 0};
+    t.bound = out.bound(t, term_reach.max_tf, term_reach.min_length);
+    out.terms.push_back(t);
+  }
+  // Heaviest first (the rarest terms). The order depends only on the documents held and the
+  // query (not on the bounds, which remember removed documents).
+  std::stable_sort(out.terms.begin(), out.terms.end(),
+                   [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
+  return out;
+}
+
+bool Bm25Index::better(double score_x, uint32_t slot_x, double score_y, uint32_t slot_y) const {
+  if (score_x != score_y) return score_x > score_y;
+  return id_less(slot_ids_[slot_x], slot_ids_[slot_y]);
+}
+
+size_t Bm25Index::postings() const {
+  size_t n = 0;
+  for (const PairTable& shard : pairs_)
+    for (const auto& [key, pair] : shard) n += pair.list.size();
+  return n;
+}
+
+size_t Bm25Index::posting_bytes() const { return postings() * sizeof(Posting); }
+
+size_t Bm25Index::term_realm_pairs() const {
+  size_t n = 0;
+  for (const PairTable& shard : pairs_) n += shard.size();
+  return n;
+}
+
+size_t Bm25Index::list_bytes() const {
+  // A pair table node: the next pointer and the (key, TermRealm) value, as malloc rounds it (a
+  // header word, 16-byte multiples); a bucket pointer per bucket; a list's array likewise.
+  const size_t node = (sizeof(void*) + sizeof(std::pair<const uint64_t, TermRealm>) + 8 + 15) / 16 * 16;
+  size_t n = 0;
+  for (const PairTable& shard : pairs_) {
+    n += shard.size() * node + shard.bucket_count() * sizeof(void*);
+    for (const auto& [key, pair] : shard) {
+      const size_t held = pair.list.capacity_bytes();
+      n += held == 0 ? 0 : (held + 8 + 15) / 16 * 16;
+    }
+  }
+  return n;
+}
+
+size_t Bm25Index::memory_bytes() const {
+  size_t n = list_bytes();
+  n += slots_.capacity() * sizeof(Slot) + slot_ids_.capacity() * sizeof(MemoryId) +
+       slot_terms_begin_.capacity() * sizeof(uint32_t) + slot_terms_.capacity() * sizeof(uint32_t);
+  for (const auto& shard : by_id_) n += shard.capacity() * (sizeof(MemoryId) + sizeof(uint32_t) + 4);
+  // The term dictionary: a node per term (the string inline up to 15 bytes) and the per-term
+  // arrays.
+  n += term_ids_.size() * (48 + 16) + term_ids_.bucket_count() * sizeof(void*) + live_df_.capacity() * 12;
+  for (const auto& [text, t] : term_ids_) n += text.size() > 15 ? text.size() + 1 : 0;
+  return n;
+}
+
 std::vector<double> Bm25Index::coverage(std::string_view query, const std::vector<std::string>& realms,
                                         const std::vector<MemoryId>& ids) const {
   std::vector<double> out(ids.size(), 0.0);
@@ -540,131 +374,20 @@ std::vector<double> Bm25Index::coverage(std::string_view query, const std::vecto
   }
   std::sort(slots.begin(), slots.end());
   for (const auto& [term, count] : weighted.terms) {
-    const double weight = count * idf(set.n_docs, realm_df(term, set));
-    const PostingList& list = postings_[term];
-    size_t pos = 0;
-    for (const auto& [slot, place] : slots) {
-      pos = seek(list, pos, slot);
-      if (pos == list.size()) break;
-      if (list[pos].slot == slot) out[place] += weight;
+    std::vector<const PostingList*> lists;
+    const double weight = count * idf(set.n_docs, reach(term, set, &lists).df);
+    // Each realm's list probed at every document: one of another realm is never found in it.
+    for (const PostingList* list : lists) {
+      size_t pos = 0;
+      for (const auto& [slot, place] : slots) {
+        pos = seek(*list, pos, slot);
+        if (pos == list->size()) break;
+        if ((*list)[pos].slot == slot) out[place] += weight;
+      }
     }
   }
   for (double& c : out) c /= weighted.whole;
   return out;
-}
-
-std::vector<Bm25Hit> Bm25Index::score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
-                                            size_t limit) const {
-  std::vector<Bm25Hit> hits;
-  const std::vector<char>& allowed = set.allowed;
-  const double n_docs = set.n_docs, avgdl = set.avgdl;
-  const double k1 = params_.k1, b = params_.b;
-  const double k_base = k1 * (1 - b), k_per_term = k1 * b / avgdl;
-  std::vector<QueryTerm> terms;
-  for (const auto& [term, count] : query) {
-    const double df = realm_df(term, set);
-    if (df == 0) continue;
-    const double weight = count * idf(n_docs, df) * (k1 + 1);
-    // tf / (tf + k_base + k_per_term * length) grows with tf and a document holds at least tf
-    // terms, so no document gets more from this term than at the largest tf with length = tf.
-    const double max_tf = max_tf_[term];
-    terms.push_back(QueryTerm{&postings_[term], weight, weight * max_tf / (max_tf * (1 + k_per_term) + k_base)});
-  }
-  // Heaviest first (the rarest terms): they decide the top, the frequent ones refine it. The
-  // order depends only on the documents held and the query (not on max_tf_, which remembers
-  // removed documents), ties in term text order (the order of query): every replica holding the
-  // same documents sums a document's contributions in the same order and gets bit-identical
-  // scores.
-  std::stable_sort(terms.begin(), terms.end(), [](const QueryTerm& x, const QueryTerm& y) { return x.weight > y.weight; });
-  std::vector<double> rest(terms.size() + 1, 0.0);  // rest[i]: most that terms i.. can add
-  for (size_t i = terms.size(); i-- > 0;) rest[i] = rest[i + 1] + terms[i].bound;
-
-  thread_local Scratch scratch;
-  std::vector<double>& score = scratch.score;
-  std::vector<uint32_t>& touched = scratch.touched;
-  if (score.size() < slots_.size()) score.resize(slots_.size(), 0.0);
-  touched.clear();
-  const auto contribution = [&](const QueryTerm& t, const Posting& p) {
-    const double tf = p.tf;
-    return t.weight * tf / (tf + k_base + k_per_term * slots_[p.slot].length);
-  };
-
-  // Phase 1, every posting of the rarer terms. theta, the limit-th best partial score, only
-  // grows; once the remaining terms together cannot lift an unseen document to theta, no
-  // unseen document can enter the result, and phase 2 only completes the ones seen.
-  size_t i = 0;
-  double theta = 0, best = 0;
-  for (; i < terms.size(); ++i) {
-    if (touched.size() >= limit && below(rest[i], theta)) break;
-    for (const Posting& p : *terms[i].postings) {
-      const Slot& s = slots_[p.slot];
-      if (s.realm == kRemoved || !allowed[s.realm]) continue;
-      double& acc = score[p.slot];
-      if (acc == 0) touched.push_back(p.slot);  // every contribution is > 0
-      acc += contribution(terms[i], p);
-      best = std::max(best, acc);
-    }
-    // theta <= best: while the rest can exceed best, theta cannot stop the scan (skip its O(C)).
-    if (touched.size() >= limit && i + 1 < terms.size() && below(rest[i + 1], best))
-      theta = kth_best(score, touched, limit, scratch.buffer);
-  }
-
-  // Phase 2: only the candidates that can still reach theta get the remaining terms, each
-  // list either probed at the candidates by galloping (few candidates) or scanned (many); a
-  // dropped candidate's score is set to kDropped so a scan skips it. Pruned again after each
-  // term.
-  std::vector<uint32_t>* result = &touched;
-  if (i < terms.size()) {
-    std::vector<uint32_t>& cands = scratch.candidates;
-    cands.clear();
-    const auto drop = [&](uint32_t slot, double bound) {
-      if (!below(score[slot] + bound, theta)) return false;
-      score[slot] = kDropped;
-      return true;
-    };
-    for (uint32_t slot : touched)
-      if (!drop(slot, rest[i])) cands.push_back(slot);
-    bool sorted = false;
-    for (; i < terms.size(); ++i) {
-      const PostingList& list = *terms[i].postings;
-      if (cands.size() * 16 < list.size()) {
-        if (!sorted) std::sort(cands.begin(), cands.end());
-        sorted = true;  // erase below keeps the order
-        size_t pos = 0;
-        for (uint32_t slot : cands) {
-          pos = seek(list, pos, slot);
-          if (pos == list.size()) break;
-          if (list[pos].slot == slot) score[slot] += contribution(terms[i], list[pos]);
-        }
-      } else {
-        for (const Posting& p : list)
-          if (score[p.slot] > 0) score[p.slot] += contribution(terms[i], p);
-      }
-      if (i + 1 < terms.size() && cands.size() > limit) {
-        theta = std::max(theta, kth_best(score, cands, limit, scratch.buffer));
-        cands.erase(std::remove_if(cands.begin(), cands.end(), [&](uint32_t slot) { return drop(slot, rest[i + 1]); }),
-                    cands.end());
-      }
-    }
-    result = &cands;
-  }
-
-  std::vector<std::pair<double, uint32_t>> ranked;
-  ranked.reserve(result->size());
-  for (uint32_t slot : *result) ranked.emplace_back(score[slot], slot);
-  for (uint32_t slot : touched) score[slot] = 0;
-  const auto better = [this](const std::pair<double, uint32_t>& x, const std::pair<double, uint32_t>& y) {
-    if (x.first != y.first) return x.first > y.first;
-    return id_less(slot_ids_[x.second], slot_ids_[y.second]);
-  };
-  if (ranked.size() > limit) {
-    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(limit), ranked.end(), better);
-    ranked.resize(limit);
-  }
-  std::sort(ranked.begin(), ranked.end(), better);
-  hits.reserve(ranked.size());
-  for (const auto& [s, slot] : ranked) hits.push_back(Bm25Hit{slot_ids_[slot], s});
-  return hits;
 }
 
 }  // namespace vasana

@@ -24,36 +24,58 @@
 //
 // Realms: statistics and candidates come only from the requested realms, so a small realm
 // loses no recall to a large one (nothing is cut to a global top k before filtering) and a
-// realm's scores do not depend on what other realms hold.
+// realm's scores do not depend on what other realms hold. Postings are held per (term, realm)
+// pair, in the hash tables that count the pair's documents, so a search reads only the requested
+// realms' postings: a realm of 3% of the documents walks 3% of a term's postings. Slots are
+// global, so a multi-realm search adds each realm's list into the same per-slot scores (a
+// document is in one realm: one contribution per term, in the same term order, whichever lists
+// it comes from).
 //
-// Search is exact and term-at-a-time with safe pruning: terms are taken heaviest (rarest)
-// first, each with a bound on what it can add to a score. Once the terms left cannot lift a
-// document not yet seen to the limit-th best score so far, the remaining (longest) posting
-// lists only complete the candidates that can still enter the result (probed by galloping
-// when they are few), and candidates are dropped as soon as they cannot. The result is the
-// one scoring every document would give.
+// Search is exact and term-at-a-time with safe pruning (bm25_scoring.cpp): terms are taken
+// heaviest (rarest) first, each with a bound on what it can add to a score (its largest tf in
+// the requested realms, in a document of its shortest length there, or of that tf if longer;
+// kept per (term, realm) pair). Once the terms left cannot lift a
+// document not yet seen to theta, a lower bound on the limit-th best score so far (the exact
+// one among the first 8,192 documents found, which the heaviest terms found), the remaining
+// (longest) posting lists only complete the candidates that can still enter the result (probed
+// by galloping when they are few), and candidates are dropped as soon as they cannot. The result
+// is the one scoring every document gives (search_exhaustive, bit for bit). Doc-at-a-time
+// MaxScore with block-max bounds (per 128 postings: largest tf, shortest document) measured
+// 1.5-2x slower than this on the synthetic corpus at 1M documents: on Zipf text a block's bound is
+// about twice a typical contribution, so the long lists stay essential and are walked a posting
+// at a time, and a slot-order walk reaches a high theta late.
 //
-// Costs, with P the postings of the query's terms (all realms; removed documents until the
-// next compaction), C the documents of the requested realms that match and t the distinct
-// query terms: search is O(P + t C + k log k) at worst; with pruning, the long lists of frequent terms cost
-// O(C' log(P_t / C')) for C' surviving candidates. Scratch: one double per document, per
-// searching thread, reused. add is O(terms of the text) expected; remove is
-// O(distinct terms of the document) and compacts (O(all postings)) once removed documents
-// outnumber live ones: O(1) amortised. Growth with the documents copies no whole table: the id
-// map and the (term, realm) counts are 64 tables each that rehash on their own, and the slot
-// arrays and the posting lists past 65,536 postings grow by mremap (growable_array.hpp), so an
-// add under the engine's write lock stays within milliseconds at 1M documents (README,
-// "Status"). Growth with the vocabulary still does: the term dictionary's rehash and the
-// per-term arrays' doubling, each time the number of distinct terms doubles.
-// Memory: 8 bytes per posting, 4 bytes per distinct term of each document (to undo its
-// statistics on remove), one hash entry per (term, realm), about 60 bytes per document (slot
-// arrays and id map, up to twice that while their capacity runs ahead), and the term
-// dictionary.
+// Costs, with P the postings of the query's terms in the requested realms (removed documents'
+// until the next compaction), C the documents of the requested realms that match, t the
+// distinct query terms and r the requested realms: search is O(t r + P + t C + k log k) at worst
+// (a hash lookup per term and realm); with pruning, the long lists of frequent terms cost
+// O(C' log(P_t / C')) for C' surviving candidates, and each theta update O(min(C, 8192)).
+// Scratch: one double per document, per searching thread, reused. add is O(terms of the text)
+// expected; remove is O(distinct terms of the document) and compacts (O(all postings)) once
+// removed documents outnumber live ones: O(1) amortised; a pair no live document holds any more
+// is dropped at once. Growth with the documents copies no whole table: the id map and the
+// (term, realm) pairs are 64 tables each that rehash on their own (a rehash moves no list: the
+// tables are node-based), and the slot arrays and the posting lists past 65,536 postings grow by
+// mremap (growable_array.hpp), so an add under the engine's write lock stays within
+// milliseconds at 1M documents (README, "Status"). Growth with the vocabulary still does: the
+// term dictionary's rehash and the per-term arrays' doubling, each time the number of distinct
+// terms doubles.
+// Memory: 8 bytes per posting (up to twice that while a list's capacity runs ahead: lists
+// double); per (term, realm) pair a hash node of 48 bytes (key, document count, 16-bit bounds
+// and a 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
+// rounding of its array from 2 postings; 12 bytes per term (live documents, largest tf,
+// shortest document); 4 bytes per distinct term of each document (to undo its statistics on
+// remove); about 60 bytes per document (slot arrays and id map, up to twice that while their
+// capacity runs ahead); and the term dictionary. On the synthetic corpus (20,000 words, 10
+// realms; vasana-bench keyword): at 100k documents 2.06M postings in 50k pairs, 13.3 bytes a
+// posting with capacity and pairs, about 465 bytes a document for the whole index
+// (memory_bytes()); at 1M, 20.6M postings in 73k pairs, 11.7 and 455. A realm of a few
+// documents costs a pair per distinct word it holds: about 56 bytes, the posting in place.
 //
-// Snapshots (save/load, for the keyword lane's checkpoint, replica/lane.hpp): the term
-// dictionary, the live documents and every term's posting list as it is held, so a load skips
-// the text analysis (tokens, stemming) and the term hashing a rebuild does per document, and
-// copies the postings in order. Removed documents and terms no live document holds are left
+// Snapshots (save/load in bm25_snapshot.cpp, for the keyword lane's checkpoint, format 2 of
+// replica/keyword_lane.hpp): the term dictionary, the live documents and every (term, realm)
+// pair's posting list as it is held, so a load skips the text analysis (tokens, stemming) and
+// the term hashing a rebuild does per document, and copies the postings in order. Removed documents and terms no live document holds are left
 // out, so a loaded index is the compacted one: slots are renumbered in the same order, which
 // changes no answer (ties go by id, and a document's score depends only on its terms, its
 // length and the realm statistics). Bytes, in the order written (lane_snapshot.hpp encodes
@@ -64,15 +86,18 @@
 //   array<MemoryId> the live documents by slot (N)
 //   array<u32>      realm id of each document
 //   array<u32>      distinct terms of each document
-//   array<u32>      postings of each term (its document frequency)
-//   array<Posting>  (slot, tf) of every term's postings, slots ascending, concatenated by term
+//   array<u32>      term id of each (term, realm) pair (P pairs, by term then realm id)
+//   array<u32>      realm id of each pair
+//   array<u32>      postings of each pair (its document count)
+//   array<Posting>  (slot, tf) of every pair's postings, slots ascending, concatenated by pair
 // The rest is derived on load: a document's terms and its length (the sum of its tfs, as add()
-// counts it) by a transpose of the postings, a block of documents at a time; the per-realm
-// statistics and document frequencies by a pass over them. Load checks every id and
-// count against the others (an id out of range, postings out of order, a zero tf, counts that
-// do not add up, a repeated term string, realm name or document id are Corruption).
-// About 8 bytes per posting and 24 per document: 18 MiB for the benchmarks' 100k synthetic
-// memories.
+// counts it) by a transpose of the postings, a block of documents at a time; the realm and
+// term statistics by a pass over them. Load checks every id and count against the others (an id
+// out of range, pairs or postings out of order, a posting in another realm than its pair's, a
+// zero tf, counts that do not add up, a repeated term string, realm name or document id are
+// Corruption).
+// About 8 bytes per posting, 24 per document and 12 per pair: 19 MiB for the benchmarks' 100k
+// synthetic memories (saved in 0.03 s, loaded in 0.08 s), 181 MiB for 1M (0.12 s, 0.65 s).
 //
 // Threading: not synchronised. add and remove need exclusive access; search and save are const
 // and may run on several threads at once while nothing mutates the index.
@@ -93,6 +118,7 @@
 #include "replica/growable_array.hpp"
 #include "replica/id_table.hpp"
 #include "replica/lane_snapshot.hpp"
+#include "replica/posting_list.hpp"
 #include "replica/text_analyzer.hpp"
 
 namespace vasana {
@@ -136,12 +162,32 @@ class Bm25Index {
   // lists, for a query that is a whole text (conflict candidates); the shares stay of the whole
   // weight.
   Result<std::vector<Bm25Hit>> search(std::string_view query, const std::vector<std::string>& realms, size_t limit,
-                                      size_t max_terms = SIZE_MAX) const;
+                                      size_t max_terms = SIZE_MAX) const {
+    return search_with(query, realms, limit, max_terms, false);
+  }
+  // search() without pruning: every posting of the query's terms scored, for tests and the
+  // benchmark to compare search() against. The same answer, bit for bit.
+  Result<std::vector<Bm25Hit>> search_exhaustive(std::string_view query, const std::vector<std::string>& realms,
+                                                 size_t limit, size_t max_terms = SIZE_MAX) const {
+    return search_with(query, realms, limit, max_terms, true);
+  }
   // For each of ids, the share of query's whole weight (as search() counts it) that the query
   // terms the document holds carry, whatever their frequency in it and its length: 1 when it
   // holds every query term, 0 for a document not held or not in the realms.
   std::vector<double> coverage(std::string_view query, const std::vector<std::string>& realms,
                                const std::vector<MemoryId>& ids) const;
+
+  // Postings held (removed documents' included until compaction) and their bytes (not the
+  // lists' spare capacity).
+  size_t postings() const;
+  size_t posting_bytes() const;
+  // (term, realm) pairs held: each holds a posting list. list_bytes(): the lists with their
+  // spare capacity and the pair tables' nodes and buckets (an estimate: malloc's rounding).
+  size_t term_realm_pairs() const;
+  size_t list_bytes() const;
+  // An estimate of the heap the index holds: posting lists with their spare capacity, the pair
+  // tables' nodes and buckets, the slot arrays and id tables as mapped, the term dictionary.
+  size_t memory_bytes() const;
 
   // Writes the live documents and their terms (format in the header comment).
   void save(SnapshotWriter& out) const;
@@ -155,39 +201,7 @@ class Bm25Index {
  private:
   static constexpr uint32_t kRemoved = 0xffffffff;
 
-  struct Posting {
-    uint32_t slot;
-    uint32_t tf;
-  };
-  // A term's postings, slots ascending: a vector while short, then (from kBig postings, 512
-  // KiB) a GrowableArray, so that a frequent term's list grows without copying or touching
-  // fresh memory all at once (growable_array.hpp says why; a term in every document of 512k
-  // took 18 ms to add to). Few terms get that far, so the index holds few mappings.
-  class PostingList {
-   public:
-    static constexpr size_t kBig = 65536;
-    size_t size() const { return big_ ? big_->size() : small_.size(); }
-    const Posting* begin() const { return big_ ? big_->data() : small_.data(); }
-    const Posting* end() const { return begin() + size(); }
-    const Posting& operator[](size_t i) const { return begin()[i]; }
-    void reserve(size_t n) { small_.reserve(std::min(n, kBig)); }
-    void push_back(const Posting& p) {
-      if (!big_ && small_.size() < kBig) {
-        small_.push_back(p);
-        return;
-      }
-      if (!big_) {
-        big_ = std::make_unique<GrowableArray<Posting>>();
-        for (const Posting& q : small_) big_->push_back(q);
-        std::vector<Posting>().swap(small_);
-      }
-      big_->push_back(p);
-    }
-
-   private:
-    std::vector<Posting> small_;
-    std::unique_ptr<GrowableArray<Posting>> big_;  // a pointer: most terms never need one
-  };
+  using Posting = Bm25Posting;
   // A document as indexed; slots are appended and renumbered only by compact().
   struct Slot {
     uint32_t realm;   // kRemoved once removed
@@ -197,10 +211,48 @@ class Bm25Index {
     uint64_t docs = 0;
     uint64_t length = 0;
   };
+  // A term's documents in one realm: how many live ones hold it (df), its postings there
+  // (removed documents' included until compaction) and the pair's bounds, in 16 bits (the
+  // entry's padding): max_tf >= every live tf (0xffff: more, see the term's), min_length <= the
+  // length of every live document; neither lowered on remove. Held only for the pairs some live
+  // document holds.
+  struct TermRealm {
+    uint32_t df = 0;
+    uint16_t max_tf = 0;
+    uint16_t min_length = 0xffff;
+    PostingList list;
+    void note(uint32_t tf, uint32_t length) {
+      max_tf = static_cast<uint16_t>(std::min<uint32_t>(0xffff, std::max<uint32_t>(max_tf, tf)));
+      min_length = static_cast<uint16_t>(std::min<uint32_t>(min_length, length));
+    }
+  };
+  // A term in a set of realms: its documents there and the bounds of its postings there.
+  struct TermReach {
+    double df = 0;
+    uint32_t max_tf = 0;
+    uint32_t min_length = UINT32_MAX;
+  };
   struct QueryTerm {
-    const PostingList* postings;
-    double weight;  // qtf * idf * (k1 + 1)
-    double bound;   // no document gets more than this from the term
+    uint32_t first, last;  // its posting lists: ScoringTerms::lists[first, last), one per realm
+    double weight;         // qtf * idf * (k1 + 1)
+    double bound;          // no document gets more than this from the term
+  };
+  // A query's terms as scored: weight-ordered (see query_terms()), and the constants of the
+  // contribution weight * tf / (tf + k_base + k_per_term * length).
+  struct ScoringTerms {
+    std::vector<QueryTerm> terms;
+    std::vector<const PostingList*> lists;
+    double k_base = 0, k_per_term = 0;
+    double contribution(const QueryTerm& t, uint32_t tf, uint32_t length) const {
+      const double f = tf;
+      return t.weight * f / (f + k_base + k_per_term * length);
+    }
+    // Most a posting of tf at most max_tf, in a document of at least min_length terms, adds.
+    double bound(const QueryTerm& t, uint32_t max_tf, uint32_t min_length) const {
+      // The contribution grows with tf and falls with the length, and a document holds at least
+      // tf terms.
+      return contribution(t, max_tf, std::max(min_length, max_tf));
+    }
   };
   // The requested realms of a search: membership by realm id and their statistics.
   struct RealmSet {
@@ -218,31 +270,49 @@ class Bm25Index {
     double whole = 0;
   };
   WeightedQuery weigh_query(std::string_view query, const RealmSet& set) const;
+  // Term in the set's realms; with lists, appends its posting list in each of them that holds it.
+  TermReach reach(uint32_t term, const RealmSet& set, std::vector<const PostingList*>* lists = nullptr) const;
   // Documents of the set's realms holding term.
-  double realm_df(uint32_t term, const RealmSet& set) const;
-  // The best limit documents for query terms (term id, qtf) in term text order, best first,
-  // with their BM25 scores.
-  std::vector<Bm25Hit> score_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query,
-                                   size_t limit) const;
+  double realm_df(uint32_t term, const RealmSet& set) const { return reach(term, set).df; }
+  Result<std::vector<Bm25Hit>> search_with(std::string_view query, const std::vector<std::string>& realms, size_t limit,
+                                           size_t max_terms, bool exhaustive) const;
+  // The scored terms of query (term id, qtf), heaviest first, ties in the query's order (term
+  // text): a document's score is the sum of its contributions in this order, so every replica
+  // holding the same documents gets bit-identical scores, pruned or not.
+  ScoringTerms query_terms(const RealmSet& set, const std::vector<std::pair<uint32_t, double>>& query) const;
+  // The best limit documents for query terms, best first, with their BM25 scores: with safe
+  // pruning (bm25_scoring.cpp), or every posting scored (score_every).
+  std::vector<Bm25Hit> score_terms(const ScoringTerms& q, size_t limit) const;
+  std::vector<Bm25Hit> score_every(const ScoringTerms& q, size_t limit) const;
+  // Ascending id among equal scores.
+  bool better(double score_x, uint32_t slot_x, double score_y, uint32_t slot_y) const;
+  // The best limit of ranked (score, slot), best first, as hits.
+  std::vector<Bm25Hit> best_hits(std::vector<std::pair<double, uint32_t>>& ranked, size_t limit) const;
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
-  // The id map and the per-realm document frequencies are split in kShards tables, chosen by
+  // The id map and the (term, realm) pairs are split in kShards tables, chosen by
   // the key's hash: each grows (rehashes) on its own at 1/kShards of the size, so no single
   // add touches more than a shard's worth of fresh memory (growable_array.hpp says why).
   static constexpr size_t kShards = 64;
   static size_t shard_of(uint64_t hash) { return static_cast<size_t>(hash >> 58); }
   IdTable<uint32_t>& id_shard(const MemoryId& id) { return by_id_[shard_of(id_table_detail::mix(id))]; }
-  std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) { return realm_df_[df_shard_index(key)]; }
-  const std::unordered_map<uint64_t, uint32_t>& df_shard(uint64_t key) const { return realm_df_[df_shard_index(key)]; }
-  static size_t df_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
-  // Sets realm_df_ from the postings of the live documents.
-  void count_realm_df();
-  template <class T>
-  std::vector<T> slot_realms() const;
-  template <class T>
-  void count_realm_df(const std::vector<T>& realm_of);
+  using PairTable = std::unordered_map<uint64_t, TermRealm>;
+  PairTable& pair_shard(uint64_t key) { return pairs_[pair_shard_index(key)]; }
+  const PairTable& pair_shard(uint64_t key) const { return pairs_[pair_shard_index(key)]; }
+  static size_t pair_shard_index(uint64_t key) { return shard_of(key * 0x9e3779b97f4a7c15ull); }
+  // The pairs in (term, realm) order.
+  std::vector<std::pair<uint64_t, const TermRealm*>> sorted_pairs() const;
   void compact();
+  // load(), after the arrays are read and checked: the pairs' lists, then each document's terms
+  // and length by a transpose of them (bm25_snapshot.cpp).
+  struct SnapshotArrays;
+  // The first inconsistency between a snapshot's arrays (empty if none): lengths and counts
+  // that must agree, ids in range, pairs in order covering every term, postings in order and in
+  // their pair's realm.
+  static std::string check_snapshot(const SnapshotArrays& a);
+  Status load_pairs(const SnapshotArrays& a);
+  Status load_documents(const SnapshotArrays& a);
   // The first position at or after from whose slot is >= slot (list.size() if none), by
   // galloping: O(log distance).
   static size_t seek(const PostingList& list, size_t from, uint32_t slot);
@@ -251,11 +321,11 @@ class Bm25Index {
   TextAnalyzer analyzer_;
 
   std::unordered_map<std::string, uint32_t> term_ids_;
-  std::vector<PostingList> postings_;   // by term id; slots ascending; removed slots linger
   std::vector<uint32_t> live_df_;                // by term id: live documents holding the term
   std::vector<uint32_t> max_tf_;                 // by term id: >= every live tf (not lowered on remove)
-  // df_key(term, realm) -> live documents, in df_shard(key)
-  std::array<std::unordered_map<uint64_t, uint32_t>, kShards> realm_df_;
+  std::vector<uint32_t> min_length_;             // by term id: <= the length of every live document holding it
+  // df_key(term, realm) -> the pair's documents and postings, in pair_shard(key); slots ascending
+  std::array<PairTable, kShards> pairs_;
 
   std::unordered_map<std::string, uint32_t> realm_ids_;
   std::vector<RealmStats> realms_;  // by realm id: live documents only

@@ -3,12 +3,13 @@
 // query's scoring words (LaneQuery::scoring_text: without stop and question words and time cues,
 // replica/query_intent.hpp); documents are indexed with every word.
 //
-// Snapshot (Lane::save/load), format 1: the index (Bm25Index::save: term dictionary, live
-// documents, posting lists), then the content version each memory was indexed at (array of
-// {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged text. A load
-// analyses no text. Measured on the benchmarks' synthetic corpus (vasana-bench start), one
-// thread: 100k memories, 22 MiB, saved in 0.04 s and loaded in 0.15 s (rebuilt: 2.7 s); 1M
-// memories, 218 MiB, saved in 0.33 s and loaded in 1.4 s (rebuilt: 45 s).
+// Snapshot (Lane::save/load), format 2: the index (Bm25Index::save: term dictionary, live
+// documents, (term, realm) posting lists), then the content version each memory was indexed at
+// (array of {MemoryId, OrderKey}, in id order), which update() compares to skip an unchanged
+// text. A load analyses no text. The index's part, measured on the benchmarks' synthetic corpus
+// (vasana-bench keyword), one thread: 100k memories, 19 MiB, saved in 0.03 s and loaded in
+// 0.08 s; 1M memories, 181 MiB, saved in 0.12 s and loaded in 0.65 s (a rebuild analyses every
+// text: about 45 s at 1M).
 #pragma once
 
 #include <map>
@@ -27,7 +28,7 @@ class KeywordLane final : public Lane {
   // whatever their frequency and the text's length (Bm25Index::coverage).
   std::vector<double> coverage(const LaneQuery& q, const std::vector<MemoryId>& ids) const;
 
-  uint32_t snapshot_format() const override { return 1; }
+  uint32_t snapshot_format() const override { return 2; }
   void save(SnapshotWriter& out) const override;
   Status load(SnapshotReader& in) override;
 
