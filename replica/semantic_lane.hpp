@@ -40,8 +40,9 @@
 // graph at all (VectorIndex creates it with its first graph point). A store of a thousand small
 // realms pays a few KiB each for their vectors instead of about 2.6 GiB of graphs.
 //
-// Scores are cosine similarities in [-1, 1]; hits best first, equal scores by ascending id (a
-// realm's own cut at k breaks ties at its boundary by slot, not id).
+// Scores are the index's similarities (VectorHit: cosine to within a few thousandths); hits best
+// first, equal scores by ascending id (a realm's own cut at k breaks ties at its boundary by
+// slot, not id).
 //
 // Threading: update() as Lane says (one thread, no search running). search() may run on many
 // threads at once. background_step() / index_pending() may run on a background thread at any
@@ -56,10 +57,10 @@
 // graph already exists by then); vectors a realm at or below the limit buffers later stay
 // buffered until it grows past the limit again.
 //
-// Snapshot (Lane::save/load, format 1): the dimension; each realm in id order with its name,
+// Snapshot (Lane::save/load, format 2): the dimension; each realm in id order with its name,
 // slot table (the memory in each slot), free slots, size, its vector index
-// (VectorIndex::save: the buffer's rows and int8 codes, and the HNSW graph as it is, vectors
-// included) and whether it is on the indexer's queue; then every indexed memory in id order
+// (VectorIndex::save: the buffer's code rows, and the HNSW graph as it is, code rows included)
+// and whether it is on the indexer's queue; then every indexed memory in id order
 // with its realm, slot and source (own vector or text, and that field's version). Load copies
 // all of it, so no text is embedded and no graph point inserted again: a realm past exact_limit
 // answers from the very graph that was saved, and the indexer goes on with what the saved
@@ -105,7 +106,9 @@ class SemanticLane final : public Lane {
   const char* name() const override { return "semantic"; }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
-  uint32_t snapshot_format() const override { return 1; }
+  // 2: vectors as int8 code rows (VectorIndex). A checkpoint of format 1 (float rows) is not
+  // read: the lane is rebuilt from the state (Lane::snapshot_format).
+  uint32_t snapshot_format() const override { return 2; }
   // save_locked() writes each realm's slots, buffer and the memories' entries, and leaves the
   // realms' HNSW graphs (most of the bytes) to the function it returns: until that has run, each
   // realm's background indexer waits, so its graph stays as it was (VectorIndex::save_slots),
