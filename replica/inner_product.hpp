@@ -1,13 +1,6 @@
-// The float inner product of two vectors, the one the semantic lane's vector index uses for
-// every similarity: in its HNSW graph (insertion and search) and in its exact buffer.
-//
-// Why not hnswlib's own: hnswlib 0.6.2 chooses its distance function when it is compiled, from
-// the build's target (plain x86-64 here: SSE, four floats a step), whatever the CPU has, and
-// graph insertion is nearly all distance computations (perf of the replication lag run: 61% of
-// the indexer threads' samples in hnswlib's SSE inner product). `vasana-bench recall --memories
-// 100000 --queries 300`, the build before this function against the one after, on the 2-core
-// benchmark machine: semantic graphs built in 63.7 against 43.7 s, semantic p50 565 against
-// 414 us.
+// The float inner product of two vectors: what the semantic lane's int8 similarities
+// (replica/int8_codes.hpp, replica/vector_index.hpp) approximate. `vasana-bench recall` scans
+// with it for the float best 10 that the index's answers are measured against.
 //
 // Paths: AVX2 with FMA when the CPU has both (chosen once, at the first call), else a portable
 // one: SSE2 on x86-64 (every such CPU has it), plain C++ elsewhere. The order of the arithmetic,
@@ -17,8 +10,7 @@
 // fused in one by one. The AVX2 path computes exactly that (tests/replica/inner_product_test.cpp
 // checks it bit for bit against a scalar std::fma version). The SSE2 path has no FMA: it rounds
 // each product before adding, so on an x86-64 CPU without AVX2 and FMA (before 2013)
-// similarities may differ in their last bits from other machines' (rankings only where two
-// memories tie to within that).
+// results may differ in their last bits from other machines'.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -130,5 +131,21 @@ bool dot_int8_uses_avx2() {
 }
 
 int32_t dot_int8_portable(const int8_t* a, const int8_t* b, uint32_t dim) { return dot_portable(a, b, dim); }
+
+void encode_row(const float* v, uint32_t dim, uint8_t* row) {
+  const float scale = quantize_int8(v, dim, reinterpret_cast<int8_t*>(row));
+  std::memcpy(row + dim, &scale, sizeof scale);
+}
+
+float row_scale(const uint8_t* row, uint32_t dim) {
+  float scale;
+  std::memcpy(&scale, row + dim, sizeof scale);
+  return scale;
+}
+
+float row_similarity(const uint8_t* a, const uint8_t* b, uint32_t dim) {
+  const int32_t dot = dot_int8(reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b), dim);
+  return float(dot) * row_scale(a, dim) * row_scale(b, dim);
+}
 
 }  // namespace vasana

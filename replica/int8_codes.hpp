@@ -1,5 +1,5 @@
-// Int8 codes of float vectors: a quarter of the bytes, for ranking many vectors roughly before
-// the few best are compared exactly (replica/vector_index.cpp ranks a large exact buffer so).
+// Int8 codes of float vectors: a quarter of the bytes of the floats. The semantic lane's vector
+// index (replica/vector_index.hpp) holds every vector only as a code row and ranks by them.
 //
 // A vector v is coded as code[i] = round(v[i] / scale) with scale = max |v[i]| / 127, so each
 // component is off by at most scale / 2. The inner product of two codes times both scales
@@ -7,6 +7,7 @@
 // thousandths. Integer arithmetic after coding: every machine ranks the same codes the same.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vasana {
@@ -23,5 +24,17 @@ int32_t dot_int8(const int8_t* a, const int8_t* b, uint32_t dim);
 // For tests: whether dot_int8 took the AVX2 path, and the other path, callable directly.
 bool dot_int8_uses_avx2();
 int32_t dot_int8_portable(const int8_t* a, const int8_t* b, uint32_t dim);
+
+// A code row: the dim codes of a vector followed by its scale (a float, in the machine's byte
+// order, not aligned): code_row_bytes(dim) bytes, 388 for 384 dimensions.
+constexpr size_t code_row_bytes(uint32_t dim) { return size_t(dim) + sizeof(float); }
+// Codes v (dim floats) into row.
+void encode_row(const float* v, uint32_t dim, uint8_t* row);
+float row_scale(const uint8_t* row, uint32_t dim);
+// The similarity of two code rows: float(dot_int8) * scale_a * scale_b, multiplied in that
+// order. The integer dot is exact on every path, and its conversion and the two multiplications
+// are each one IEEE rounding (no addition, so nothing a compiler may fuse): the same float on
+// every machine, whichever dot path it takes.
+float row_similarity(const uint8_t* a, const uint8_t* b, uint32_t dim);
 
 }  // namespace vasana

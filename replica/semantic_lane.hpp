@@ -24,14 +24,14 @@
 // The default exact_limit, 10,000, from `vasana-bench recall --memories 5000,10000,20000,50000
 // --queries 300` on this 2-core machine (the built-in embedder, synthetic-corpus memories,
 // queries of 3-7 words, k 40; the graph at M 16, ef_construction 128, ef 64). Exact search
-// (int8-ranked, same answers as a float scan) p50 184 / 260 / 572 / 1506 us at those sizes; a
-// graph search 73 / 172 / 356 / 499 us, finding 88 / 81 / 76 / 67% of the exact best 10; each
-// insertion into a graph 151 / 220 / 328 / 641 us of CPU, paid by every node. Up to 10,000 the
-// exact search costs about 0.1 ms more than the graph's, and its answers are exact and the same
-// on every replica (each node builds its own graph, in the order its ops arrived). Vectors of a
-// real embedding model cluster far more than the embedder's, and a graph finds more of their
-// nearest; the limit, ef_construction and ef_search are configuration keys
-// (ops/vasana.example.toml).
+// over the int8 code rows p50 78 / 149 / 315 / 826 us at those sizes, finding 98.5 / 98.6 /
+// 98.3 / 98.1% of a float scan's best 10; a graph search 45 / 50 / 55 / 202 us, finding 87 / 81
+// / 76 / 66% of them; each insertion into a graph 86 / 112 / 140 / 232 us of CPU, paid by every
+// node. Up to 10,000 the exact search costs about 0.1 ms more than the graph's, and its answers
+// are exact for the code rows and the same on every replica (each node builds its own graph,
+// in the order its ops arrived). Vectors of a real embedding model cluster far more than the
+// embedder's, and a graph finds more of their nearest; the limit, ef_construction and
+// ef_search are configuration keys (ops/vasana.example.toml).
 //
 // Memory: an HNSW graph costs about 2.6 MiB as soon as it exists, whatever its size (hnswlib
 // 0.6.2 allocates 65,536 mutexes per graph), so only realms that need one get one. A realm's
@@ -40,8 +40,9 @@
 // graph at all (VectorIndex creates it with its first graph point). A store of a thousand small
 // realms pays a few KiB each for their vectors instead of about 2.6 GiB of graphs.
 //
-// Scores are cosine similarities in [-1, 1]; hits best first, equal scores by ascending id (a
-// realm's own cut at k breaks ties at its boundary by slot, not id).
+// Scores are the index's similarities (VectorHit: cosine to within a few thousandths); hits best
+// first, equal scores by ascending id (a realm's own cut at k breaks ties at its boundary by
+// slot, not id).
 //
 // Threading: update() as Lane says (one thread, no search running). search() may run on many
 // threads at once. background_step() / index_pending() may run on a background thread at any
@@ -56,21 +57,21 @@
 // graph already exists by then); vectors a realm at or below the limit buffers later stay
 // buffered until it grows past the limit again.
 //
-// Snapshot (Lane::save/load, format 1): the dimension; each realm in id order with its name,
+// Snapshot (Lane::save/load, format 2): the dimension; each realm in id order with its name,
 // slot table (the memory in each slot), free slots, size, its vector index
-// (VectorIndex::save: the buffer's rows and int8 codes, and the HNSW graph as it is, vectors
-// included) and whether it is on the indexer's queue; then every indexed memory in id order
+// (VectorIndex::save: the buffer's code rows, and the HNSW graph as it is, code rows included)
+// and whether it is on the indexer's queue; then every indexed memory in id order
 // with its realm, slot and source (own vector or text, and that field's version). Load copies
 // all of it, so no text is embedded and no graph point inserted again: a realm past exact_limit
 // answers from the very graph that was saved, and the indexer goes on with what the saved
-// realm still had buffered. A saved graph rather than one rebuilt behind, from one index of 100k
-// embedder vectors (384 dimensions; this 2-core machine, busy with builds): its graph took 387 s
-// to build. Saved with its graph it is 161 MiB, saved in 0.10 s, loaded in 0.37 s, and answers
-// from the same graph at once (query p50 1.1 ms, k 40). Loaded into the exact buffer instead
-// (184 MiB, 0.41 s) it answers exactly but slowly: p50 10.8 ms, and 15.6 ms (p99 112 ms) while
-// the indexer rebuilds the graph, for the minutes that takes on every node.
+// realm still had buffered. A saved graph rather than one rebuilt behind: a graph of 100k
+// embedder vectors costs about 38 s of CPU to build on this machine (379 us an insertion,
+// `vasana-bench recall --memories 100000`), on every node, and until it is in, that realm's
+// queries compare its exact buffer (p50 1.7 ms at 100k, k 40, against 0.26 ms in the graph).
+// Saved, it is its level-0 blocks (528 bytes a point at 384 dimensions, M 16) and upper links,
+// about 55 MiB at 100k, copied in and out in well under a second.
 // Whole lane, `vasana-bench start --memories 100000` (synthetic corpus, 10 realms; its two past
-// the limit all buffered there): saved in 0.24 s into 191 MiB, loaded in 0.23 s, against 2.06 s
+// the limit all buffered there): saved in 0.02 s into 44 MiB, loaded in 0.04 s, against 1.01 s
 // to rebuild (embedding every text).
 #pragma once
 
@@ -107,7 +108,9 @@ class SemanticLane final : public Lane {
   bool applies(const LaneQuery& q) const override { return options_.embed_text || !q.vector.empty(); }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
-  uint32_t snapshot_format() const override { return 1; }
+  // 2: vectors as int8 code rows (VectorIndex). A checkpoint of format 1 (float rows) is not
+  // read: the lane is rebuilt from the state (Lane::snapshot_format).
+  uint32_t snapshot_format() const override { return 2; }
   // save_locked() writes each realm's slots, buffer and the memories' entries, and leaves the
   // realms' HNSW graphs (most of the bytes) to the function it returns: until that has run, each
   // realm's background indexer waits, so its graph stays as it was (VectorIndex::save_slots),

@@ -2,13 +2,13 @@
 
 #include "replica/fair_rw_lock.hpp"
 #include "replica/huge_pages.hpp"
-#include "replica/inner_product.hpp"
 #include "replica/int8_codes.hpp"
 
 // The one translation unit that includes hnswlib: its header defines non-inline functions.
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <queue>
 #include <shared_mutex>
@@ -27,39 +27,51 @@ bool better(const VectorHit& a, const VectorHit& b) {
   return a.similarity != b.similarity ? a.similarity > b.similarity : a.slot < b.slot;
 }
 
-// A buffer of more rows than this is ranked by its int8 codes first (see scan_buffer); a
-// smaller one is compared row by row in floats. Every row keeps its code from its first put
-// (each put codes its own row, about a microsecond): coding a whole buffer at once when it
-// passed this size held the buffer lock on every node's apply path, the largest stall of the
-// replication lag benchmark (9-15 ms, at the write that took its realm past 4,096 memories).
-constexpr size_t kCodedFromRows = 4096;
-
-std::vector<VectorHit> best_k(std::vector<VectorHit> hits, size_t k) {
-  if (hits.size() > k) {
-    std::nth_element(hits.begin(), hits.begin() + k, hits.end(), better);
-    hits.resize(k);
-  }
-  std::sort(hits.begin(), hits.end(), better);
-  return hits;
-}
-
-// hnswlib's space interface over inner_product (replica/inner_product.hpp), which uses AVX2
-// and FMA where the CPU has them; hnswlib's own InnerProductSpace is fixed to SSE by this build.
-class InnerProductSpace final : public hnswlib::SpaceInterface<float> {
+// The best k of the hits pushed, without holding the others: a heap whose front is the worst
+// kept.
+class BestK {
  public:
-  explicit InnerProductSpace(size_t dim) : dim_(dim) {}
-  size_t get_data_size() override { return dim_ * sizeof(float); }
+  explicit BestK(size_t k) : k_(k) { heap_.reserve(k + 1); }
+  void push(const VectorHit& h) {
+    if (heap_.size() == k_) {
+      if (!better(h, heap_.front())) return;
+      std::pop_heap(heap_.begin(), heap_.end(), better);
+      heap_.pop_back();
+    }
+    heap_.push_back(h);
+    std::push_heap(heap_.begin(), heap_.end(), better);
+  }
+  // Best first.
+  std::vector<VectorHit> take() {
+    std::sort(heap_.begin(), heap_.end(), better);
+    return std::move(heap_);
+  }
+
+ private:
+  size_t k_;
+  std::vector<VectorHit> heap_;
+};
+
+// hnswlib's space interface over code rows (replica/int8_codes.hpp: dim int8 codes and a scale):
+// the graph holds each point's code row as its data, and compares rows as the exact search does.
+class CodeRowSpace final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit CodeRowSpace(size_t dim) : dim_(dim) {}
+  size_t get_data_size() override { return code_row_bytes(uint32_t(dim_)); }
   hnswlib::DISTFUNC<float> get_dist_func() override { return &distance; }
   void* get_dist_func_param() override { return &dim_; }
 
  private:
-  // 1 - inner product, as hnswlib's inner-product space: smaller is closer.
+  // 1 - similarity, as hnswlib's inner-product space: smaller is closer.
   static float distance(const void* a, const void* b, const void* dim) {
-    return 1.0f - inner_product(static_cast<const float*>(a), static_cast<const float*>(b),
-                                static_cast<uint32_t>(*static_cast<const size_t*>(dim)));
+    return 1.0f - row_similarity(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+                                 static_cast<uint32_t>(*static_cast<const size_t*>(dim)));
   }
   size_t dim_;
 };
+
+// A row's scale as quantize_int8 gives it: finite, never negative.
+bool plausible_scale(float scale) { return scale >= 0 && std::isfinite(scale); }
 
 }  // namespace
 
@@ -69,11 +81,7 @@ using Graph = hnswlib::HierarchicalNSW<float>;
 
 struct VectorIndex::Impl {
   Impl(uint32_t dim, const VectorIndexOptions& o)
-      : dim(dim),
-        options(o),
-        space(dim),
-        distance(space.get_dist_func()),
-        distance_param(space.get_dist_func_param()) {}
+      : dim(dim), row_bytes(code_row_bytes(dim)), options(o), space(dim) {}
 
   // A new empty graph with the index's options. Only reads the space (hnswlib's constructor
   // takes a non-const pointer to it) and the options, neither ever written after construction,
@@ -85,7 +93,7 @@ struct VectorIndex::Impl {
     advise_graph(*g);
     return g;
   }
-  // The graph's element array (vector and level-0 links of every point) is read at random by
+  // The graph's element array (code row and level-0 links of every point) is read at random by
   // every insertion and search: huge pages for it (replica/huge_pages.hpp). hnswlib allocates
   // it with malloc and grows it with realloc, so it is marked after each, before the new
   // points are written.
@@ -94,7 +102,15 @@ struct VectorIndex::Impl {
     if (bytes >= kHugePageFrom) advise_huge_pages(g.data_level0_memory_, bytes);
   }
 
-  float similarity(const float* q, const void* v) const { return 1.0f - distance(q, v, distance_param); }
+  // The query's code row, coded as every held vector is.
+  std::vector<uint8_t> query_row(const float* query) const {
+    std::vector<uint8_t> q(row_bytes);
+    encode_row(query, dim, q.data());
+    return q;
+  }
+  float similarity(const uint8_t* q, const void* row) const {
+    return row_similarity(q, static_cast<const uint8_t*>(row), dim);
+  }
 
   // Buffer side (buffer_lock held for writing).
   void grow_slots(uint32_t slot) {
@@ -105,24 +121,15 @@ struct VectorIndex::Impl {
     buffer_pos.resize(size_t(slot) + 1, 0);
   }
 
-  // Row i of the buffer: the vector of buffer_slots[i], and its int8 code.
-  float* row(size_t i) const { return blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
-  int8_t* code(size_t i) const { return code_blocks[i / kBlockRows].get() + (i % kBlockRows) * dim; }
-
-  // Writes v into buffer row i, with its code.
-  void set_row(size_t i, const float* v) {
-    std::copy(v, v + dim, row(i));
-    scales[i] = quantize_int8(v, dim, code(i));
-  }
+  // Row i of the buffer: the code row of buffer_slots[i].
+  uint8_t* row(size_t i) const { return blocks[i / kBlockRows].get() + (i % kBlockRows) * row_bytes; }
 
   void buffer_append(uint32_t slot, const float* v) {
     const size_t i = buffer_slots.size();
-    if (i / kBlockRows == blocks.size()) blocks.emplace_back(new float[kBlockRows * dim]);
-    if (i / kBlockRows == code_blocks.size()) code_blocks.emplace_back(new int8_t[kBlockRows * dim]);
+    if (i / kBlockRows == blocks.size()) blocks.emplace_back(new uint8_t[kBlockRows * row_bytes]);
     buffer_pos[slot] = static_cast<uint32_t>(i);
     buffer_slots.push_back(slot);
-    scales.push_back(0);
-    set_row(i, v);
+    encode_row(v, dim, row(i));
   }
 
   // Swap-removes the slot's buffer row.
@@ -133,58 +140,16 @@ struct VectorIndex::Impl {
       const uint32_t moved = buffer_slots[last];
       buffer_slots[pos] = moved;
       buffer_pos[moved] = pos;
-      std::copy(row(last), row(last) + dim, row(pos));
-      std::copy(code(last), code(last) + dim, code(pos));
-      scales[pos] = scales[last];
+      std::copy(row(last), row(last) + row_bytes, row(pos));
     }
     buffer_slots.pop_back();
-    scales.pop_back();
     // Keep one spare block, so a buffer hovering at a block boundary does not reallocate.
-    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) {
-      blocks.pop_back();
-      code_blocks.pop_back();
-    }
+    if (blocks.size() > buffer_slots.size() / kBlockRows + 2) blocks.pop_back();
   }
 
-  // Appends to hits the buffer's best k for query (unit length), each with its exact similarity
-  // (buffer_lock held, shared or not). A small buffer is compared exactly, row by row. A larger
-  // one is ranked by the rows' int8 codes against the query's (a quarter of the bytes to read:
-  // at a million buffered vectors of 384 dimensions, 0.4 GB instead of 1.5 GB a query); the best
-  // max(4k, k + 64) by that estimate (ties by slot) are then compared exactly. The estimate is
-  // off by a few thousandths, so a vector of the exact best k falls outside that many candidates
-  // only when thousands of others are within that distance of it.
-  void scan_buffer(const float* query, size_t k, std::vector<VectorHit>* hits) const {
-    const size_t n = buffer_slots.size();
-    if (n <= kCodedFromRows || n <= k) {
-      for (size_t i = 0; i < n; ++i) hits->push_back({buffer_slots[i], similarity(query, row(i))});
-      return;
-    }
-    std::vector<int8_t> q(dim);
-    (void)quantize_int8(query, dim, q.data());  // its scale is the same for every row: left out
-    const size_t want = std::min(n, std::max(4 * k, k + 64));
-    struct Estimate {
-      float score;
-      uint32_t slot;
-      uint32_t row;
-    };
-    // A heap of the best `want` so far, ordered by `ahead` (a ranks before b): its front is the
-    // worst of them.
-    auto ahead = [](const Estimate& a, const Estimate& b) {
-      return a.score != b.score ? a.score > b.score : a.slot < b.slot;
-    };
-    std::vector<Estimate> heap;
-    heap.reserve(want + 1);
-    for (size_t i = 0; i < n; ++i) {
-      const Estimate e{float(dot_int8(q.data(), code(i), dim)) * scales[i], buffer_slots[i], uint32_t(i)};
-      if (heap.size() == want) {
-        if (!ahead(e, heap.front())) continue;  // no better than the worst kept
-        std::pop_heap(heap.begin(), heap.end(), ahead);
-        heap.pop_back();
-      }
-      heap.push_back(e);
-      std::push_heap(heap.begin(), heap.end(), ahead);
-    }
-    for (const Estimate& e : heap) hits->push_back({e.slot, similarity(query, row(e.row))});
+  // Offers every buffer row to best (buffer_lock held, shared or not).
+  void scan_buffer(const uint8_t* q, BestK* best) const {
+    for (size_t i = 0; i < buffer_slots.size(); ++i) best->push({buffer_slots[i], similarity(q, row(i))});
   }
 
   // The slot's graph copy no longer holds its current vector (put again, or removed): searches
@@ -214,11 +179,10 @@ struct VectorIndex::Impl {
   static constexpr size_t kBlockRows = 256;
 
   const uint32_t dim;
+  const size_t row_bytes;  // code_row_bytes(dim)
   const VectorIndexOptions options;
   // Order matters: the space must outlive the graph, which points into it.
-  InnerProductSpace space;
-  hnswlib::DISTFUNC<float> distance;  // 1 - inner product
-  void* distance_param;
+  CodeRowSpace space;
 
   // Two locks, so that put() and remove() never wait for a graph insertion (0.3-1.2 ms each, and
   // a resize copies the whole graph): they take only buffer_lock. Order: graph_lock, then
@@ -246,9 +210,7 @@ struct VectorIndex::Impl {
   std::vector<uint32_t> unlink;     // slots whose live graph copy is stale
   std::vector<uint32_t> buffer_pos; // by slot: index in buffer_slots, when buffered
   std::vector<uint32_t> buffer_slots;
-  std::vector<std::unique_ptr<float[]>> blocks;  // the rows of the buffer, kBlockRows each
-  std::vector<std::unique_ptr<int8_t[]>> code_blocks;  // their int8 codes, block for block
-  std::vector<float> scales;        // by buffer row: its code's scale
+  std::vector<std::unique_ptr<uint8_t[]>> blocks;  // the code rows of the buffer, kBlockRows each
   size_t held = 0;
 };
 
@@ -267,7 +229,7 @@ Status VectorIndex::put(uint32_t slot, const std::vector<float>& v) {
   ++s.version[slot];
   switch (s.where[slot]) {
     case Where::buffered:
-      s.set_row(s.buffer_pos[slot], v.data());
+      encode_row(v.data(), dim_, s.row(s.buffer_pos[slot]));
       return Status::Ok();
     case Where::graphed:
       s.queue_unlink(slot);  // the new vector replaces the graph copy in place when drained
@@ -322,7 +284,7 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
   Impl& s = *impl_;
   auto indexing = s.indexer_lock.read();
   size_t moved = 0;
-  std::vector<float> v(dim_);
+  std::vector<uint8_t> v(s.row_bytes);
   while (moved < max) {
     {
       auto buffered = s.buffer_lock.read();
@@ -361,8 +323,8 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
       if (s.buffer_slots.empty()) break;
       slot = s.buffer_slots.back();
       version = s.version[slot];
-      const float* row = s.row(s.buffer_slots.size() - 1);
-      std::copy(row, row + dim_, v.begin());
+      const uint8_t* row = s.row(s.buffer_slots.size() - 1);
+      std::copy(row, row + s.row_bytes, v.begin());
     }
     // The slot stays buffered (and found there) while its copy goes into the graph, outside
     // buffer_lock; searches cannot run meanwhile (graph_lock is held), so none sees it twice.
@@ -393,8 +355,9 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
 
 std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
   const Impl& s = *impl_;
-  std::vector<VectorHit> hits;
-  if (k == 0) return hits;
+  if (k == 0) return {};
+  const std::vector<uint8_t> q = s.query_row(query);
+  BestK best(k);
   auto graph_guard = s.graph_lock.read();
   // The graph first, with room for the stale copies it may still return; then, under
   // buffer_lock, only the copies that are still current are kept, and the buffer is compared.
@@ -405,31 +368,32 @@ std::vector<VectorHit> VectorIndex::search(const float* query, size_t k) const {
       auto buffered = s.buffer_lock.read();
       stale = s.unlink.size();
     }
-    found = s.graph->searchKnn(query, k + stale);  // deleted points are never returned
+    found = s.graph->searchKnn(q.data(), k + stale);  // deleted points are never returned
   }
   auto buffered = s.buffer_lock.read();
-  s.scan_buffer(query, k, &hits);
-  while (!found.empty()) {
-    const auto [distance, label] = found.top();
-    found.pop();
-    const uint32_t slot = static_cast<uint32_t>(label);
-    if (s.where[slot] == Where::graphed) hits.push_back({slot, 1.0f - distance});
+  s.scan_buffer(q.data(), &best);
+  for (; !found.empty(); found.pop()) {
+    const uint32_t slot = static_cast<uint32_t>(found.top().second);
+    // The similarity from the point's row, as search_exact computes it (not 1 - the graph's
+    // distance, which a compiler may evaluate as one fused operation).
+    if (s.where[slot] == Where::graphed)
+      best.push({slot, s.similarity(q.data(), s.graph->getDataByInternalId(s.internal[slot]))});
   }
-  return best_k(std::move(hits), k);
+  return best.take();
 }
 
 std::vector<VectorHit> VectorIndex::search_exact(const float* query, size_t k) const {
   const Impl& s = *impl_;
-  std::vector<VectorHit> hits;
-  if (k == 0) return hits;
+  if (k == 0) return {};
+  const std::vector<uint8_t> q = s.query_row(query);
+  BestK best(k);
   auto graph_guard = s.graph_lock.read();
   auto buffered = s.buffer_lock.read();
-  hits.reserve(s.held);
-  for (size_t i = 0; i < s.buffer_slots.size(); ++i) hits.push_back({s.buffer_slots[i], s.similarity(query, s.row(i))});
+  s.scan_buffer(q.data(), &best);
   for (uint32_t slot = 0; slot < s.where.size(); ++slot)
     if (s.where[slot] == Where::graphed)
-      hits.push_back({slot, s.similarity(query, s.graph->getDataByInternalId(s.internal[slot]))});
-  return best_k(std::move(hits), k);
+      best.push({slot, s.similarity(q.data(), s.graph->getDataByInternalId(s.internal[slot]))});
+  return best.take();
 }
 
 namespace {
@@ -471,9 +435,7 @@ std::function<void(SnapshotWriter&)> VectorIndex::save_slots(SnapshotWriter& out
     out.u32(dim_);
     out.array(s.where);
     out.array(s.buffer_slots);
-    write_blocks(out, s.blocks, Impl::kBlockRows, dim_, n);
-    write_blocks(out, s.code_blocks, Impl::kBlockRows, dim_, n);
-    out.array(s.scales);
+    write_blocks(out, s.blocks, Impl::kBlockRows, s.row_bytes, n);
     out.array(s.unlink);
   }
   return [this, indexing](SnapshotWriter& rest) {
@@ -518,14 +480,13 @@ Status VectorIndex::load(SnapshotReader& in) {
   s.where = in.array<Where>();
   s.buffer_slots = in.array<uint32_t>();
   const size_t slots = s.where.size(), n = s.buffer_slots.size();
-  if (!read_blocks(in, &s.blocks, Impl::kBlockRows, dim_, n) ||
-      !read_blocks(in, &s.code_blocks, Impl::kBlockRows, dim_, n))
+  if (!read_blocks(in, &s.blocks, Impl::kBlockRows, s.row_bytes, n))
     return in.ok() ? corrupt("the buffer's rows do not match its slots") : in.finish("vector index");
-  s.scales = in.array<float>();
   s.unlink = in.array<uint32_t>();
   const bool has_graph = in.u8() != 0;
   if (!in.ok()) return in.finish("vector index");
-  if (s.scales.size() != n) return corrupt("the buffer's scales do not match its rows");
+  for (size_t i = 0; i < n; ++i)
+    if (!plausible_scale(row_scale(s.row(i), dim_))) return corrupt("a buffer row whose scale is not a scale");
 
   s.version.assign(slots, 0);
   s.unlink_queued.assign(slots, false);
@@ -561,7 +522,7 @@ Status VectorIndex::load(SnapshotReader& in) {
                      std::to_string(ef_construction) + "; this index uses m " + std::to_string(s.options.m) +
                      ", ef_construction " + std::to_string(s.options.ef_construction));
     const size_t per_element = 2 * m * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint) +
-                               size_t(dim_) * sizeof(float) + sizeof(hnswlib::labeltype);
+                               s.row_bytes + sizeof(hnswlib::labeltype);
     if (count > in.remaining() / per_element || capacity < std::max<size_t>(count, 1) ||
         capacity > std::max({2 * count, s.options.initial_capacity, size_t{1}}))
       return corrupt("the graph's point count or capacity is impossible");
@@ -618,6 +579,8 @@ Status VectorIndex::load(SnapshotReader& in) {
         for (size_t j = 0; j < size; ++j)
           if (links[j] >= count || levels[links[j]] < level) return corrupt("a graph link to no point on its level");
       }
+      if (!plausible_scale(row_scale(reinterpret_cast<const uint8_t*>(g.getDataByInternalId(hnswlib::tableint(i))), dim_)))
+        return corrupt("a graph point whose scale is not a scale");
       const hnswlib::labeltype label = g.getExternalLabel(hnswlib::tableint(i));
       if (label >= slots || s.copy[label] != GraphCopy::none) return corrupt("a graph point of no slot, or two of one");
       const bool deleted = g.isMarkedDeleted(hnswlib::tableint(i));

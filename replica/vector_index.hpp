@@ -1,17 +1,21 @@
 // The semantic lane's vector index: unit vectors of one dimension under dense uint32 slots
 // (the caller maps slots to memory ids), ranked by inner product = cosine similarity.
 //
+// Each vector is held once, as a code row (replica/int8_codes.hpp: dim int8 codes and a float
+// scale, dim + 4 bytes; 388 for 384 dimensions). No float copy of a vector is kept. A query is
+// coded the same way, and its similarity with a held vector is row_similarity: the integer inner
+// product of the two codes times both scales, the same float on every machine (AVX2 or SSE2,
+// whichever the CPU has). It is within a few thousandths of the float inner product; a search
+// ranks by it and reports it.
+//
 // Two parts (DESIGN.md "Recall": ingest is not bounded by index building):
-// - an exact buffer: put() only copies the vector there, so it is searchable at once, by brute
-//   force. Each row also keeps an int8 code (replica/int8_codes.hpp: a quarter more memory).
-//   Up to 4096 rows every row is compared exactly. A larger buffer (a node catching up, or just
-//   started, while the graph builds behind, or a large realm searched exactly) is ranked by the
-//   codes first, and only the best max(4k, k + 64) are compared exactly, reading a quarter of
-//   the bytes;
-// - an HNSW graph (hnswlib 0.6.2: inner product, M 16, ef_construction 128, ef 64 at search;
-//   a larger k raises ef to k; distances by replica/inner_product.hpp, AVX2 where the CPU has
-//   it). index_pending() moves buffered vectors into the graph; a background thread calls it in
-//   small batches.
+// - an exact buffer: put() only codes the vector there, so it is searchable at once, by
+//   comparing every buffered row with the query;
+// - an HNSW graph (hnswlib 0.6.2: M 16, ef_construction 128, ef 64 at search; a larger k
+//   raises ef to k) whose points' data are code rows and whose distance is 1 - row_similarity.
+//   index_pending() moves buffered rows into the graph; a background thread calls it in small
+//   batches. A point's row is stored only in the graph's level-0 block (row, links and label:
+//   528 bytes a point for 384 dimensions at M 16).
 // A slot's vector lives in exactly one of the two. This is the only file that includes
 // <hnswlib/hnswlib.h> (it cannot be included from two translation units).
 //
@@ -37,27 +41,27 @@
 // - the graph lock: searches share it; each single point moved by index_pending() (with the
 //   deletions queued before it, and a resize) holds it exclusively (hnswlib's documentation
 //   says addPoint is not safe concurrently with searchKnn), so a search waits at most for one
-//   graph insertion (0.3-1.2 ms at 10k-100k x 384 on this 2-core machine), never for a whole
-//   index_pending() batch nor for the graph's creation (built outside the lock);
+//   graph insertion, never for a whole index_pending() batch nor for the graph's creation
+//   (built outside the lock);
 // - the buffer lock, held briefly: put() and remove() take only this one, so a write never
 //   waits for a graph insertion (the semantic lane's put is on the path of every applied op,
-//   under the recall engine's write lock: waiting there held up every query and every
-//   replicated op behind it). A point being moved stays in the buffer until its graph copy is
-//   in, and searches hold the graph lock across both parts, so each vector is seen exactly once.
+//   under the recall engine's write lock). A point being moved stays in the buffer until its
+//   graph copy is in, and searches hold the graph lock across both parts, so each vector is
+//   seen exactly once.
 // Both locks let a waiting writer in before later readers (glibc's std::shared_mutex alone
 // prefers readers and can starve writers). A third, the indexer lock, is held shared by each
 // index_pending() call and exclusively by save(), so a save never sees a point half moved and
 // the indexer waits for the save without taking the graph lock (which would hold up searches).
 //
 // Snapshot (save/load, for the semantic lane's checkpoint): the slots' states, the buffer as it
-// is (its slots, rows, int8 codes and scales: coding again costs about 2.2 us a vector, 0.22 s
-// at 100k, against 0.04 s to copy the codes), the graph copies waiting to be marked deleted, and
-// the graph itself: hnswlib 0.6.2's own fields (capacity, entry point, the level-0 block of every
-// point with its vector, links and label, each point's upper links, and the state of its two
-// random generators), so the loaded graph is the saved one byte for byte and grows the same way
+// is (its slots and code rows), the graph copies waiting to be marked deleted, and the graph
+// itself: hnswlib 0.6.2's own fields (capacity, entry point, the level-0 block of every point
+// with its code row, links and label, each point's upper links, and the state of its two random
+// generators), so the loaded graph is the saved one byte for byte and grows the same way
 // afterwards. hnswlib's saveIndex/loadIndex are not used: they go through a file path, and its
 // loading constructor leaves the deleted-point count uninitialised and cannot be destroyed
-// after a failed load. load() checks every count, label and link before the graph is used.
+// after a failed load. load() checks every count, scale, label and link before the graph is
+// used.
 #pragma once
 
 #include <cstddef>
@@ -73,7 +77,8 @@ namespace vasana {
 
 struct VectorHit {
   uint32_t slot;
-  float similarity;  // inner product of the unit vectors: cosine similarity in [-1, 1]
+  float similarity;  // row_similarity of the query's and the slot's code rows: the cosine
+                     // similarity to within a few thousandths (so it may pass 1 a little)
 };
 
 struct VectorIndexOptions {
@@ -93,8 +98,9 @@ class VectorIndex {
 
   uint32_t dim() const { return dim_; }
 
-  // Holds v (dim() floats, already L2-normalised by the caller) under slot, replacing what the
-  // slot held. Searchable as soon as this returns. InvalidArgument for a wrong dimension.
+  // Holds v (dim() floats, already L2-normalised by the caller) under slot, as its code row,
+  // replacing what the slot held. Searchable as soon as this returns. InvalidArgument for a
+  // wrong dimension.
   Status put(uint32_t slot, const std::vector<float>& v);
   // Forgets the slot's vector: no search returns it afterwards. False when nothing was held
   // (removing twice is harmless).
@@ -112,11 +118,14 @@ class VectorIndex {
   // An error (out of memory in hnswlib) leaves the vector in the buffer, still found.
   Result<size_t> index_pending(size_t max);
 
-  // At most k held slots, best first (ties by slot). query is dim() floats, unit length. The
-  // buffer is searched exactly (a large one through its codes first, see above), the graph
-  // (when there is one) approximately (ef = max(ef_search, k)). Similarities are always exact.
+  // At most k held slots, best first (ties by slot). query is dim() floats, unit length, coded
+  // as a held vector is. The buffer is compared row by row, the graph (when there is one)
+  // searched approximately (ef = max(ef_search, k)). A hit's similarity is always
+  // row_similarity of the two rows, wherever it was found.
   std::vector<VectorHit> search(const float* query, size_t k) const;
-  // Exact: the best k of every held slot, buffered or in the graph. O(size() * dim).
+  // Exact: the best k of every held slot, buffered or in the graph, by row_similarity: the
+  // same answer on every machine for the same held vectors, whatever order they came in.
+  // O(size() * dim).
   std::vector<VectorHit> search_exact(const float* query, size_t k) const;
 
   // Writes the index as it is (see the snapshot note above), in two steps: save_slots() writes

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -99,6 +101,51 @@ TEST_CASE("int8 dot: equals the plain integer sum at every length, signs and ext
   CHECK(dot_int8(full.data(), full.data(), 384) == 384 * 127 * 127);
   CHECK(dot_int8(full.data(), neg.data(), 384) == -384 * 127 * 127);
   CHECK(dot_int8_portable(full.data(), neg.data(), 384) == -384 * 127 * 127);
+}
+
+TEST_CASE("int8 similarity: the AVX2 and the portable dot give the same row similarity bit for bit", "[semantic]") {
+  INFO("this CPU's dot path: " << (dot_int8_uses_avx2() ? "avx2" : "sse2/portable"));
+  std::mt19937 rng(13);
+  std::normal_distribution<float> g;
+  const uint32_t dim = 384;
+  const size_t bytes = code_row_bytes(dim);
+  REQUIRE(bytes == 388);
+  std::vector<std::vector<uint8_t>> rows;
+  for (int r = 0; r < 200; ++r) {
+    std::vector<float> v(dim);
+    double norm = 0;
+    for (float& x : v) {
+      x = g(rng);
+      norm += double(x) * x;
+    }
+    for (float& x : v) x = float(x / std::sqrt(norm));
+    rows.emplace_back(bytes);
+    encode_row(v.data(), dim, rows.back().data());
+    std::vector<int8_t> code(dim);
+    REQUIRE(row_scale(rows.back().data(), dim) == quantize_int8_portable(v.data(), dim, code.data()));
+    REQUIRE(std::equal(code.begin(), code.end(), reinterpret_cast<const int8_t*>(rows.back().data())));
+  }
+  size_t compared = 0, differ = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t j = i; j < rows.size(); ++j) {
+      const auto* a = reinterpret_cast<const int8_t*>(rows[i].data());
+      const auto* b = reinterpret_cast<const int8_t*>(rows[j].data());
+      const int32_t dot = dot_int8(a, b, dim);
+      REQUIRE(dot == dot_int8_portable(a, b, dim));
+      const float portable =
+          float(dot_int8_portable(a, b, dim)) * row_scale(rows[i].data(), dim) * row_scale(rows[j].data(), dim);
+      const float got = row_similarity(rows[i].data(), rows[j].data(), dim);
+      differ += std::memcmp(&got, &portable, sizeof got) != 0;
+      ++compared;
+    }
+  CHECK(compared == 200 * 201 / 2);
+  CHECK(differ == 0);
+  // Negative control: the comparison sees a change in one code.
+  size_t at = 0;
+  while (rows[1][at] == 0) ++at;  // a code of rows[1] that counts
+  std::vector<uint8_t> changed = rows[0];
+  changed[at] = uint8_t(int8_t(changed[at]) == 127 ? 126 : int8_t(changed[at]) + 1);
+  CHECK(row_similarity(changed.data(), rows[1].data(), dim) != row_similarity(rows[0].data(), rows[1].data(), dim));
 }
 
 }  // namespace

@@ -232,3 +232,37 @@ TEST_CASE("a damaged lane snapshot is not used: that lane is rebuilt from the st
 }
 
 }  // namespace vasana
+
+namespace vasana {
+
+TEST_CASE("a semantic snapshot of format 1 is not read: the lane is rebuilt from the state and answers as before") {
+  std::mt19937_64 rng(13);
+  auto streams = test::generate(rng, 2, 200);
+  RecallEngine original(make_all_lanes(), ScoringWeights{});
+  for (const auto* k : test::interleave(streams, rng)) REQUIRE(original.apply(k->key, k->op).ok());
+  ReplicaState state;
+  auto snaps = original.snapshot_lanes([&](const ReplicaState& s) { state = s; });
+  LaneSnapshot* semantic = nullptr;
+  for (auto& s : snaps)
+    if (s.name == "semantic") semantic = &s;
+  REQUIRE(semantic);
+  // Format 2 holds code rows; format 1 (float rows and codes beside them) is what a checkpoint
+  // of an older build holds.
+  CHECK(semantic->format == 2);
+
+  SECTION("positive control: format 2 is loaded") {
+    RecallEngine e(make_all_lanes(), ScoringWeights{});
+    CHECK(line_says(load(e, state, snaps, 1), "semantic", "loaded"));
+    CHECK(count_differences(original, e) == 0);
+  }
+  SECTION("format 1 is rebuilt") {
+    semantic->format = 1;
+    RecallEngine e(make_all_lanes(), ScoringWeights{});
+    const auto lines = load(e, state, snaps, 1);
+    CHECK(line_says(lines, "semantic", "rebuilt (its snapshot has format 1, this build reads 2)"));
+    CHECK(line_says(lines, "keyword", "loaded"));  // the other lanes' snapshots are still used
+    CHECK(count_differences(original, e) == 0);
+  }
+}
+
+}  // namespace vasana

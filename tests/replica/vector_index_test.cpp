@@ -3,32 +3,48 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "replica/hash_embedder.hpp"
+#include "replica/inner_product.hpp"
+#include "replica/int8_codes.hpp"
 #include "replica/vector_index.hpp"
 
 namespace vasana {
 namespace {
 
 constexpr uint32_t kDim = 32;
+// How far a code row's similarity may be from the float one for these 32-dimensional unit
+// vectors. Each component of a code row is off by at most half a step, max |v| / 254; the
+// self-similarity's error is at most the sum over components of that times (2 |v_i| + step / 2),
+// under sqrt(32) / 127 + 32 / (4 * 127^2) = 0.045 even at max |v| = 1, and for random vectors
+// (max |v| about 0.4, errors of random sign) a few thousandths.
+constexpr float kCodeError = 0.02f;
 
-// Random unit vectors from one seeded generator, so a failure replays.
-std::vector<std::vector<float>> unit_vectors(size_t n, uint32_t seed) {
+// n random vectors of dim components drawn from component, normalised, from one seeded
+// generator, so a failure replays.
+template <class Distribution>
+std::vector<std::vector<float>> normalised(size_t n, uint32_t dim, uint32_t seed, Distribution component) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<std::vector<float>> out(n, std::vector<float>(kDim));
+  std::vector<std::vector<float>> out(n, std::vector<float>(dim));
   for (auto& v : out) {
     double norm = 0;
     for (float& x : v) {
-      x = u(rng);
+      x = component(rng);
       norm += double(x) * x;
     }
     for (float& x : v) x = float(x / std::sqrt(norm));
   }
   return out;
+}
+
+std::vector<std::vector<float>> unit_vectors(size_t n, uint32_t seed) {
+  return normalised(n, kDim, seed, std::uniform_real_distribution<float>(-1.0f, 1.0f));
 }
 
 void put_all(VectorIndex& index, const std::vector<std::vector<float>>& vs) {
@@ -59,7 +75,7 @@ TEST_CASE("a just-added vector is found at once from the buffer, and still after
   CHECK(top(index, vs[17]) == 17);
   auto hits = index.search(vs[17].data(), 5);
   REQUIRE(hits.size() == 5);
-  CHECK(hits[0].similarity == Approx(1.0f).margin(1e-5));
+  CHECK(hits[0].similarity == Approx(1.0f).margin(kCodeError));
   CHECK(hits[1].similarity < hits[0].similarity);
 
   auto moved = index.index_pending(1000);
@@ -265,7 +281,7 @@ TEST_CASE("exact search ranks every held slot, buffered or in the graph", "[sema
     auto hits = index.search_exact(vs[i].data(), 3);
     REQUIRE(hits.size() == 3);
     CHECK(hits[0].slot == i);
-    CHECK(hits[0].similarity == Approx(1.0f).margin(1e-5));
+    CHECK(hits[0].similarity == Approx(1.0f).margin(kCodeError));
   }
   CHECK(index.search_exact(vs[0].data(), 0).empty());
 }
@@ -289,82 +305,193 @@ std::vector<std::vector<float>> embedded_texts(size_t n, uint32_t seed) {
   return out;
 }
 
-TEST_CASE("a large buffer, ranked by its int8 codes first, answers exactly as the exact search does",
-          "[semantic]") {
-  const auto vs = embedded_texts(6000, 3);  // above the 4096 rows from which codes rank first
-  VectorIndex index(kHashDim);
-  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
-  REQUIRE(index.pending() == vs.size());
-  const auto queries = embedded_texts(60, 99);
-  size_t compared = 0;
-  for (size_t qi = 0; qi < queries.size(); ++qi) {
-    for (size_t k : {size_t(1), size_t(10), size_t(100)}) {
-      const auto got = index.search(queries[qi].data(), k);
-      const auto want = index.search_exact(queries[qi].data(), k);
-      REQUIRE(got.size() == k);
-      REQUIRE(want.size() == k);
-      for (size_t i = 0; i < k; ++i) {
-        INFO("query " << qi << " k " << k << " rank " << i);
-        CHECK(got[i].slot == want[i].slot);
-        CHECK(got[i].similarity == want[i].similarity);
-      }
-      compared += k;
-    }
+// The answers search_exact must give, worked out here from the vectors with the plain C++
+// coding and dot product: every held slot's similarity, best first, ties by slot.
+std::vector<VectorHit> coded_scan(const std::map<uint32_t, std::vector<float>>& held, const std::vector<float>& query,
+                                  size_t k) {
+  const uint32_t dim = uint32_t(query.size());
+  std::vector<int8_t> q(dim), c(dim);
+  const float sq = quantize_int8_portable(query.data(), dim, q.data());
+  std::vector<VectorHit> all;
+  for (const auto& [slot, v] : held) {
+    const float sv = quantize_int8_portable(v.data(), dim, c.data());
+    all.push_back({slot, float(dot_int8_portable(q.data(), c.data(), dim)) * sq * sv});
   }
-  CHECK(compared == 60 * 111);
-  // A held vector finds itself first; once removed or replaced, never again.
-  for (uint32_t slot : {0u, 2999u, 5999u}) {
-    CHECK(top(index, vs[slot]) == slot);
-    CHECK(index.search(vs[slot].data(), 1)[0].similarity == Approx(1.0f).margin(1e-5));
-  }
-  REQUIRE(index.remove(2999));
-  REQUIRE(index.put(5999, vs[0]).ok());
-  for (const auto& h : index.search(vs[2999].data(), 100)) CHECK(h.slot != 2999u);
-  for (const auto& h : index.search(vs[5999].data(), 100))
-    if (h.slot == 5999u) CHECK(h.similarity < 0.999f);  // only as the new vector, no longer itself
+  std::sort(all.begin(), all.end(), [](const VectorHit& a, const VectorHit& b) {
+    return a.similarity != b.similarity ? a.similarity > b.similarity : a.slot < b.slot;
+  });
+  if (all.size() > k) all.resize(k);
+  return all;
 }
 
-TEST_CASE("every row keeps its code through removals and re-puts, below 4096 rows as above", "[semantic]") {
-  const auto vs = embedded_texts(6000, 5);
-  const auto queries = embedded_texts(20, 77);
-  VectorIndex index(kHashDim);
-  auto same_as_exact = [&](size_t k) {
-    for (const auto& q : queries) {
-      const auto got = index.search(q.data(), k);
-      const auto want = index.search_exact(q.data(), k);
-      REQUIRE(got.size() == want.size());
-      for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].slot == want[i].slot);
-    }
-  };
-  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
-  same_as_exact(50);
-  // Removals move the last row (and its code) into the gap; puts over buffered rows recode them.
-  // 5000 rows stay: still past the limit, so the codes are what ranks them.
-  for (uint32_t slot = 0; slot < 6000; slot += 6) REQUIRE(index.remove(slot));
-  for (uint32_t slot = 1; slot < 600; slot += 6) REQUIRE(index.put(slot, vs[5999 - slot]).ok());
-  REQUIRE(index.pending() == 5000);
-  same_as_exact(50);
-  // Emptied, then filled again past the limit with other vectors: coded afresh.
-  for (uint32_t slot = 0; slot < 6000; ++slot) (void)index.remove(slot);
-  REQUIRE(index.pending() == 0);
-  const auto others = embedded_texts(4500, 6);
-  for (size_t i = 0; i < others.size(); ++i) REQUIRE(index.put(uint32_t(i), others[i]).ok());
-  same_as_exact(50);
-  CHECK(top(index, others[4499]) == 4499);
+bool same_hits(const std::vector<VectorHit>& a, const std::vector<VectorHit>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].slot != b[i].slot || std::memcmp(&a[i].similarity, &b[i].similarity, sizeof(float)) != 0) return false;
+  return true;
+}
 
-  // Codes kept below the limit: rows moved by removals and replaced by puts while the buffer
-  // holds fewer than 4096 rows still rank right once it grows past the limit (nothing codes the
-  // whole buffer then).
-  for (uint32_t slot = 0; slot < 4500; ++slot) (void)index.remove(slot);
-  for (size_t i = 0; i < 3000; ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
-  for (uint32_t slot = 0; slot < 3000; slot += 3) REQUIRE(index.remove(slot));
-  for (uint32_t slot = 1; slot < 3000; slot += 3) REQUIRE(index.put(slot, vs[5999 - slot]).ok());
-  REQUIRE(index.pending() == 2000);
-  for (size_t i = 3000; i < 6000; ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
-  REQUIRE(index.pending() == 5000);
-  same_as_exact(50);
-  CHECK(top(index, vs[4001]) == 4001);  // held once (vs[4000] is slot 1999's too)
-  for (const auto& h : index.search(vs[0].data(), 10)) CHECK(h.slot != 0u);  // removed
+TEST_CASE("exact search ranks by the code rows: the answers of the plain coded scan through removals and re-puts",
+          "[semantic]") {
+  const auto vs = embedded_texts(3000, 3);
+  const auto queries = embedded_texts(30, 99);
+  VectorIndex index(kHashDim);
+  std::map<uint32_t, std::vector<float>> held;
+  auto put = [&](uint32_t slot, const std::vector<float>& v) {
+    REQUIRE(index.put(slot, v).ok());
+    held[slot] = v;
+  };
+  auto matches = [&](size_t k) {
+    size_t differ = 0;
+    for (const auto& q : queries) {
+      const auto want = coded_scan(held, q, k);
+      differ += !same_hits(index.search_exact(q.data(), k), want);
+      differ += !same_hits(index.search(q.data(), k), want);
+    }
+    return differ;
+  };
+  for (size_t i = 0; i < vs.size(); ++i) put(uint32_t(i), vs[i]);
+  CHECK(matches(1) == 0);
+  CHECK(matches(40) == 0);
+  // Removals move the last row into the gap; puts over buffered rows code them again.
+  for (uint32_t slot = 0; slot < 3000; slot += 6) {
+    REQUIRE(index.remove(slot));
+    held.erase(slot);
+  }
+  for (uint32_t slot = 1; slot < 600; slot += 6) put(slot, vs[2999 - slot]);
+  REQUIRE(index.pending() == held.size());
+  CHECK(matches(40) == 0);
+  // Part of it in the graph: search_exact still compares every row, wherever it is.
+  REQUIRE(index.index_pending(1000).ok());
+  for (const auto& q : queries) CHECK(same_hits(index.search_exact(q.data(), 40), coded_scan(held, q, 40)));
+
+  // Negative control: one slot's vector changed behind the scan's back shows.
+  REQUIRE(index.put(7, vs[0]).ok());
+  CHECK_FALSE(same_hits(index.search_exact(vs[0].data(), 5), coded_scan(held, vs[0], 5)));
+}
+
+TEST_CASE("two indexes given the same vectors in different orders give the same exact answers bit for bit",
+          "[semantic]") {
+  const auto vs = embedded_texts(2000, 21);
+  const auto queries = embedded_texts(40, 22);
+  std::vector<uint32_t> order(vs.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937 rng(23);
+  std::shuffle(order.begin(), order.end(), rng);
+  VectorIndex a(kHashDim), b(kHashDim);
+  for (uint32_t i = 0; i < vs.size(); ++i) REQUIRE(a.put(i, vs[i]).ok());
+  for (uint32_t i : order) REQUIRE(b.put(i, vs[i]).ok());
+  REQUIRE(b.index_pending(700).ok());  // and a third of b's in its graph
+  for (const auto& q : queries) {
+    CHECK(same_hits(a.search_exact(q.data(), 40), b.search_exact(q.data(), 40)));
+    CHECK(same_hits(a.search(q.data(), 40), a.search_exact(q.data(), 40)));  // a has no graph
+  }
+  // Negative control: one vector nudged in b changes an answer (in a component the query has:
+  // the embedder's vectors are mostly zeros).
+  std::vector<float> nudged = vs[5];
+  *std::find_if(nudged.begin(), nudged.end(), [](float x) { return x != 0; }) += 0.05f;
+  REQUIRE(b.put(5, nudged).ok());
+  CHECK_FALSE(same_hits(a.search_exact(vs[5].data(), 40), b.search_exact(vs[5].data(), 40)));
+}
+
+// Random unit vectors of `dim` dimensions, Gaussian components: uniform on the sphere, no
+// structure for a graph to use.
+std::vector<std::vector<float>> gaussian_units(size_t n, uint32_t dim, uint32_t seed) {
+  return normalised(n, dim, seed, std::normal_distribution<float>());
+}
+
+// The share of the float scan's best 10 among hits (the first 10): a hit counts when its float
+// similarity reaches the float 10th best, so equal vectors are not misses.
+double recall_at_10(const std::vector<std::vector<float>>& vs, const std::vector<float>& q,
+                    const std::vector<VectorHit>& hits) {
+  const uint32_t dim = uint32_t(q.size());
+  std::vector<float> sims;
+  for (const auto& v : vs) sims.push_back(inner_product(q.data(), v.data(), dim));
+  std::vector<float> sorted = sims;
+  std::nth_element(sorted.begin(), sorted.begin() + 9, sorted.end(), std::greater<float>());
+  const float tenth = sorted[9];
+  size_t found = 0;
+  for (size_t i = 0; i < std::min<size_t>(10, hits.size()); ++i) found += sims[hits[i].slot] >= tenth;
+  return double(found) / 10.0;
+}
+
+TEST_CASE("exact search over int8 codes finds nearly all of a float scan's best 10", "[semantic]") {
+  // 384 dimensions, 5,000 random unit vectors: their similarities with a query are about
+  // N(0, 1/384), and the best 10 lie about 0.0015 apart. A code row's similarity is off by
+  // sqrt(2) * step / sqrt(12) (step = max |v| / 127, about 0.0013): 0.0005 on average, so a
+  // swap at the boundary of the best 10 is rare, and 0.9 leaves room.
+  constexpr uint32_t dim = 384;
+  const auto vs = gaussian_units(5000, dim, 31);
+  const auto queries = gaussian_units(50, dim, 32);
+  VectorIndex index(dim);
+  for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+  double exact = 0;
+  size_t self_first = 0;
+  for (const auto& q : queries) exact += recall_at_10(vs, q, index.search_exact(q.data(), 10));
+  exact /= double(queries.size());
+  CAPTURE(exact);
+  CHECK(exact >= 0.9);
+  // Queries that are held vectors: each finds itself first.
+  for (uint32_t i = 0; i < 50; ++i) self_first += top(index, vs[i * 100]) == int64_t(i * 100);
+  CHECK(self_first == 50);
+  // Negative control: the best 10 of another query set are not this one's.
+  const auto others = gaussian_units(50, dim, 33);
+  double wrong = 0;
+  for (size_t i = 0; i < queries.size(); ++i) wrong += recall_at_10(vs, queries[i], index.search_exact(others[i].data(), 10));
+  CHECK(wrong / double(queries.size()) < 0.1);
+}
+
+// Unit vectors around 64 random centres (each centre plus Gaussian noise of the same size per
+// component), as an embedding model's vectors cluster by topic; queries are drawn the same way.
+std::vector<std::vector<float>> clustered_units(size_t n, uint32_t dim, uint32_t seed) {
+  const auto centres = gaussian_units(64, dim, 1000);  // the same for every seed
+  auto out = gaussian_units(n, dim, seed);
+  for (size_t i = 0; i < n; ++i) {
+    double norm = 0;
+    for (uint32_t d = 0; d < dim; ++d) {
+      out[i][d] += centres[i * 7 % 64][d];
+      norm += double(out[i][d]) * out[i][d];
+    }
+    for (float& x : out[i]) x = float(x / std::sqrt(norm));
+  }
+  return out;
+}
+
+TEST_CASE("the HNSW graph over code rows finds most of the exact best 10", "[semantic]") {
+  constexpr uint32_t dim = 384;
+  const auto vs = clustered_units(4000, dim, 34);
+  const auto queries = clustered_units(50, dim, 35);
+  // The share of the exact best 10 a graph search finds (a hit counts when it reaches the exact
+  // 10th best's similarity), and of the float scan's.
+  auto graph_recall = [&](const VectorIndexOptions& options) -> std::pair<double, double> {
+    VectorIndex index(dim, options);
+    for (size_t i = 0; i < vs.size(); ++i) REQUIRE(index.put(uint32_t(i), vs[i]).ok());
+    while (index.pending() > 0) REQUIRE(index.index_pending(1000).ok());
+    REQUIRE(index.has_graph());
+    double found = 0, vs_float = 0;
+    for (const auto& q : queries) {
+      const auto exact = index.search_exact(q.data(), 10);
+      const auto graph = index.search(q.data(), 10);
+      for (const auto& h : graph) found += h.similarity >= exact.back().similarity;
+      vs_float += recall_at_10(vs, q, graph);
+    }
+    return {found / double(10 * queries.size()), vs_float / double(queries.size())};
+  };
+  // The default graph (M 16, ef_construction 128, ef 64). A float graph of these vectors
+  // (hnswlib's own inner-product space, same shape) finds all of the float best 10; the code
+  // rows' own error costs about 1 in 100 of them.
+  const auto [of_exact, of_float] = graph_recall(VectorIndexOptions{});
+  CAPTURE(of_exact, of_float);
+  CHECK(of_exact >= 0.95);
+  CHECK(of_float >= 0.9);
+  // Negative control: a sparse graph searched with ef 10 finds clearly fewer.
+  VectorIndexOptions sparse;
+  sparse.m = 4;
+  sparse.ef_construction = 8;
+  sparse.ef_search = 1;
+  const auto [sparse_exact, sparse_float] = graph_recall(sparse);
+  CAPTURE(sparse_exact, sparse_float);
+  CHECK(sparse_exact < 0.7);
 }
 
 TEST_CASE("a vector of the wrong dimension is refused naming both numbers", "[semantic]") {
@@ -422,7 +549,7 @@ TEST_CASE("puts and removes racing the indexer: a replaced or removed vector is 
     REQUIRE(index.put(i, second[i]).ok());
     missing += top(index, second[i]) != int64_t(i);  // the new vector, at once
     for (const auto& h : index.search(first[i].data(), 20))  // the old one is gone
-      stale += h.slot == i && h.similarity > 0.999f;
+      stale += h.slot == i && h.similarity > 1.0f - kCodeError;
   }
   stop = true;
   indexer.join();
@@ -447,10 +574,32 @@ TEST_CASE("puts and removes racing the indexer: a replaced or removed vector is 
 namespace vasana {
 namespace {
 
+float row_scale_of(const std::vector<float>& v) {
+  std::vector<int8_t> code(v.size());
+  return quantize_int8(v.data(), uint32_t(v.size()), code.data());
+}
+
 std::vector<std::string> save_index(const VectorIndex& index) {
   SnapshotWriter w(1000);  // small chunks: reads span them
   index.save(w);
   return w.take_chunks();
+}
+
+std::string snapshot_bytes(const VectorIndex& index) {
+  std::string bytes;
+  for (const auto& c : save_index(index)) bytes += c;
+  return bytes;
+}
+
+// Loads bytes into a fresh index, which must stay empty; its status.
+Status load_damaged(const std::string& bytes) {
+  const std::vector<std::string> chunks{bytes};
+  VectorIndex loaded(kDim);
+  SnapshotReader r(chunks);
+  const Status st = loaded.load(r);
+  CHECK(loaded.size() == 0);
+  CHECK_FALSE(loaded.has_graph());
+  return st;
 }
 
 // Every answer of a and b to queries: the same slots with the same similarities, in order.
@@ -502,6 +651,10 @@ TEST_CASE("a saved vector index loads back with its buffer, its graph and its st
   REQUIRE(r.finish("index").ok());
   const auto queries = unit_vectors(40, 42);
   require_same_answers(index, loaded, queries);
+  // Saved again, the loaded index writes the same bytes.
+  std::string first;
+  for (const auto& c : chunks) first += c;
+  CHECK(snapshot_bytes(loaded) == first);
 
   // Both go on alike: the same puts, removes and moves build the same graph.
   for (uint32_t i = 400; i < 500; ++i) {
@@ -590,30 +743,53 @@ TEST_CASE("a short or mismatched vector index snapshot is Corruption and leaves 
     CHECK(st.message().find("m 16") != std::string::npos);
     CHECK(loaded.size() == 0);
   }
-  SECTION("a graph link past the last point") {
-    // The first point's level-0 link list follows the graph header; its first link is made to
-    // name a point that does not exist.
+  SECTION("a buffer row whose scale is not a scale") {
+    // u32 dim, where (8 + 2), buffer slots (8 + 2 * 4), row byte count (8): then row 0, its
+    // codes and its scale.
+    VectorIndex two(kDim);
+    put_all(two, {vs[0], vs[1]});
+    const std::string b = snapshot_bytes(two);
+    const size_t scale = 4 + 10 + 16 + 8 + kDim;
+    float saved;
+    std::memcpy(&saved, &b[scale], 4);
+    REQUIRE(saved == Approx(row_scale_of(vs[0])));
+    for (float bad : {std::nanf(""), -saved}) {
+      std::string damaged = b;
+      std::memcpy(&damaged[scale], &bad, 4);
+      const Status st = load_damaged(damaged);
+      CHECK(st.code() == Code::corruption);
+      CHECK(st.message().find("buffer row whose scale") != std::string::npos);
+    }
+  }
+  SECTION("a graph point with a link past the last point, or a scale that is not a scale") {
     VectorIndex one(kDim);
     put_all(one, {vs[0], vs[1]});
     REQUIRE(one.index_pending(2).ok());
-    std::string b;
-    for (const auto& c : save_index(one)) b += c;
-    // u32 dim, where (8 + 2), buffer slots (8), rows (8), codes (8), scales (8), unlink (8),
-    // u8 graph, m, ef_construction, capacity, count, max level, entry, level-0 byte count: then
-    // point 0's list: a u32 count and its links.
-    const size_t list = 4 + 10 + 8 * 5 + 1 + 8 * 7;
+    const std::string b = snapshot_bytes(one);
+    // u32 dim, where (8 + 2), buffer slots (8), rows (8), unlink (8), u8 graph, m,
+    // ef_construction, capacity, count, max level, entry, level-0 byte count: then point 0's
+    // level-0 block: its link list (a u32 count and 2 * 16 links), its code row, its label.
+    const size_t list = 4 + 10 + 8 * 3 + 1 + 8 * 7;
     uint32_t links;
     std::memcpy(&links, &b[list], 4);
     REQUIRE((links & 0xffff) == 1);
-    const uint32_t bad = 5;
-    std::memcpy(&b[list + 4], &bad, 4);
-    const std::vector<std::string> damaged{b};
-    VectorIndex loaded(kDim);
-    SnapshotReader r(damaged);
-    const Status st = loaded.load(r);
+    std::string damaged = b;
+    const uint32_t past = 5;
+    std::memcpy(&damaged[list + 4], &past, 4);
+    Status st = load_damaged(damaged);
     CHECK(st.code() == Code::corruption);
     CHECK(st.message().find("link") != std::string::npos);
-    CHECK(loaded.size() == 0);
+
+    const size_t scale = list + 4 + 32 * 4 + kDim;
+    float saved;
+    std::memcpy(&saved, &b[scale], 4);
+    REQUIRE(saved == Approx(row_scale_of(vs[1])));  // the indexer moves the last buffered first
+    damaged = b;
+    const float bad = std::numeric_limits<float>::infinity();
+    std::memcpy(&damaged[scale], &bad, 4);
+    st = load_damaged(damaged);
+    CHECK(st.code() == Code::corruption);
+    CHECK(st.message().find("graph point whose scale") != std::string::npos);
   }
 }
 
