@@ -182,6 +182,7 @@ Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
   std::vector<const std::string*> names(realms_.size());
   for (const auto& [name, id] : realm_ids_) names[id] = &name;
   out.u32(options_.dim);
+  out.u8(options_.embed_text ? 1 : 0);
   out.u64(realms_.size());
   // Each realm into a writer of its own, its graph written into it later by the returned
   // function: the bytes come out in the order load() reads them.
@@ -226,6 +227,12 @@ Status SemanticLane::load(SnapshotReader& in) {
   const uint32_t dim = in.u32();
   if (in.ok() && dim != options_.dim)
     return corrupt("saved with " + std::to_string(dim) + " dimensions; the store has " + std::to_string(options_.dim));
+  // Saved by a lane that embedded texts, it holds vectors this one must not (or lacks some).
+  const bool embedded = in.u8() != 0;
+  if (in.ok() && embedded != options_.embed_text)
+    return Status::Incompatible(std::string("semantic snapshot: saved by a lane that ") +
+                                (embedded ? "embedded" : "did not embed") + " memory texts; this one " +
+                                (options_.embed_text ? "does" : "does not") + " ([recall] builtin_embedding)");
   std::vector<std::unique_ptr<Realm>> realms;
   std::unordered_map<std::string, uint32_t> realm_ids;
   std::vector<char> queued;

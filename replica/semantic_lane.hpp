@@ -57,7 +57,9 @@
 // graph already exists by then); vectors a realm at or below the limit buffers later stay
 // buffered until it grows past the limit again.
 //
-// Snapshot (Lane::save/load, format 2): the dimension; each realm in id order with its name,
+// Snapshot (Lane::save/load, format 3): the dimension; whether the lane embedded texts (a lane
+// that does not refuses the snapshot of one that did, and the reverse, with Incompatible: the
+// engine then rebuilds it); each realm in id order with its name,
 // slot table (the memory in each slot), free slots, size, its vector index
 // (VectorIndex::save: the buffer's code rows, and the HNSW graph as it is, code rows included)
 // and whether it is on the indexer's queue; then every indexed memory in id order
@@ -108,9 +110,9 @@ class SemanticLane final : public Lane {
   bool applies(const LaneQuery& q) const override { return options_.embed_text || !q.vector.empty(); }
   void update(const StateChange& change, const ReplicaState& state) override;
   std::vector<LaneHit> search(const LaneQuery& q, const ReplicaState& state) const override;
-  // 2: vectors as int8 code rows (VectorIndex). A checkpoint of format 1 (float rows) is not
-  // read: the lane is rebuilt from the state (Lane::snapshot_format).
-  uint32_t snapshot_format() const override { return 2; }
+  // 3: vectors as int8 code rows (VectorIndex), and whether texts were embedded. A checkpoint
+  // of an older format is not read: the lane is rebuilt from the state (Lane::snapshot_format).
+  uint32_t snapshot_format() const override { return 3; }
   // save_locked() writes each realm's slots, buffer and the memories' entries, and leaves the
   // realms' HNSW graphs (most of the bytes) to the function it returns: until that has run, each
   // realm's background indexer waits, so its graph stays as it was (VectorIndex::save_slots),

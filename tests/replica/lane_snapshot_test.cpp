@@ -235,7 +235,7 @@ TEST_CASE("a damaged lane snapshot is not used: that lane is rebuilt from the st
 
 namespace vasana {
 
-TEST_CASE("a semantic snapshot of format 1 is not read: the lane is rebuilt from the state and answers as before") {
+TEST_CASE("a semantic snapshot of an older format is not read: the lane is rebuilt from the state and answers as before") {
   std::mt19937_64 rng(13);
   auto streams = test::generate(rng, 2, 200);
   RecallEngine original(make_all_lanes(), ScoringWeights{});
@@ -246,11 +246,11 @@ TEST_CASE("a semantic snapshot of format 1 is not read: the lane is rebuilt from
   for (auto& s : snaps)
     if (s.name == "semantic") semantic = &s;
   REQUIRE(semantic);
-  // Format 2 holds code rows; format 1 (float rows and codes beside them) is what a checkpoint
-  // of an older build holds.
-  CHECK(semantic->format == 2);
+  // Format 3 holds code rows and whether texts were embedded; format 1 (float rows and codes
+  // beside them) is what a checkpoint of an older build holds.
+  CHECK(semantic->format == 3);
 
-  SECTION("positive control: format 2 is loaded") {
+  SECTION("positive control: format 3 is loaded") {
     RecallEngine e(make_all_lanes(), ScoringWeights{});
     CHECK(line_says(load(e, state, snaps, 1), "semantic", "loaded"));
     CHECK(count_differences(original, e) == 0);
@@ -259,7 +259,7 @@ TEST_CASE("a semantic snapshot of format 1 is not read: the lane is rebuilt from
     semantic->format = 1;
     RecallEngine e(make_all_lanes(), ScoringWeights{});
     const auto lines = load(e, state, snaps, 1);
-    CHECK(line_says(lines, "semantic", "rebuilt (its snapshot has format 1, this build reads 2)"));
+    CHECK(line_says(lines, "semantic", "rebuilt (its snapshot has format 1, this build reads 3)"));
     CHECK(line_says(lines, "keyword", "loaded"));  // the other lanes' snapshots are still used
     CHECK(count_differences(original, e) == 0);
   }

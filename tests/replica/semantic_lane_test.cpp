@@ -570,7 +570,7 @@ TEST_CASE("a saved semantic lane loads back answering as before, with a realm pa
   CHECK(differences(f, rebuilt, texts) > 0);
 }
 
-TEST_CASE("a short or mismatched semantic snapshot is Corruption and leaves the lane empty", "[semantic][snapshot]") {
+TEST_CASE("a short or mismatched semantic snapshot is refused and leaves the lane empty", "[semantic][snapshot]") {
   SemanticLaneOptions options;
   options.exact_limit = 50;
   Fixture f(options);
@@ -603,6 +603,16 @@ TEST_CASE("a short or mismatched semantic snapshot is Corruption and leaves the 
       CHECK(x.lane.load(r).code() == Code::corruption);
       check_empty(x);
     }
+  }
+  SECTION("saved by a lane that embedded texts and loaded by one that does not") {
+    SemanticLaneOptions other = options;
+    other.embed_text = false;
+    SemanticLane x(other);
+    SnapshotReader r(chunks);
+    const Status st = x.load(r);
+    CHECK(st.code() == Code::incompatible);
+    CHECK(st.message().find("builtin_embedding") != std::string::npos);
+    CHECK(x.size() == 0);
   }
   SECTION("another dimension") {
     SemanticLaneOptions other = options;
