@@ -31,6 +31,9 @@ namespace vasana::bench {
 
 namespace {
 
+// The lanes a node runs with its default configuration.
+std::vector<std::unique_ptr<Lane>> node_lanes() { return make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane); }
+
 // Bytes of the regular files under path.
 uint64_t dir_bytes(const std::string& path) {
   uint64_t total = 0;
@@ -357,7 +360,7 @@ int CatchupBench::decode_payloads() {
 
 // Applies the ops to a fresh engine's state alone.
 void CatchupBench::time_state_only() {
-  auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+  auto engine = std::make_unique<RecallEngine>(node_lanes(), ScoringWeights{});
   const int64_t t0 = now_ns();
   for (size_t i = 0; i < m; ++i) (void)engine->apply_to_state(key(i), ops[i]);
   const double state_s = seconds_since(t0);
@@ -368,7 +371,7 @@ void CatchupBench::time_state_only() {
 
 // Applies the ops one by one to a fresh engine's state and every lane.
 void CatchupBench::time_lanes_op_by_op() {
-  auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+  auto engine = std::make_unique<RecallEngine>(node_lanes(), ScoringWeights{});
   const int64_t t0 = now_ns();
   int64_t last = t0;
   for (size_t i = 0; i < m; ++i) {
@@ -388,7 +391,7 @@ void CatchupBench::time_lanes_op_by_op() {
 // What node b does now: batches of a chunk's size (4 MiB of records) to the state only,
 // then the lane backlog worked off in steps of kBackgroundStepIds memories, each one write-lock hold.
 void CatchupBench::time_batches_then_backlog() {
-  auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+  auto engine = std::make_unique<RecallEngine>(node_lanes(), ScoringWeights{});
   const double bytes_per_op = mib * 1048576.0 / double(std::max<size_t>(1, m));
   const size_t chunk = std::max<size_t>(1, size_t(double(4u << 20) / std::max(1.0, bytes_per_op)));
   int64_t t0 = now_ns();
@@ -423,7 +426,7 @@ void CatchupBench::time_batches_then_backlog() {
 // The same again with a node's indexer beside it: a thread at nice 10 putting the semantic
 // lane's new vectors into its HNSW graphs (actors/node_start.cpp), which a catching-up node runs.
 void CatchupBench::time_with_indexer() {
-  auto engine = std::make_unique<RecallEngine>(make_all_lanes(), ScoringWeights{});
+  auto engine = std::make_unique<RecallEngine>(node_lanes(), ScoringWeights{});
   std::atomic<bool> stop{false};
   std::atomic<size_t> moved{0};
   std::thread indexer([&] {

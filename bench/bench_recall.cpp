@@ -208,7 +208,7 @@ void index_figures(size_t n, size_t queries) {
 }  // namespace
 
 int cmd_bench_recall(const Words& words) {
-  auto args = parse_args(words, {"memories", "queries", "dir", "semantic-exact-limit"}, {});
+  auto args = parse_args(words, {"memories", "queries", "dir", "semantic-exact-limit"}, {"hdc"});
   if (!args.ok()) return bench::fail(kExitUsage, "recall: " + args.status().message());
   auto semantic = semantic_options(*args);
   if (!semantic.ok()) return bench::fail(kExitUsage, "recall: " + semantic.status().message());
@@ -221,16 +221,19 @@ int cmd_bench_recall(const Words& words) {
   size_t queries = 500;
   if (auto q = args->get("queries")) queries = size_t(std::max(1L, std::atol(q->c_str())));
   const std::string parent = args->get("dir").value_or(".");
+  // The lanes a node runs by default; --hdc adds the HDC lane, as [recall] hdc_lane does.
+  const bool hdc = args->has("hdc") || NodeOptions{}.hdc_lane;
 
   std::printf("vasana-bench recall: %zu queries per row, limit 10, realms of 50%% / 25%% / 3%% of the memories;\n"
-              "realms of at most %zu memories searched exactly (--semantic-exact-limit), larger ones with a graph\n",
-              queries, semantic->exact_limit);
+              "realms of at most %zu memories searched exactly (--semantic-exact-limit), larger ones with a graph;\n"
+              "the HDC lane %s\n",
+              queries, semantic->exact_limit, hdc ? "on (--hdc)" : "off, as on a node by default (--hdc turns it on)");
   for (size_t n : sizes) {
     std::printf("\n%zu memories:\n", n);
     index_figures(n, std::min<size_t>(queries, 300));
     SyntheticCorpus corpus;
     const double rss0 = trimmed_rss_mib();  // what index_figures freed is not the engine's to reuse
-    auto engine = std::make_unique<RecallEngine>(make_all_lanes(*semantic), ScoringWeights{});
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(*semantic, hdc), ScoringWeights{});
     auto t0 = Clock::now();
     uint64_t ms = system_wall_ms() - n;
     for (size_t i = 0; i < n; ++i) {
@@ -320,6 +323,7 @@ int cmd_bench_recall(const Words& words) {
     NodeOptions opts;
     opts.dir = dir;
     opts.semantic = *semantic;
+    opts.hdc_lane = hdc;
     auto s0 = Clock::now();
     auto node = Node::start(opts, nullptr);
     const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();

@@ -94,7 +94,7 @@ int cmd_bench_start(const Words& words) {
     auto scan = scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, nullptr);
     const double verify_s = s_since(t0);
     if (!scan.ok()) return bench::fail(kExitFailed, "start: " + scan.status().message());
-    RecallEngine engine(make_all_lanes(), ScoringWeights{});
+    RecallEngine engine(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
     t0 = Clock::now();
     (void)scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, [&](const RecordRef& r) {
       auto op = decode_op(r.op_type, r.payload);
@@ -169,7 +169,7 @@ int cmd_bench_start(const Words& words) {
       auto r0 = Clock::now();
       engine.rebuild_lanes(2);
       const double replayed_s = s_since(r0);
-      RecallEngine loaded(make_all_lanes(), ScoringWeights{});
+      RecallEngine loaded(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
       auto l0 = Clock::now();
       auto cs = CheckpointStart::load(dir, loaded, [](const std::string&) {}, 2);
       std::printf("  every lane rebuilt on 2 threads on the replayed state %.2f s; the checkpoint loaded with its lanes"
