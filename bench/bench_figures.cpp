@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace vasana::bench {
 
@@ -41,6 +42,18 @@ Result<SemanticLaneOptions> semantic_options(const Args& args) {
       return Status::InvalidArgument("--semantic-exact-limit takes a memory count from 0 to 100000000 (got '" + *e +
                                      "')");
     options.exact_limit = size_t(n);
+  }
+  // The graph's build and search breadth, within the node configuration's ranges.
+  for (const auto& [flag, lo, hi, field] :
+       {std::make_tuple("semantic-ef-construction", 8LL, 2048LL, &options.index.ef_construction),
+        std::make_tuple("semantic-ef-search", 8LL, 4096LL, &options.index.ef_search)}) {
+    auto e = args.get(flag);
+    if (!e) continue;
+    const long long n = std::atoll(e->c_str());
+    if (e->empty() || e->find_first_not_of("0123456789") != std::string::npos || n < lo || n > hi)
+      return Status::InvalidArgument(std::string("--") + flag + " takes a number from " + std::to_string(lo) + " to " +
+                                     std::to_string(hi) + " (got '" + *e + "')");
+    *field = size_t(n);
   }
   return options;
 }

@@ -108,7 +108,7 @@ double trimmed_rss_mib() {
 // against a float scan of the embedder's vectors (replica/inner_product.hpp): recall@10, the
 // share of the float best 10 among the first 10 hits. And the index's resident bytes per
 // vector, beside the layout that kept float rows (computed, not run: that code is gone).
-void index_figures(size_t n, size_t queries) {
+void index_figures(size_t n, size_t queries, const VectorIndexOptions& options) {
   HashEmbedder embedder;
   const uint32_t dim = embedder.dim();
   SyntheticCorpus c(11);
@@ -120,7 +120,7 @@ void index_figures(size_t n, size_t queries) {
   const size_t k = 10 * ScoringWeights{}.pool_factor;  // the lane's pool for limit 10
 
   const double rss0 = trimmed_rss_mib();
-  VectorIndex index(dim);
+  VectorIndex index(dim, options);
   for (size_t i = 0; i < n; ++i) (void)index.put(uint32_t(i), vs[i]);
   const double buffer_bytes = (trimmed_rss_mib() - rss0) * 1024 * 1024 / double(n);
 
@@ -193,7 +193,9 @@ void index_figures(size_t n, size_t queries) {
   }
   std::printf("    %-30s p50 %7.0f us  p99 %7.0f us  recall@10 %5.1f%%  (%.0f%% of the exact int8 best 10;"
               " %.0f us of CPU per insertion)\n",
-              "graph search (M 16, ef 64)", pct(graph_us, 0.5), pct(graph_us, 0.99),
+              ("graph search (M " + std::to_string(options.m) + ", ef_c " + std::to_string(options.ef_construction) +
+               ", ef " + std::to_string(options.ef_search) + ")").c_str(),
+              pct(graph_us, 0.5), pct(graph_us, 0.99),
               100.0 * graph_recall / double(qs.size()), 100.0 * of_exact / double(qs.size()), insert_us);
   // The float layout held each point's float vector in the graph instead of its code row; the
   // rest (links, label, hnswlib's per-point lock and label map, its 2.6 MiB of fixed locks) is
@@ -208,7 +210,9 @@ void index_figures(size_t n, size_t queries) {
 }  // namespace
 
 int cmd_bench_recall(const Words& words) {
-  auto args = parse_args(words, {"memories", "queries", "dir", "semantic-exact-limit"}, {"hdc"});
+  auto args = parse_args(
+      words, {"memories", "queries", "dir", "semantic-exact-limit", "semantic-ef-construction", "semantic-ef-search"},
+      {"hdc"});
   if (!args.ok()) return bench::fail(kExitUsage, "recall: " + args.status().message());
   auto semantic = semantic_options(*args);
   if (!semantic.ok()) return bench::fail(kExitUsage, "recall: " + semantic.status().message());
@@ -230,7 +234,7 @@ int cmd_bench_recall(const Words& words) {
               queries, semantic->exact_limit, hdc ? "on (--hdc)" : "off, as on a node by default (--hdc turns it on)");
   for (size_t n : sizes) {
     std::printf("\n%zu memories:\n", n);
-    index_figures(n, std::min<size_t>(queries, 300));
+    index_figures(n, std::min<size_t>(queries, 300), semantic->index);
     SyntheticCorpus corpus;
     const double rss0 = trimmed_rss_mib();  // what index_figures freed is not the engine's to reuse
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(*semantic, hdc), ScoringWeights{});

@@ -93,9 +93,12 @@ struct WriteFigures {
   size_t skipped = 0;     // remembers answered with candidates_skipped (not searched by text)
   size_t acked = 0;       // acknowledged requests
   bench::ThreadCpu cpu;   // CPU seconds by thread name while the writers ran
-  // Seconds from the last answer until every lane had indexed every write (the node's lane
-  // backlog and background index work both empty); negative when that took over kCatchUpWait.
+  // Seconds from the last answer until every lane found every write (the node's lane backlog
+  // empty), and until the semantic graphs held every vector too (background index work empty:
+  // until then the vectors not in a graph are compared exactly); negative when that took over
+  // kCatchUpWait.
   double caught_up_s = 0;
+  double graphs_built_s = 0;
 };
 
 // How long after a run's end the lanes are given to catch up before the run says they did not.
@@ -328,13 +331,14 @@ WriteFigures measure_writes(const std::string& root, size_t writers, size_t conn
   f.unanswered = loop.count_unanswered();
   double elapsed = std::chrono::duration<double>(loop.last_answer - loop.start).count();
   if (elapsed_out) *elapsed_out = elapsed;
-  for (const auto until = Clock::now() + kCatchUpWait;;) {
-    if (node->lanes_backlog() == 0 && node->background_pending() == 0) {
-      f.caught_up_s = std::max(0.0, std::chrono::duration<double>(Clock::now() - loop.last_answer).count());
-      break;
-    }
-    if (Clock::now() > until) {
-      f.caught_up_s = -1;
+  const auto since_last = [&] {
+    return std::max(0.0, std::chrono::duration<double>(Clock::now() - loop.last_answer).count());
+  };
+  f.caught_up_s = f.graphs_built_s = -1;
+  for (const auto until = Clock::now() + kCatchUpWait; Clock::now() < until;) {
+    if (f.caught_up_s < 0 && node->lanes_backlog() == 0) f.caught_up_s = since_last();
+    if (f.caught_up_s >= 0 && node->background_pending() == 0) {
+      f.graphs_built_s = since_last();
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -447,13 +451,15 @@ int cmd_bench_write(const Words& words) {
     shared = measure_writes(root, most, 1, seconds, Load::puts, nullptr, nullptr, corrections);
     row(shared);
   }
-  std::printf("\nevery lane caught up (lane backlog and background index work empty) after the last answer:");
-  for (const auto& f : results) {
-    if (f.caught_up_s >= 0)
-      std::printf(" %zu writers %.2f s;", f.writers, f.caught_up_s);
-    else
-      std::printf(" %zu writers NOT within %lld s;", f.writers, static_cast<long long>(kCatchUpWait.count()));
-  }
+  const auto seconds_or_not = [](double s) {
+    return s >= 0 ? std::to_string(s).substr(0, 5) + " s"
+                  : "NOT within " + std::to_string(kCatchUpWait.count()) + " s";
+  };
+  std::printf("\nafter the last answer, every write found by every lane (lane backlog empty) / every vector in its\n"
+              "realm's semantic graph (background index work empty):");
+  for (const auto& f : results)
+    std::printf(" %zu writers %s / %s;", f.writers, seconds_or_not(f.caught_up_s).c_str(),
+                seconds_or_not(f.graphs_built_s).c_str());
   std::printf("\n");
   for (const auto& f : results) {
     if (f.acked == 0) continue;
