@@ -83,7 +83,7 @@ struct NodeStart {
     return finish_pending_redaction(dir);
   }
 
-  // An empty engine with every lane.
+  // An empty engine with the lanes this node runs.
   std::shared_ptr<RecallEngine> new_engine() const {
     auto e = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic, impl->options.hdc_lane),
                                             impl->options.scoring);
