@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <set>
+#include <string_view>
 
 #include "replica/replica_state.hpp"
 
@@ -34,127 +37,168 @@ struct SavedEntry {
 };
 static_assert(sizeof(SavedEntry) == 48, "saved as bytes: no padding");
 
+constexpr int64_t kMaxRecorded = int64_t{1} << 62;  // a recorded time fits Entry's 63 bits
+
 }  // namespace
 
-void TemporalLane::remove(const MemoryId& id) {
-  auto it = indexed_.find(id);
-  if (it == indexed_.end()) return;
-  auto realm = realms_.find(it->second.first);
-  const Entry& e = it->second.second;
-  realm->second.by_recorded.erase(e);
-  realm->second.by_valid_to.erase(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, false});
+const TemporalLane::Entry* TemporalLane::held(const RealmIndex& realm, const MemoryId& id, int64_t recorded_ms) {
+  if (recorded_ms < 0 || recorded_ms >= kMaxRecorded) return nullptr;
+  return realm.by_recorded.find(Entry{uint64_t(recorded_ms) << 1, id, 0, 0});
+}
+
+void TemporalLane::remove(Realms::iterator realm, const Entry& e) {
+  const Entry copy = e;  // e may point into the chunk it is erased from
+  realm->second.by_recorded.erase(copy);
+  if (copy.bounded()) realm->second.by_valid_to.erase(copy);
   if (realm->second.by_recorded.empty()) realms_.erase(realm);
-  indexed_.erase(it);
+}
+
+void TemporalLane::remove_anywhere(const MemoryId& id) {
+  for (auto realm = realms_.begin(); realm != realms_.end(); ++realm) {
+    std::optional<Entry> found;
+    realm->second.by_recorded.ascend([&](const Entry& e) {
+      if (e.id == id) found = e;
+      return !found;
+    });
+    if (found) {
+      remove(realm, *found);
+      return;
+    }
+  }
 }
 
 void TemporalLane::update(const StateChange& change, const ReplicaState& state) {
   if (!change.memory) return;
   const MemoryRecord* m = state.memory(*change.memory);
-  const bool keep = m && indexable(*m);
-  auto held = indexed_.find(*change.memory);
-  if (!keep) {
-    remove(*change.memory);
+  if (!m) {
+    remove_anywhere(*change.memory);
     return;
   }
   const auto recorded = static_cast<int64_t>(m->created_key.ts.physical_ms());
-  const Entry e{recorded, m->id, recorded, m->valid_from_ms, m->valid_to_ms, !ever_admissible(*m)};
-  if (held != indexed_.end()) {  // realm and recorded time never change; valid time and the flag may
-    const Entry& h = held->second.second;
-    if (h.valid_from_ms == e.valid_from_ms && h.valid_to_ms == e.valid_to_ms && h.excluded_now == e.excluded_now)
-      return;
-    remove(*change.memory);
-  }
   auto realm = realms_.find(m->realm.str());
+  const Entry* h = realm == realms_.end() ? nullptr : held(realm->second, m->id, recorded);
+  if (!indexable(*m)) {
+    if (h) remove(realm, *h);
+    return;
+  }
+  const Entry e{(uint64_t(recorded) << 1) | (ever_admissible(*m) ? 0u : 1u), m->id, m->valid_from_ms, m->valid_to_ms};
+  if (h) {  // realm and recorded time never change; valid time and the flag may
+    if (h->valid_from_ms == e.valid_from_ms && h->valid_to_ms == e.valid_to_ms && h->excluded_now() == e.excluded_now())
+      return;
+    remove(realm, *h);
+    realm = realms_.find(m->realm.str());
+  }
   if (realm == realms_.end()) realm = realms_.emplace(m->realm.str(), RealmIndex{}).first;
   realm->second.by_recorded.insert(e);
-  if (m->valid_from_ms != kOpenPast || m->valid_to_ms != kOpenFuture)
-    realm->second.by_valid_to.insert(
-        Entry{m->valid_to_ms, m->id, recorded, m->valid_from_ms, m->valid_to_ms, e.excluded_now});
-  indexed_.emplace(m->id, std::make_pair(m->realm.str(), e));
+  if (e.bounded()) realm->second.by_valid_to.insert(e);
+}
+
+void TemporalLane::warm(const ReplicaState&) {
+  for (auto& [name, r] : realms_) {
+    r.by_recorded.pack();
+    r.by_valid_to.pack();
+  }
+}
+
+TemporalLane::SaveRest TemporalLane::save_locked(SnapshotWriter& out) const {
+  out.u64(realms_.size());
+  size_t n = 0;
+  for (const auto& [name, r] : realms_) {
+    out.str(name);
+    n += r.by_recorded.size();
+  }
+  std::vector<SavedEntry> entries;
+  entries.reserve(n);
+  uint32_t index = 0;
+  for (const auto& [name, r] : realms_) {
+    r.by_recorded.ascend([&](const Entry& e) {
+      entries.push_back(SavedEntry{e.id, e.recorded_ms(), e.valid_from_ms, e.valid_to_ms, index,
+                                   e.excluded_now() ? 1u : 0u});
+      return true;
+    });
+    ++index;
+  }
+  // The sort by id, and the write, after the lock.
+  return [entries = std::move(entries)](SnapshotWriter& w) mutable {
+    std::sort(entries.begin(), entries.end(), [](const SavedEntry& a, const SavedEntry& b) { return a.id < b.id; });
+    w.array(entries);
+  };
 }
 
 void TemporalLane::save(SnapshotWriter& out) const {
-  std::map<std::string_view, uint32_t> realm_index;
-  out.u64(realms_.size());
-  for (const auto& [name, r] : realms_) {
-    realm_index.emplace(name, static_cast<uint32_t>(realm_index.size()));
-    out.str(name);
-  }
-  std::vector<SavedEntry> entries;
-  entries.reserve(indexed_.size());
-  for (const auto& [id, held] : indexed_) {
-    const Entry& e = held.second;
-    entries.push_back(SavedEntry{id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, realm_index.at(held.first),
-                                 e.excluded_now ? 1u : 0u});
-  }
-  out.array(entries);
+  if (SaveRest rest = save_locked(out)) rest(out);
 }
 
 Status TemporalLane::load(SnapshotReader& in) {
   std::vector<std::string> names(in.count(8));
   for (std::string& name : names) name = in.str();
-  const auto entries = in.array<SavedEntry>();
+  auto entries = in.array<SavedEntry>();
   if (Status s = in.finish("temporal lane"); !s.ok()) return s;
 
-  // Each realm's entries in both orders, then inserted in that order: every insertion at the end.
+  auto by_id = [](const SavedEntry& a, const SavedEntry& b) { return a.id < b.id; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_id)) std::sort(entries.begin(), entries.end(), by_id);
+  for (size_t i = 1; i < entries.size(); ++i)
+    if (entries[i - 1].id == entries[i].id) return Status::Corruption("temporal lane: a memory held twice");
+  // Each realm's entries in both orders, then packed into full chunks.
   std::vector<std::vector<Entry>> recorded(names.size()), valid_to(names.size());
-  decltype(indexed_) indexed;
   for (const SavedEntry& s : entries) {
     if (s.realm >= names.size() || s.excluded_now > 1)
       return Status::Corruption("temporal lane: a realm index or flag out of range");
-    const Entry e{s.recorded_ms, s.id, s.recorded_ms, s.valid_from_ms, s.valid_to_ms, s.excluded_now != 0};
+    if (s.recorded_ms < 0 || s.recorded_ms >= kMaxRecorded)
+      return Status::Corruption("temporal lane: a recorded time out of range");
+    const Entry e{(uint64_t(s.recorded_ms) << 1) | s.excluded_now, s.id, s.valid_from_ms, s.valid_to_ms};
     recorded[s.realm].push_back(e);
-    if (e.valid_from_ms != kOpenPast || e.valid_to_ms != kOpenFuture)
-      valid_to[s.realm].push_back(Entry{e.valid_to_ms, e.id, e.recorded_ms, e.valid_from_ms, e.valid_to_ms, e.excluded_now});
-    indexed.emplace_hint(indexed.end(), s.id, std::make_pair(names[s.realm], e));
+    if (e.bounded()) valid_to[s.realm].push_back(e);
   }
-  if (indexed.size() != entries.size()) return Status::Corruption("temporal lane: a memory held twice");
-  decltype(realms_) realms;
+  Realms realms;
   for (size_t r = 0; r < names.size(); ++r) {
     if (recorded[r].empty()) continue;  // a realm is held while it holds a memory
-    std::sort(recorded[r].begin(), recorded[r].end());
-    std::sort(valid_to[r].begin(), valid_to[r].end());
+    std::sort(recorded[r].begin(), recorded[r].end(), ByRecorded{});
+    std::sort(valid_to[r].begin(), valid_to[r].end(), ByValidTo{});
     auto at = realms.emplace(names[r], RealmIndex{});
     if (!at.second) return Status::Corruption("temporal lane: a realm named twice");
-    RealmIndex& index = at.first->second;
-    for (const Entry& e : recorded[r]) index.by_recorded.emplace_hint(index.by_recorded.end(), e);
-    for (const Entry& e : valid_to[r]) index.by_valid_to.emplace_hint(index.by_valid_to.end(), e);
+    at.first->second.by_recorded.assign(recorded[r]);
+    at.first->second.by_valid_to.assign(valid_to[r]);
   }
   realms_.swap(realms);
-  indexed_.swap(indexed);
   return Status::Ok();
 }
 
 template <class Pruned>
-std::vector<LaneHit> TemporalLane::search_ordered(const LaneQuery& q, int64_t from, int64_t to,
-                                                  const Pruned& pruned) const {
+std::vector<LaneHit> TemporalLane::search_ordered(const LaneQuery& q, const ReplicaState& state, int64_t from,
+                                                  int64_t to, const Pruned& pruned) const {
   const bool windowed = q.window_from_ms || q.window_to_ms;
   // In the window: recorded in it, or a bounded valid time that overlaps it (as search() keeps).
   auto in_window = [&](const Entry& e) {
     if (!windowed) return true;
-    if (from <= e.recorded_ms && e.recorded_ms < to) return true;
-    const bool bounded = e.valid_from_ms != kOpenPast || e.valid_to_ms != kOpenFuture;
-    return bounded && e.valid_from_ms < to && from < e.valid_to_ms;
+    if (from <= e.recorded_ms() && e.recorded_ms() < to) return true;
+    return e.bounded() && e.valid_from_ms < to && from < e.valid_to_ms;
   };
   // A memory's time: when it started to hold, else when it was recorded.
-  auto time_of = [](const Entry& e) { return e.valid_from_ms != kOpenPast ? e.valid_from_ms : e.recorded_ms; };
+  auto time_of = [](const Entry& e) { return e.valid_from_ms != kOpenPast ? e.valid_from_ms : e.recorded_ms(); };
   std::vector<Timed> found;
   auto consider = [&](const Entry& e) {
     if (!pruned(e) && in_window(e)) found.push_back(Timed{time_of(e), e.id});
   };
   if (q.time_candidates) {
     for (const MemoryId& id : *q.time_candidates) {
-      auto it = indexed_.find(id);
-      if (it == indexed_.end()) continue;
-      if (std::find(q.scope.realms.begin(), q.scope.realms.end(), it->second.first) == q.scope.realms.end()) continue;
-      consider(it->second.second);
+      const MemoryRecord* m = state.memory(id);
+      if (!m) continue;
+      const std::string& name = m->realm.str();
+      if (std::find(q.scope.realms.begin(), q.scope.realms.end(), name) == q.scope.realms.end()) continue;
+      auto realm = realms_.find(name);
+      if (realm == realms_.end()) continue;
+      if (const Entry* e = held(realm->second, id, static_cast<int64_t>(m->created_key.ts.physical_ms()))) consider(*e);
     }
   } else {
     std::set<std::string_view> seen_realms;
     for (const auto& realm_name : q.scope.realms) {
       auto realm = realms_.find(realm_name);
       if (realm == realms_.end() || !seen_realms.insert(realm->first).second) continue;
-      for (const Entry& e : realm->second.by_recorded) consider(e);
+      realm->second.by_recorded.ascend([&](const Entry& e) {
+        consider(e);
+        return true;
+      });
     }
   }
   const bool newest = q.time_order == TimeOrder::newest_first;
@@ -175,7 +219,7 @@ std::vector<LaneHit> TemporalLane::search_ordered(const LaneQuery& q, int64_t fr
   return out;
 }
 
-std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState&) const {
+std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState& state) const {
   const bool windowed = q.window_from_ms || q.window_to_ms;
   const int64_t from = q.window_from_ms.value_or(kMin);
   const int64_t to = q.window_to_ms.value_or(kMax);
@@ -184,9 +228,9 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
   const int64_t last = to == kMax ? kMax : to - 1;  // the window's latest instant
   const bool past = q.scope.known_at_ms.has_value();
   auto pruned = [&](const Entry& e) {
-    return !past && (e.excluded_now || !valid_time_admits(q.scope, e.valid_from_ms, e.valid_to_ms));
+    return !past && (e.excluded_now() || !valid_time_admits(q.scope, e.valid_from_ms, e.valid_to_ms));
   };
-  if (q.time_order != TimeOrder::none) return search_ordered(q, from, to, pruned);
+  if (q.time_order != TimeOrder::none) return search_ordered(q, state, from, to, pruned);
 
   // Each stream yields its best q.pool in order; the best q.pool distinct memories of all of
   // them are among those (a memory is at most once in each stream).
@@ -197,24 +241,26 @@ std::vector<LaneHit> TemporalLane::search(const LaneQuery& q, const ReplicaState
     const RealmIndex& r = realm->second;
 
     size_t taken = 0;
-    auto it = last == kMax ? r.by_recorded.end() : r.by_recorded.lower_bound(Entry{last + 1, MemoryId{}, 0, 0, 0, false});
-    while (it != r.by_recorded.begin() && taken < q.pool) {
-      --it;
-      if (it->t < from) break;
-      if (pruned(*it)) continue;
-      found.push_back(Timed{it->t, it->id});
-      ++taken;
-    }
+    const auto newest = r.by_recorded.partition_point([&](const Entry& e) { return e.recorded_ms() <= last; });
+    r.by_recorded.descend(newest, [&](const Entry& e) {
+      if (taken >= q.pool || e.recorded_ms() < from) return false;
+      if (!pruned(e)) {
+        found.push_back(Timed{e.recorded_ms(), e.id});
+        ++taken;
+      }
+      return true;
+    });
 
     if (!windowed) continue;
     taken = 0;
-    for (auto v = r.by_valid_to.rbegin(); v != r.by_valid_to.rend() && taken < q.pool; ++v) {
-      if (v->valid_to_ms <= from) break;  // ended before the window: so did all that follow
-      if (v->valid_from_ms > last) continue;  // starts after the window
-      if (pruned(*v)) continue;
-      found.push_back(Timed{std::min(v->valid_to_ms - 1, last), v->id});
+    r.by_valid_to.descend(r.by_valid_to.end(), [&](const Entry& v) {
+      if (taken >= q.pool) return false;
+      if (v.valid_to_ms <= from) return false;  // ended before the window: so did all that follow
+      if (v.valid_from_ms > last || pruned(v)) return true;  // starts after the window
+      found.push_back(Timed{std::min(v.valid_to_ms - 1, last), v.id});
       ++taken;
-    }
+      return true;
+    });
   }
 
   std::sort(found.begin(), found.end(), later_first);
