@@ -367,6 +367,35 @@ size_t mean_text_bytes() {
 
 }  // namespace
 
+// After the first table: when every lane found every write and the graphs were built, and the
+// CPU each acknowledged remember cost, by thread name.
+void print_catch_up_and_cpu(const std::vector<WriteFigures>& results) {
+  const auto seconds_or_not = [](double s) {
+    return s >= 0 ? std::to_string(s).substr(0, 5) + " s"
+                  : "NOT within " + std::to_string(kCatchUpWait.count()) + " s";
+  };
+  std::printf("\nafter the last answer, every write found by every lane (lane backlog empty) / every vector in its\n"
+              "realm's semantic graph (background index work empty):");
+  for (const auto& f : results)
+    std::printf(" %zu writers %s / %s;", f.writers, seconds_or_not(f.caught_up_s).c_str(),
+                seconds_or_not(f.graphs_built_s).c_str());
+  std::printf("\n");
+  for (const auto& f : results) {
+    if (f.acked == 0) continue;
+    std::printf("CPU per acknowledged remember, %zu writers on %zu connections, by thread name (us; names below 1%% "
+                "of the total left out):\n ", f.writers, f.connections);
+    double total = 0;
+    for (const auto& [name, secs] : f.cpu) total += secs;
+    std::vector<std::pair<double, std::string>> by_cpu;
+    for (const auto& [name, secs] : f.cpu)
+      if (secs >= 0.01 * total) by_cpu.emplace_back(secs, name);
+    std::sort(by_cpu.rbegin(), by_cpu.rend());
+    for (const auto& [secs, name] : by_cpu) std::printf(" %s %.1f;", name.c_str(), secs * 1e6 / double(f.acked));
+    std::printf(" all %.1f\n", total * 1e6 / double(f.acked));
+  }
+  std::fflush(stdout);
+}
+
 int cmd_bench_write(const Words& words) {
   auto args = parse_args(words, {"dir", "seconds", "writers", "mix", "corrections"}, {"keep", "skip-redis", "no-candidates"});
   if (!args.ok()) return bench::fail(kExitUsage, "write: " + args.status().message());
@@ -451,30 +480,7 @@ int cmd_bench_write(const Words& words) {
     shared = measure_writes(root, most, 1, seconds, Load::puts, nullptr, nullptr, corrections);
     row(shared);
   }
-  const auto seconds_or_not = [](double s) {
-    return s >= 0 ? std::to_string(s).substr(0, 5) + " s"
-                  : "NOT within " + std::to_string(kCatchUpWait.count()) + " s";
-  };
-  std::printf("\nafter the last answer, every write found by every lane (lane backlog empty) / every vector in its\n"
-              "realm's semantic graph (background index work empty):");
-  for (const auto& f : results)
-    std::printf(" %zu writers %s / %s;", f.writers, seconds_or_not(f.caught_up_s).c_str(),
-                seconds_or_not(f.graphs_built_s).c_str());
-  std::printf("\n");
-  for (const auto& f : results) {
-    if (f.acked == 0) continue;
-    std::printf("CPU per acknowledged remember, %zu writers on %zu connections, by thread name (us; names below 1%% "
-                "of the total left out):\n ", f.writers, f.connections);
-    double total = 0;
-    for (const auto& [name, secs] : f.cpu) total += secs;
-    std::vector<std::pair<double, std::string>> by_cpu;
-    for (const auto& [name, secs] : f.cpu)
-      if (secs >= 0.01 * total) by_cpu.emplace_back(secs, name);
-    std::sort(by_cpu.rbegin(), by_cpu.rend());
-    for (const auto& [secs, name] : by_cpu) std::printf(" %s %.1f;", name.c_str(), secs * 1e6 / double(f.acked));
-    std::printf(" all %.1f\n", total * 1e6 / double(f.acked));
-  }
-  std::fflush(stdout);
+  print_catch_up_and_cpu(results);
   std::printf("\nrequest ceiling of the client endpoint: pings, answered by the endpoint's thread (no writer, no disk)\n");
   std::printf("  %8s %11s %12s %10s %10s\n", "writers", "connections", "pings/s", "p50 us", "p99 us");
   std::vector<WriteFigures> pings;
