@@ -110,7 +110,7 @@ void footprint(size_t n, const Options& o) {
     s.for_each_memory([&](const MemoryRecord& m) {
       const std::string& t = m.content.value.text;
       text += double(buffer_bytes(t.data(), t.capacity(), &t, sizeof t));
-      const std::vector<float>& v = m.vector.value;
+      const std::vector<float>& v = m.vector->value;
       vectors += double(buffer_bytes(v.data(), v.capacity() * sizeof(float), &v, sizeof v));
     });
   });

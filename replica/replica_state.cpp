@@ -173,7 +173,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   m.created_key = key;
   m.realm = InternedString::of(op.realm);
   m.kind = op.kind;
-  m.ref = op.ref;
+  m.ref.set(op.ref);
   const MemoryVerdicts& later = *m.verdicts;  // ops of this memory that arrived before its put
   if (later.valid_time.version < key) {
     m.valid_from_ms = op.valid_from_ms;
@@ -187,7 +187,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   // The put is the oldest write of each field; updates that arrived first keep their values.
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
-  if (!op.vector.empty()) m.vector.assign(op.vector, key);
+  if (!op.vector.empty()) m.vector.mut().assign(op.vector, key);
   StatusValue status;
   status.status = op.status;
   if (later.history.allocated()) {  // writes came before the put: the registers they wrote get its value
@@ -302,7 +302,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.memory = o.memory;
                    touched(o.memory, key);
                    if (erased(o.memory)) return ++erasure_changes_, void();
-                   record(o.memory).vector.assign(o.vector, key);
+                   record(o.memory).vector.mut().assign(o.vector, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
@@ -562,7 +562,7 @@ Hash256 ReplicaState::digest() const {
     d.key(m.created_key);
     d.str(m.realm.str());
     d.u64(static_cast<uint64_t>(m.kind));
-    d.str(m.ref);
+    d.str(*m.ref);
     d.i64(m.valid_from_ms);
     d.i64(m.valid_to_ms);
     d.str(m.source_session.str());
@@ -575,8 +575,8 @@ Hash256 ReplicaState::digest() const {
     d.str(m.content.value.text);
     d.key(m.tags.version);
     d.strs(m.tags.value);
-    d.key(m.vector.version);
-    d.floats(m.vector.value);
+    d.key(m.vector->version);
+    d.floats(m.vector->value);
     d.key(m.status.version);
     d.u64(static_cast<uint64_t>(m.status.value.status));
     d.str(m.status.value.note->reason);

@@ -92,12 +92,37 @@ If<X, MemoryVerdicts> describe(IO& io, X& x) {
   io(x.history);
   io(x.erased);
 }
+
+// The record's ref and own vector are held out of line, and written as if inline: the text ("" when
+// unset) and the register (an empty vector at the zero key when unset).
+template <class IO, class X>
+void describe_ref(IO& io, X& m) {
+  if constexpr (std::is_const<X>::value) {
+    io(*m.ref);
+  } else {
+    std::string ref;
+    io(ref);
+    m.ref.set(std::move(ref));
+  }
+}
+template <class IO, class X>
+void describe_vector(IO& io, X& m) {
+  if constexpr (std::is_const<X>::value) {
+    io(*m.vector);
+  } else {
+    Lww<std::vector<float>> v;
+    io(v);
+    if (v.version != OrderKey{} || !v.value.empty()) m.vector.mut() = std::move(v);
+    else m.vector = OutOfLine<Lww<std::vector<float>>>();
+  }
+}
+
 template <class IO, class X>
 If<X, MemoryRecord> describe(IO& io, X& m) {
   io(m.id);
   io(m.created_key);
   io(m.realm);
-  io(m.ref);
+  describe_ref(io, m);
   io(m.valid_from_ms);
   io(m.valid_to_ms);
   io(m.source_session);
@@ -110,7 +135,7 @@ If<X, MemoryRecord> describe(IO& io, X& m) {
   io(m.ref_shadowed);
   io(m.content);
   io(m.tags);
-  io(m.vector);
+  describe_vector(io, m);
   io(m.status);
   io(m.verdicts);
 }
