@@ -1,11 +1,12 @@
-// A monotonic arena for the nodes of a container that only grows (the state's records by id:
-// records are never erased, deletion is a field), and the allocator that carves nodes from it.
+// A monotonic arena for the nodes of a container that only grows (the state's records by id,
+// replica/replica_state.hpp MemoryTable: records are never erased, deletion is a field), and
+// an allocator that carves a node-based container's nodes from it.
 //
 // Why: a 1M-op catch-up spent 43% of the applier thread's time in page faults taken inside
 // malloc (perf, the catch-up command of the README with --probe-ms 0): a thread's malloc arena
 // grows its heap a page or so at a time (mprotect, then a fault on first touch), and on the
 // benchmark machine, a virtual machine whose page tables the hypervisor shadows, each fault
-// costs microseconds. A record's map node is nearly all of what a new memory adds to the state.
+// costs microseconds. A record is nearly all of what a new memory adds to the state.
 // Here nodes are cut from blocks that double from 64 KiB to 1 MiB (ordinary allocations), then
 // from blocks of 2 MiB: anonymous mappings of their own, 2 MiB aligned and marked for
 // transparent huge pages (replica/huge_pages.hpp), so that one fault maps 2 MiB.

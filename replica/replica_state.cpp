@@ -452,15 +452,15 @@ std::optional<MemoryId> ReplicaState::by_ref(const std::string& realm, const std
 }
 
 void ReplicaState::for_each_memory(const std::function<void(const MemoryRecord&)>& fn) const {
-  for (const auto& [id, m] : memories_)
+  memories_.for_each([&](const MemoryRecord& m) {
     if (m.created) fn(m);
+  });
 }
 
 void ReplicaState::for_each_memory_from(const MemoryId& after,
                                         const std::function<bool(const MemoryRecord&)>& fn) const {
-  auto it = after.seqno.value == 0 ? memories_.begin() : memories_.upper_bound(after);
-  for (; it != memories_.end(); ++it)
-    if (it->second.created && !fn(it->second)) return;
+  memories_.for_each_after(after.seqno.value == 0 ? nullptr : &after,
+                           [&](const MemoryRecord& m) { return !m.created || fn(m); });
 }
 
 void ReplicaState::for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const {
@@ -556,8 +556,8 @@ Hash256 ReplicaState::digest() const {
   // Every container is ordered by id, so iteration order is a function of the state alone.
   DigestWriter d;
   d.u64(memories_.size());
-  for (const auto& [id, m] : memories_) {
-    d.id(id);
+  memories_.for_each([&](const MemoryRecord& m) {
+    d.id(m.id);
     d.u64(m.created);
     d.key(m.created_key);
     d.str(m.realm.str());
@@ -646,7 +646,7 @@ Hash256 ReplicaState::digest() const {
       d.str(v.erased->by);
       d.str(v.erased->reason);
     }
-  }
+  });
   d.u64(triplets_.size());
   for (const auto& [id, t] : triplets_) {
     d.key(t.key);

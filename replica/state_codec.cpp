@@ -1,5 +1,6 @@
 #include "replica/state_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -434,9 +435,30 @@ class In {
 class ChunkWriter {
  public:
   ChunkWriter(std::vector<std::string>* chunks, size_t per_chunk) : chunks_(*chunks), per_chunk_(per_chunk) {}
-  // A section of records that hold their own id: an item is the record.
+  // The memory table (ReplicaState::MemoryTable): an item is the record, in id order, in chunks
+  // as section() cuts them.
   template <class Table>
   void records(Section s, const Table& table) {
+    size_t left = table.size(), in_chunk = 0;
+    std::string chunk;
+    table.for_each([&](const MemoryRecord& m) {
+      Out out(&chunk);
+      if (in_chunk == 0) {
+        chunk.push_back(char(s));
+        out.u64(std::min(left, per_chunk_));
+      }
+      out(m);
+      --left;
+      if (++in_chunk == per_chunk_ || left == 0) {
+        chunks_.push_back(std::move(chunk));
+        chunk.clear();
+        in_chunk = 0;
+      }
+    });
+  }
+  // A section of records by id in a map that hold their own id: an item is the record.
+  template <class R>
+  void records(Section s, const std::map<MemoryId, R>& table) {
     section(s, table, [](Out& out, const auto& kv) { out(kv.second); });
   }
   // Any other section of a map: an item is the key and then the value.

@@ -110,8 +110,9 @@ void ReplicaState::apply_redacted(const OrderKey& key, const RedactedOp& op, Sta
 }
 
 void ReplicaState::for_each_erased(const std::function<void(const MemoryRecord&)>& fn) const {
-  for (const auto& [id, m] : memories_)
+  memories_.for_each([&](const MemoryRecord& m) {
     if (is_erased(m)) fn(m);
+  });
 }
 
 }  // namespace vasana
