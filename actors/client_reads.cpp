@@ -67,7 +67,7 @@ MemoryView memory_view_of(const MemoryRecord& m) {
   v.kind = m.kind;
   v.text = m.content.value.text;
   v.tags = m.tags.value;
-  v.ref = m.ref;
+  v.ref = *m.ref;
   const MemoryAsOf now = memory_as_of(m);
   v.status = now.status;
   v.status_reason = m.status.value.note->reason;
@@ -86,7 +86,7 @@ MemoryView memory_view_of(const MemoryRecord& m) {
   v.recorded_at_ms = ms_of(m.created_key);
   const MemoryVerdicts& verdicts = *m.verdicts;
   OrderKey newest = m.created_key;
-  for (const OrderKey* k : {&m.content.version, &m.tags.version, &m.vector.version, &m.status.version,
+  for (const OrderKey* k : {&m.content.version, &m.tags.version, &m.vector->version, &m.status.version,
                             &verdicts.deleted.version, &verdicts.review.version, &verdicts.pinned.version,
                             &verdicts.valid_time.version})
     newest = std::max(newest, *k);

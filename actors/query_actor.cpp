@@ -52,7 +52,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       const MemoryAsOf seen = memory_as_of(*m, req.scope.known_at_ms);
       h.status = status_name(seen.status);
       h.text = *seen.text;
-      h.ref = m->ref;
+      h.ref = *m->ref;
       h.recorded_at_ms = static_cast<int64_t>(m->created_key.ts.physical_ms());
       for (const auto& l : f.lanes) h.lanes.push_back(RecallHit::Lane{l.lane, uint32_t(l.rank), l.lane_score});
       h.relevance = f.relevance;

@@ -4,7 +4,8 @@
 // (register histories, the state's part only). Prints figures, asserts nothing.
 //
 // A component's bytes are the growth of the heap's bytes in use (glibc's mallinfo2: small and
-// large allocations) plus the pages of the indexes' own mappings (growable_array.hpp), across
+// large allocations) plus the pages of the indexes' own mappings (growable_array.hpp) and the
+// state's record blocks (replica/node_arena.hpp, mapped whether touched or not), across
 // building that component alone, on one thread. The allocator's overhead and the pages it keeps
 // free are not in them: `vasana-bench recall` prints the resident figure, which includes those.
 #include <malloc.h>
@@ -22,6 +23,7 @@
 #include "cli/cli_common.hpp"
 #include "replica/growable_array.hpp"
 #include "replica/lane_registry.hpp"
+#include "replica/node_arena.hpp"
 #include "replica/recall_engine.hpp"
 #include "store/hybrid_clock.hpp"
 
@@ -33,7 +35,8 @@ using Clock = std::chrono::steady_clock;
 
 double bytes_in_use() {
   const struct mallinfo2 mi = ::mallinfo2();
-  return double(mi.uordblks) + double(mi.hblkhd) + double(growable_array_touched_bytes());
+  return double(mi.uordblks) + double(mi.hblkhd) + double(growable_array_touched_bytes()) +
+         double(node_arena_mapped_bytes());
 }
 
 // The heap bytes a string's or vector's buffer takes (0 when it is held inline).
@@ -107,7 +110,7 @@ void footprint(size_t n, const Options& o) {
     s.for_each_memory([&](const MemoryRecord& m) {
       const std::string& t = m.content.value.text;
       text += double(buffer_bytes(t.data(), t.capacity(), &t, sizeof t));
-      const std::vector<float>& v = m.vector.value;
+      const std::vector<float>& v = m.vector->value;
       vectors += double(buffer_bytes(v.data(), v.capacity() * sizeof(float), &v, sizeof v));
     });
   });

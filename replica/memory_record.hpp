@@ -114,14 +114,16 @@ struct MemoryVerdicts {
   OutOfLine<EraseNote> erased;
 };
 
-// A replica holds one per memory: 352 bytes on x86-64 with libstdc++, checked by
+// A replica holds one per memory: 264 bytes on x86-64 with libstdc++, checked by
 // tests/replica/memory_record_test.cpp (536 with every string inline and the rare registers in
-// the record). The small fields sit together, so only 6 bytes after them are padding.
+// the record). What few memories have (a ref, the client's own vector, the verdicts) is one
+// pointer each (replica/out_of_line.hpp). The small fields sit together, so only 6 bytes after
+// them are padding.
 struct MemoryRecord {
   MemoryId id;
   OrderKey created_key;  // recorded_at = created_key.ts.physical_ms()
   InternedString realm;
-  std::string ref;
+  OutOfLine<std::string> ref;  // "" (unset) for most memories: only imports name one
   int64_t valid_from_ms = kOpenPast;
   int64_t valid_to_ms = kOpenFuture;
   InternedString source_session;
@@ -142,7 +144,8 @@ struct MemoryRecord {
 
   Lww<ContentValue> content;
   Lww<std::vector<std::string>> tags;
-  Lww<std::vector<float>> vector;
+  // The client's own vector: unset (no vector, zero version) unless a put or set_vector gave one.
+  OutOfLine<Lww<std::vector<float>>> vector;
   Lww<StatusValue> status;
   OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
 };

@@ -1,27 +1,39 @@
-// A monotonic arena for the nodes of a container that only grows (the state's records by id:
-// records are never erased, deletion is a field), and the allocator that carves nodes from it.
+// A monotonic arena for the nodes of a container that only grows (the state's records by id,
+// replica/replica_state.hpp MemoryTable: records are never erased, deletion is a field), and
+// an allocator that carves a node-based container's nodes from it.
 //
 // Why: a 1M-op catch-up spent 43% of the applier thread's time in page faults taken inside
 // malloc (perf, the catch-up command of the README with --probe-ms 0): a thread's malloc arena
 // grows its heap a page or so at a time (mprotect, then a fault on first touch), and on the
 // benchmark machine, a virtual machine whose page tables the hypervisor shadows, each fault
-// costs microseconds. A record's map node is about 600 bytes, three quarters of what a new
-// memory adds to the state. Here nodes are cut from blocks that double up to 32 MiB; blocks of
-// 4 MiB and more are 2 MiB aligned and marked for transparent huge pages (replica/huge_pages.hpp),
-// so that one fault maps 2 MiB.
+// costs microseconds. A record is nearly all of what a new memory adds to the state.
+// Here nodes are cut from blocks that double from 64 KiB to 1 MiB (ordinary allocations), then
+// from blocks of 2 MiB: anonymous mappings of their own, 2 MiB aligned and marked for
+// transparent huge pages (replica/huge_pages.hpp), so that one fault maps 2 MiB.
 //
 // Memory: a node's bytes come back only when the arena goes (the last allocator sharing it).
-// Unused: at most the rest of the last block, of which only touched pages are resident.
+// Unused: the rest of the last block (under 2 MiB, of which only touched pages are resident)
+// and the tail of each block that the next node did not fit in (less than a node). The blocks
+// are mapped exactly (no alignment margin stays mapped): at 100k memories the blocks exceed the
+// nodes by a few bytes a memory (`vasana-bench footprint --memories 100000 --no-graph`).
+//
+// Accounting: node_arena_mapped_bytes() is what the 2 MiB blocks of every arena of the process
+// map, for `vasana-bench footprint`: the heap's own statistics do not see these mappings.
 //
 // Threading: none; the container's owner serialises allocations.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 namespace vasana {
+
+// Bytes of the mapped (2 MiB) blocks of every NodeArena of the process (see "Accounting").
+std::atomic<size_t>& node_arena_mapped();
+inline size_t node_arena_mapped_bytes() { return node_arena_mapped().load(std::memory_order_relaxed); }
 
 class NodeArena {
  public:
@@ -37,7 +49,9 @@ class NodeArena {
   size_t reserved_bytes() const { return reserved_; }
 
   static constexpr size_t kFirstBlock = size_t(64) << 10;
-  static constexpr size_t kLargestBlock = size_t(32) << 20;
+  // Blocks of this size (and a larger request's block of its own, rounded up to a multiple of
+  // it) are mappings of their own, aligned to it and marked for huge pages.
+  static constexpr size_t kMappedBlock = size_t(2) << 20;
 
  private:
   struct Block {

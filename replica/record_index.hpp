@@ -1,5 +1,6 @@
 // The state's index from a memory's id to its record: one dense array per writer, indexed by
-// seqno, with an IdTable beside it for ids far past their writer's array.
+// seqno, with an IdTable beside it for ids far past their writer's array. It also lists its
+// ids in id order (for_each_after), so the state needs no ordered map beside it.
 //
 // Why: a memory's id is the (writer, seqno) of its put, and a writer's seqnos are dense, so a
 // catch-up's new ids come in seqno order, writer after writer. In a hash table (IdTable) each
@@ -71,6 +72,36 @@ class RecordIndex {
   }
 
   size_t size() const { return size_; }
+  // Visits (id, value) of every id after *after (every id when after is null) in id order
+  // (writer, then seqno) until fn returns false; false when fn stopped it. A writer's array is
+  // read in seqno order, then its ids in the side table (past the array's end), sorted. Costs
+  // the slots read, and a scan of the side table per writer that has ids in it.
+  template <class Fn>
+  bool for_each_after(const MemoryId* after, Fn&& fn) const {
+    std::vector<uint64_t> instances;
+    instances.reserve(writers_.size());
+    for (const auto& [instance, w] : writers_)
+      if (!after || instance >= after->instance.value) instances.push_back(instance);
+    std::sort(instances.begin(), instances.end());
+    for (const uint64_t instance : instances) {
+      const Writer& w = writers_.at(instance);
+      const bool same = after && instance == after->instance.value;
+      if (same && after->seqno.value == UINT64_MAX) continue;
+      const uint64_t from = same ? after->seqno.value + 1 : 0;
+      for (uint64_t s = from; s < w.slots.size(); ++s)
+        if (w.slots[s] && !fn(MemoryId{InstanceId(instance), Seqno(s)}, w.slots[s])) return false;
+      if (w.far_min == UINT64_MAX) continue;
+      std::vector<std::pair<uint64_t, V>> far;
+      far_.for_each([&](const MemoryId& id, V v) {
+        if (id.instance.value == instance && id.seqno.value >= from) far.emplace_back(id.seqno.value, v);
+      });
+      std::sort(far.begin(), far.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [s, v] : far)
+        if (!fn(MemoryId{InstanceId(instance), Seqno(s)}, v)) return false;
+    }
+    return true;
+  }
+
   // Ids kept in the side table (far past their writer's array): 0 in a catch-up.
   size_t far() const { return far_.size(); }
   // Slots in all writers' arrays (8 bytes each for a pointer).

@@ -173,7 +173,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   m.created_key = key;
   m.realm = InternedString::of(op.realm);
   m.kind = op.kind;
-  m.ref = op.ref;
+  m.ref.set(op.ref);
   const MemoryVerdicts& later = *m.verdicts;  // ops of this memory that arrived before its put
   if (later.valid_time.version < key) {
     m.valid_from_ms = op.valid_from_ms;
@@ -187,7 +187,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   // The put is the oldest write of each field; updates that arrived first keep their values.
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
-  if (!op.vector.empty()) m.vector.assign(op.vector, key);
+  if (!op.vector.empty()) m.vector.mut().assign(op.vector, key);
   StatusValue status;
   status.status = op.status;
   if (later.history.allocated()) {  // writes came before the put: the registers they wrote get its value
@@ -302,7 +302,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.memory = o.memory;
                    touched(o.memory, key);
                    if (erased(o.memory)) return ++erasure_changes_, void();
-                   record(o.memory).vector.assign(o.vector, key);
+                   record(o.memory).vector.mut().assign(o.vector, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
@@ -452,15 +452,15 @@ std::optional<MemoryId> ReplicaState::by_ref(const std::string& realm, const std
 }
 
 void ReplicaState::for_each_memory(const std::function<void(const MemoryRecord&)>& fn) const {
-  for (const auto& [id, m] : memories_)
+  memories_.for_each([&](const MemoryRecord& m) {
     if (m.created) fn(m);
+  });
 }
 
 void ReplicaState::for_each_memory_from(const MemoryId& after,
                                         const std::function<bool(const MemoryRecord&)>& fn) const {
-  auto it = after.seqno.value == 0 ? memories_.begin() : memories_.upper_bound(after);
-  for (; it != memories_.end(); ++it)
-    if (it->second.created && !fn(it->second)) return;
+  memories_.for_each_after(after.seqno.value == 0 ? nullptr : &after,
+                           [&](const MemoryRecord& m) { return !m.created || fn(m); });
 }
 
 void ReplicaState::for_each_triplet(const std::function<void(const TripletRecord&)>& fn) const {
@@ -556,13 +556,13 @@ Hash256 ReplicaState::digest() const {
   // Every container is ordered by id, so iteration order is a function of the state alone.
   DigestWriter d;
   d.u64(memories_.size());
-  for (const auto& [id, m] : memories_) {
-    d.id(id);
+  memories_.for_each([&](const MemoryRecord& m) {
+    d.id(m.id);
     d.u64(m.created);
     d.key(m.created_key);
     d.str(m.realm.str());
     d.u64(static_cast<uint64_t>(m.kind));
-    d.str(m.ref);
+    d.str(*m.ref);
     d.i64(m.valid_from_ms);
     d.i64(m.valid_to_ms);
     d.str(m.source_session.str());
@@ -575,8 +575,8 @@ Hash256 ReplicaState::digest() const {
     d.str(m.content.value.text);
     d.key(m.tags.version);
     d.strs(m.tags.value);
-    d.key(m.vector.version);
-    d.floats(m.vector.value);
+    d.key(m.vector->version);
+    d.floats(m.vector->value);
     d.key(m.status.version);
     d.u64(static_cast<uint64_t>(m.status.value.status));
     d.str(m.status.value.note->reason);
@@ -646,7 +646,7 @@ Hash256 ReplicaState::digest() const {
       d.str(v.erased->by);
       d.str(v.erased->reason);
     }
-  }
+  });
   d.u64(triplets_.size());
   for (const auto& [id, t] : triplets_) {
     d.key(t.key);

@@ -20,6 +20,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <tuple>
@@ -156,43 +158,59 @@ class ReplicaState {
   // Adds an update or delete to the memory's lineage and conflict_count_ by what it changed.
   void add_lineage(RegisterHistory& h, const LineageEntry& e);
 
-  // Records by id, in id order (for the digest and for_each_memory), with an index beside the
-  // ordered map: memory() is called for every candidate of every recall, and a lookup in a
-  // 100k-node tree costs ~17 cache misses (a fifth of a fused recall's time at 100k, measured
-  // with perf). Records are never erased (deletion is a field), so the index only grows; map
-  // nodes never move, so it may point into them. Copies rebuild it. The index is an array per
-  // writer by seqno (replica/record_index.hpp), where a catch-up's ids sit side by side; before
-  // it a flat hash table, whose random slot per id was 28% of a catch-up's apply time, and
-  // before that a node-based unordered_map, whose rehashing and node allocation took ~21%. The
-  // map's nodes come from an arena on huge pages (replica/node_arena.hpp): malloc's page faults
-  // were 43% of a catch-up's apply time.
+  // Records by id, listed in id order for the digest, the checkpoint and for_each_memory.
+  // memory() is called for every candidate of every recall (a lookup in a 100k-node tree costs
+  // ~17 cache misses, a fifth of a fused recall's time at 100k, measured with perf), so records
+  // are found through an array per writer by seqno (replica/record_index.hpp), where a
+  // catch-up's ids sit side by side (a flat hash table's random slot per id was 28% of a
+  // catch-up's apply time, a node-based unordered_map's rehashing and node allocation ~21%);
+  // the same index lists the ids in order (writers in id order, each by seqno). The records are
+  // cut from an arena on huge pages (replica/node_arena.hpp): malloc's page faults were 43% of a
+  // catch-up's apply time. Records are never erased (deletion is a field), so the index only
+  // grows and records never move.
+  //
+  // Memory: a record (264 bytes) and its index slot (8 bytes per seqno of its writer), 291
+  // bytes a memory with the arena's slack and the index's spare capacity at 100k memories
+  // (`vasana-bench footprint --memories 100000 --no-graph`, texts apart); a std::map node would
+  // add 48 (its tree links and a copy of the id).
   class MemoryTable {
    public:
     MemoryTable() = default;
-    // A copy's nodes go to an arena of its own (the allocator's copy-construction rule).
-    MemoryTable(const MemoryTable& o) : ordered_(o.ordered_) { reindex(); }
+    ~MemoryTable() { destroy(); }
+    // A copy's records go to an arena of its own, without the lane backlog's marks (a copy has
+    // no backlog of its own). Delegating: a copy that throws half way destroys what it made.
+    MemoryTable(const MemoryTable& o) : MemoryTable() {
+      o.for_each([&](const MemoryRecord& m) {
+        MemoryRecord& r = at_or_new(m.id);
+        r = m;
+        r.lanes_behind = false;
+      });
+    }
     MemoryTable& operator=(const MemoryTable& o) {
+      if (this != &o) *this = MemoryTable(o);
+      return *this;
+    }
+    // The records stay where they are, and go with the arena and the index: the moved-from
+    // table is empty and usable.
+    MemoryTable(MemoryTable&& o) noexcept
+        : arena_(std::move(o.arena_)), index_(std::exchange(o.index_, RecordIndex<MemoryRecord*>())) {}
+    MemoryTable& operator=(MemoryTable&& o) noexcept {
       if (this != &o) {
-        ordered_ = Map(o.ordered_);  // a new arena; the old one goes with the old nodes
-        reindex();
+        destroy();
+        arena_ = std::move(o.arena_);
+        index_ = std::exchange(o.index_, RecordIndex<MemoryRecord*>());
       }
       return *this;
     }
-    // Map nodes move with the map and the index's array moves whole: the index stays valid.
-    MemoryTable(MemoryTable&&) = default;
-    MemoryTable& operator=(MemoryTable&&) = default;
 
     // The record of id, created empty (id set) when new.
     MemoryRecord& at_or_new(const MemoryId& id) {
       if (MemoryRecord* const* p = index_.find(id)) return **p;
-      // Absent. A writer's puts come in seqno order, so a catch-up's new ids mostly sort last:
-      // the end() hint then spares the descent through the tree (about 20 levels at 1M
-      // records); for an id that does not sort last, the map ignores the hint and descends.
-      auto it = ordered_.emplace_hint(ordered_.end(), std::piecewise_construct, std::forward_as_tuple(id),
-                                      std::tuple<>());
-      it->second.id = id;
-      index_.insert(id, &it->second);
-      return it->second;
+      if (!arena_) arena_ = std::make_unique<NodeArena>();
+      auto* m = new (arena_->allocate(sizeof(MemoryRecord), alignof(MemoryRecord))) MemoryRecord();
+      m->id = id;
+      index_.insert(id, m);
+      return *m;
     }
     const MemoryRecord* find(const MemoryId& id) const {
       MemoryRecord* const* p = index_.find(id);
@@ -202,23 +220,25 @@ class ReplicaState {
       MemoryRecord* const* p = index_.find(id);
       return p ? *p : nullptr;
     }
-    size_t size() const { return ordered_.size(); }
-    auto begin() const { return ordered_.begin(); }
-    auto end() const { return ordered_.end(); }
-    auto upper_bound(const MemoryId& id) const { return ordered_.upper_bound(id); }
+    size_t size() const { return index_.size(); }
+    // Every record, in id order.
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+      index_.for_each_after(nullptr, [&](const MemoryId&, const MemoryRecord* m) { return fn(*m), true; });
+    }
+    // The records with ids after *after (every record when after is null), in id order, until
+    // fn returns false.
+    template <class Fn>
+    void for_each_after(const MemoryId* after, Fn&& fn) const {
+      index_.for_each_after(after, [&](const MemoryId&, const MemoryRecord* m) { return fn(*m); });
+    }
 
    private:
-    // Also clears the lane backlog's marks: a copy has no backlog of its own.
-    void reindex() {
+    void destroy() {
+      index_.for_each_after(nullptr, [](const MemoryId&, MemoryRecord* m) { return m->~MemoryRecord(), true; });
       index_ = RecordIndex<MemoryRecord*>();
-      for (auto& [id, m] : ordered_) {
-        m.lanes_behind = false;
-        index_.insert(id, &m);
-      }
     }
-    using Map = std::map<MemoryId, MemoryRecord, std::less<MemoryId>,
-                         NodeArenaAllocator<std::pair<const MemoryId, MemoryRecord>>>;
-    Map ordered_;
+    std::unique_ptr<NodeArena> arena_;  // null until the first record
     RecordIndex<MemoryRecord*> index_;
   };
   MemoryTable memories_;  // also records of updates whose put has not arrived

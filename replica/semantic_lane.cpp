@@ -112,8 +112,8 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   // The memory's own vector when usable, else its text's. Other changes (status, access,
   // review) leave the source's version alone: nothing is re-embedded or re-indexed.
   Result<std::vector<float>> v = Status::InvalidArgument("no vector of its own");
-  if (!m->vector.value.empty()) v = check_client_vector(m->vector.value, options_.dim);
-  const Source source = v.ok() ? Source{true, m->vector.version} : Source{false, m->content.version};
+  if (!m->vector->value.empty()) v = check_client_vector(m->vector->value, options_.dim);
+  const Source source = v.ok() ? Source{true, m->vector->version} : Source{false, m->content.version};
   if (it != entries_.end() && it->second.source == source) return;  // what was indexed is current
   if (!source.own_vector && options_.embed_text) v = embedder_.embed(m->content.value.text);
   if (!v.ok()) {  // nothing to index: no usable vector and no word of text

@@ -1,5 +1,6 @@
 #include "replica/state_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -92,12 +93,37 @@ If<X, MemoryVerdicts> describe(IO& io, X& x) {
   io(x.history);
   io(x.erased);
 }
+
+// The record's ref and own vector are held out of line, and written as if inline: the text ("" when
+// unset) and the register (an empty vector at the zero key when unset).
+template <class IO, class X>
+void describe_ref(IO& io, X& m) {
+  if constexpr (std::is_const<X>::value) {
+    io(*m.ref);
+  } else {
+    std::string ref;
+    io(ref);
+    m.ref.set(std::move(ref));
+  }
+}
+template <class IO, class X>
+void describe_vector(IO& io, X& m) {
+  if constexpr (std::is_const<X>::value) {
+    io(*m.vector);
+  } else {
+    Lww<std::vector<float>> v;
+    io(v);
+    if (v.version != OrderKey{} || !v.value.empty()) m.vector.mut() = std::move(v);
+    else m.vector = OutOfLine<Lww<std::vector<float>>>();
+  }
+}
+
 template <class IO, class X>
 If<X, MemoryRecord> describe(IO& io, X& m) {
   io(m.id);
   io(m.created_key);
   io(m.realm);
-  io(m.ref);
+  describe_ref(io, m);
   io(m.valid_from_ms);
   io(m.valid_to_ms);
   io(m.source_session);
@@ -110,7 +136,7 @@ If<X, MemoryRecord> describe(IO& io, X& m) {
   io(m.ref_shadowed);
   io(m.content);
   io(m.tags);
-  io(m.vector);
+  describe_vector(io, m);
   io(m.status);
   io(m.verdicts);
 }
@@ -409,9 +435,30 @@ class In {
 class ChunkWriter {
  public:
   ChunkWriter(std::vector<std::string>* chunks, size_t per_chunk) : chunks_(*chunks), per_chunk_(per_chunk) {}
-  // A section of records that hold their own id: an item is the record.
+  // The memory table (ReplicaState::MemoryTable): an item is the record, in id order, in chunks
+  // as section() cuts them.
   template <class Table>
   void records(Section s, const Table& table) {
+    size_t left = table.size(), in_chunk = 0;
+    std::string chunk;
+    table.for_each([&](const MemoryRecord& m) {
+      Out out(&chunk);
+      if (in_chunk == 0) {
+        chunk.push_back(char(s));
+        out.u64(std::min(left, per_chunk_));
+      }
+      out(m);
+      --left;
+      if (++in_chunk == per_chunk_ || left == 0) {
+        chunks_.push_back(std::move(chunk));
+        chunk.clear();
+        in_chunk = 0;
+      }
+    });
+  }
+  // A section of records by id in a map that hold their own id: an item is the record.
+  template <class R>
+  void records(Section s, const std::map<MemoryId, R>& table) {
     section(s, table, [](Out& out, const auto& kv) { out(kv.second); });
   }
   // Any other section of a map: an item is the key and then the value.

@@ -64,8 +64,8 @@ void ReplicaState::erase_memory(const OrderKey& key, const EraseMemoryOp& op, St
     triplets_by_source_.erase(facts);
     for (const MemoryId& id : ids) drop_fact(id, op.memory, ch);
   }
-  if (m.created && !m.ref.empty()) {  // its ref passes to the next holder, if any
-    auto holders = refs_.find({m.realm.str(), m.ref});
+  if (m.created && !m.ref->empty()) {  // its ref passes to the next holder, if any
+    auto holders = refs_.find({m.realm.str(), *m.ref});
     if (holders != refs_.end()) {
       holders->second.erase(m.created_key);
       bool first = true;
@@ -110,8 +110,9 @@ void ReplicaState::apply_redacted(const OrderKey& key, const RedactedOp& op, Sta
 }
 
 void ReplicaState::for_each_erased(const std::function<void(const MemoryRecord&)>& fn) const {
-  for (const auto& [id, m] : memories_)
+  memories_.for_each([&](const MemoryRecord& m) {
     if (is_erased(m)) fn(m);
+  });
 }
 
 }  // namespace vasana

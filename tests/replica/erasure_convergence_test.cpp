@@ -82,8 +82,8 @@ TEST_CASE("erased memories converge in any order, whole or redacted, and keep no
       CHECK(m.created);
       CHECK(m.content.value.text.empty());
       CHECK(m.tags.value.empty());
-      CHECK(m.vector.value.empty());
-      CHECK(m.ref.empty());
+      CHECK(m.vector->value.empty());
+      CHECK(m.ref->empty());
     });
     whole.for_each_triplet([&](const TripletRecord& t) { CHECK_FALSE(erased.count(t.source_memory)); });
     for (const auto& [triplet, source] : whole.erased_facts()) CHECK(erased.count(source));
@@ -136,7 +136,7 @@ TEST_CASE("no op after an erase brings back what the erased memory held") {
   CHECK(is_erased(r));
   CHECK(r.content.value.text.empty());
   CHECK(r.tags.value.empty());
-  CHECK(r.vector.value.empty());
+  CHECK(r.vector->value.empty());
   CHECK_FALSE(r.pinned);
   CHECK(r.realm.str() == "home");
   CHECK(r.created_key == put);

@@ -1,7 +1,8 @@
 // NodeArena and NodeArenaAllocator (replica/node_arena.hpp): allocations are aligned and never
-// overlap, blocks double up to the largest size and large ones are on huge pages, and a map on
-// the allocator keeps its contents through copies and moves (a copy in an arena of its own, a
-// move in the same one, a moved-from map still usable).
+// overlap, blocks double up to 2 MiB and those are mappings of their own on huge pages, counted
+// by node_arena_mapped_bytes() while they exist, and a map on the allocator keeps its contents
+// through copies and moves (a copy in an arena of its own, a move in the same one, a moved-from
+// map still usable).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -53,7 +54,7 @@ TEST_CASE("arena allocations are aligned, keep their bytes and do not overlap") 
   CHECK(arena.reserved_bytes() >= total);
 }
 
-// An arena grown to its first block of the huge size, and a request larger than any block.
+// An arena grown into its mapped blocks, and a request larger than any block.
 struct GrownArena {
   NodeArena arena;
   char* small = nullptr;
@@ -66,21 +67,31 @@ void grow(GrownArena& g) {
   // The first blocks are small (ordinary allocations): 64 KiB first, then doubling.
   g.small = static_cast<char*>(arena.allocate(64, 8));
   CHECK(arena.reserved_bytes() == NodeArena::kFirstBlock);
-  // Fill until the first block of the huge size (64 KiB to 2 MiB sum to less than 4 MiB).
-  while (arena.reserved_bytes() < kHugePageFrom) g.large = static_cast<char*>(arena.allocate(4096, 8));
+  // Fill into the second mapped block (64 KiB to 1 MiB sum to less than 2 MiB).
+  while (arena.reserved_bytes() < 2 * NodeArena::kMappedBlock) g.large = static_cast<char*>(arena.allocate(4096, 8));
   REQUIRE(g.large != nullptr);
-  // A request larger than any block gets a block of its own.
-  g.huge = static_cast<char*>(arena.allocate(NodeArena::kLargestBlock + 1, 16));
+  // A request larger than any block gets a block of its own, a multiple of the mapped size.
+  g.huge = static_cast<char*>(arena.allocate(NodeArena::kMappedBlock + 1, 16));
 }
 
-TEST_CASE("arena blocks of 4 MiB and more are 2 MiB aligned") {
-  GrownArena g;
-  grow(g);
-  CHECK(reinterpret_cast<uintptr_t>(g.huge) % kHugePageSize == 0);
-  g.huge[NodeArena::kLargestBlock] = 1;  // the whole request is writable
+TEST_CASE("mapped arena blocks are 2 MiB aligned, and counted exactly while the arena lives") {
+  const size_t before = node_arena_mapped_bytes();
+  {
+    GrownArena g;
+    grow(g);
+    CHECK(reinterpret_cast<uintptr_t>(g.huge) % kHugePageSize == 0);
+    g.huge[NodeArena::kMappedBlock] = 1;  // the whole request is writable
+    // The blocks below 2 MiB are ordinary allocations; the mapped ones are 2 MiB each, and the
+    // large request's 4 MiB.
+    size_t small = 0;
+    for (size_t b = NodeArena::kFirstBlock; b < NodeArena::kMappedBlock; b *= 2) small += b;
+    CHECK(node_arena_mapped_bytes() - before == g.arena.reserved_bytes() - small);
+    CHECK((g.arena.reserved_bytes() - small) % NodeArena::kMappedBlock == 0);
+  }
+  CHECK(node_arena_mapped_bytes() == before);
 }
 
-TEST_CASE("arena blocks of 4 MiB and more are marked for huge pages and the first small ones are not") {
+TEST_CASE("mapped arena blocks are marked for huge pages and the first small ones are not") {
   if (!kernel_has_thp()) VASANA_SKIP_TEST("this kernel has no transparent huge pages (" << kThpSysfs << ")");
   GrownArena g;
   grow(g);

@@ -1,11 +1,13 @@
 // RecordIndex (replica/record_index.hpp): a randomized differential test against
 // std::unordered_map (writers' ids in seqno order with gaps, ids far ahead, repeats, absent
-// ids), the move of a far id into its writer's array once the array reaches it, and the bound
+// ids) and, for the listing in id order, std::map; the move of a far id into its writer's array once the array reaches it, and the bound
 // on how far an array extends whatever ids are inserted. Replay the randomized test with
 // VASANA_TEST_SEED=<seed> (the seed is fixed unless that is set).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <unordered_map>
 #include <vector>
@@ -71,6 +73,25 @@ TEST_CASE("a record index agrees with std::unordered_map over writers' ids, far 
     REQUIRE(got != nullptr);
     REQUIRE(*got == v);
   }
+  // In id order, from the first or after any id, as an ordered map lists them.
+  const std::map<MemoryId, int*> ordered(model.begin(), model.end());
+  auto listed = [&](const MemoryId* after, size_t stop_after) {
+    std::vector<std::pair<MemoryId, int*>> out;
+    const bool whole = index.for_each_after(after, [&](const MemoryId& k, int* v) {
+      out.emplace_back(k, v);
+      return out.size() < stop_after;
+    });
+    CHECK(whole == (out.size() < stop_after || stop_after == SIZE_MAX));
+    return out;
+  };
+  CHECK(listed(nullptr, SIZE_MAX) == std::vector<std::pair<MemoryId, int*>>(ordered.begin(), ordered.end()));
+  for (int probe = 0; probe < 300; ++probe) {
+    const MemoryId after = probe % 3 == 0 ? id(rng(), rng()) : issued[rng() % issued.size()];
+    const size_t stop = probe % 2 ? SIZE_MAX : 1 + rng() % 5000;
+    std::vector<std::pair<MemoryId, int*>> want;
+    for (auto it = ordered.upper_bound(after); it != ordered.end() && want.size() < stop; ++it) want.push_back(*it);
+    REQUIRE(listed(&after, stop) == want);
+  }
   // Positive control of the two paths: ids went into the side table, and writers' arrays grew.
   CHECK(far_issued > 1000);
   CHECK(index.far() > 0);
@@ -117,6 +138,11 @@ TEST_CASE("a record index's arrays extend by at most kGrowAhead + 1 slots an ins
   REQUIRE(index.insert(id(8, ~uint64_t(0)), value(1001)));
   CHECK(index.far() == 2);
   REQUIRE(index.find(id(8, ~uint64_t(0))) != nullptr);
+  // Nothing of writer 8 lists after its last possible seqno.
+  const MemoryId last = id(8, ~uint64_t(0));
+  size_t after_last = 0;
+  index.for_each_after(&last, [&](const MemoryId& k, int*) { return ++after_last, k.instance.value > 8; });
+  CHECK(after_last == 0);
 }
 
 }  // namespace
