@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "actors/checkpoint_snapshot.hpp"
 #include "replica/recall_engine.hpp"
 #include "replica/state_codec.hpp"
 #include "store/checkpoint_set_aside.hpp"
@@ -39,19 +40,17 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
                                          CheckpointStore& store) {
   CheckpointWrite w;
   CheckpointData data;
-  std::map<InstanceId, Seqno> applied;
   auto t0 = Clock::now();
-  EncodedState e;
-  std::vector<LaneSnapshot> lanes = engine.snapshot_lanes(
-      [&](const ReplicaState& state) {
-        e = StateCodec::encode(state);
-        data.manifest.ops_applied = state.ops_applied();
-        data.manifest.memories = state.memory_count();
-        applied = state.applied();
-      },
-      &w.locked_ms);
+  auto snap = take_checkpoint_snapshot(engine, /*fork_child=*/true, &w.fell_back);
+  if (!snap.ok()) return snap.status();
   w.lanes_ms = ms_since(t0);
-  for (auto& lane : lanes) {
+  w.locked_ms = snap->locked_ms;
+  w.forked = snap->forked;
+  data.manifest.ops_applied = snap->ops_applied;
+  data.manifest.memories = snap->memories;
+  const std::map<InstanceId, Seqno> applied = std::move(snap->applied);
+  EncodedState e = std::move(snap->state);
+  for (auto& lane : snap->lanes) {
     for (const auto& c : lane.chunks) w.lane_bytes += c.size();
     data.sections.push_back(CheckpointSection{std::move(lane.name), lane.format, std::move(lane.chunks)});
   }
@@ -206,7 +205,8 @@ struct CheckpointTask::Impl {
     }
     log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " +
         std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) +
-        " KiB; state and lanes locked " + std::to_string(int(w->locked_ms)) + " ms (saved in " +
+        " KiB; writes waited " + std::to_string(int(w->locked_ms)) + " ms (" +
+        (w->forked ? "for the fork" : "in this process, " + w->fell_back) + "; saved in " +
         std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " + std::to_string(int(w->digest_ms)) +
         " ms, chain hashes " + std::to_string(int(w->hashes_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) +
         " ms" + (failures_in_run ? " (after " + std::to_string(failures_in_run) + " failed attempts)" : ""));

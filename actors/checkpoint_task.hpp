@@ -21,11 +21,12 @@
 // applied since the last one and interval has passed, and at clean shutdown (finish()) when
 // min_ops were applied since. When the start found a checkpoint it could not use, the next
 // interval (or the shutdown) writes a new one after a single op: min_ops is for making a good
-// checkpoint newer, not for replacing a useless one. The state is encoded and the lanes saved
-// under the engine's read lock (writes wait meanwhile; queries do not); the free space is checked
-// (store/checkpoint_store.hpp check_checkpoint_space), the encoding is decoded again for the
-// manifest's digest, the chain hashes are looked up and RocksDB written outside it, on a
-// low-priority thread of its own.
+// checkpoint newer, not for replacing a useless one. The state is encoded and the lanes saved by
+// a child process forked under the engine's read lock (actors/checkpoint_snapshot.hpp): writes
+// wait only for the fork (in this process, under the lock, when fork() fails); queries never
+// wait. Then the free space is checked (store/checkpoint_store.hpp check_checkpoint_space), the
+// encoding is decoded again for the manifest's digest, the chain hashes are looked up and RocksDB
+// written, on a low-priority thread of its own.
 //
 // Failures never stop the node. A checkpoint that cannot be written (a full disk, an I/O error,
 // a database that cannot be opened) is retried at the next interval; the first failure of a run
@@ -101,8 +102,11 @@ class CheckpointStart {
 struct CheckpointWrite {
   bool written = false;
   CheckpointManifest manifest;
-  double locked_ms = 0;  // the engine's read lock held: encoding the state, saving the lanes' parts ops change
-  double lanes_ms = 0;   // the state encoded and every lane saved, the semantic graphs after the lock included
+  double locked_ms = 0;  // the engine's read lock held: for the fork (actors/checkpoint_snapshot.hpp), or for
+                         // encoding the state and saving the lanes' parts ops change when it fell back
+  double lanes_ms = 0;   // the state encoded and every lane saved (by the child, read back from it)
+  bool forked = false;   // taken by a forked child
+  std::string fell_back;  // why it was taken in this process instead ("" when it was not)
   double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
   double store_ms = 0;   // written to RocksDB (table files written and ingested, older generation compacted)

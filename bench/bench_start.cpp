@@ -94,17 +94,17 @@ int cmd_bench_start(const Words& words) {
     auto scan = scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, nullptr);
     const double verify_s = s_since(t0);
     if (!scan.ok()) return bench::fail(kExitFailed, "start: " + scan.status().message());
-    RecallEngine engine(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
+    auto engine = std::make_unique<RecallEngine>(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
     t0 = Clock::now();
     (void)scan_writer(dir.writer_dir(id->instance), id->instance, id->vector_space, true, [&](const RecordRef& r) {
       auto op = decode_op(r.op_type, r.payload);
-      if (op.ok()) (void)engine.apply_to_state(OrderKey{r.ts, id->instance, r.seqno}, *op);
+      if (op.ok()) (void)engine->apply_to_state(OrderKey{r.ts, id->instance, r.seqno}, *op);
     });
     const double replay_s = s_since(t0);
     std::printf("  segments verified (CRC, chain) in %.2f s; verified, decoded and applied to the state in %.2f s\n",
                 verify_s, replay_s);
     ReplicaState copy;
-    engine.read([&](const ReplicaState& s) { copy = s; });
+    engine->read([&](const ReplicaState& s) { copy = s; });
     std::vector<std::unique_ptr<Lane>> lanes = make_all_lanes();
     std::printf("  each lane rebuilt alone on one thread (a saved lane: saved and loaded):");
     for (size_t i = 0; i < lanes.size(); ++i) {
@@ -135,9 +135,9 @@ int cmd_bench_start(const Words& words) {
     t0 = Clock::now();
     EncodedState encoded;
     Hash256 digest{};
-    engine.read([&](const ReplicaState& s) { encoded = StateCodec::encode(s); });
+    engine->read([&](const ReplicaState& s) { encoded = StateCodec::encode(s); });
     const double locked_s = s_since(t0);
-    engine.read([&](const ReplicaState& s) { digest = s.digest(); });
+    engine->read([&](const ReplicaState& s) { digest = s.digest(); });
     uint64_t bytes = encoded.meta.size();
     for (const auto& c : encoded.chunks) bytes += c.size();
     t0 = Clock::now();
@@ -149,6 +149,17 @@ int cmd_bench_start(const Words& words) {
     const double digest_s = s_since(t0);
     std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
                 double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
+
+    // The lanes built on the replayed state, both on 2 threads as a start does; then this
+    // process lets go of that state, so that the nodes below run in a process of their own size
+    // (a checkpoint's fork copies the process's page tables).
+    auto r0 = Clock::now();
+    engine->rebuild_lanes(2);
+    const double replayed_s = s_since(r0);
+    engine.reset();
+    copy = ReplicaState();
+    decoded = ReplicaState();
+    encoded = EncodedState();
 
     std::vector<std::string> lines;
     auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
@@ -163,12 +174,8 @@ int cmd_bench_start(const Words& words) {
     auto from = start_once(dir, true, 1, &lines);
     if (!from.ok()) return bench::fail(kExitFailed, "start: " + from.status().message());
     std::printf("  start to ready: full replay %.2f s; from a checkpoint %.2f s\n", *full, *from);
-    // The lanes built on the replayed state, against the checkpoint loaded with its lanes, both
-    // on 2 threads as a start does.
+    // The lanes built on the replayed state (above), against the checkpoint loaded with its lanes.
     {
-      auto r0 = Clock::now();
-      engine.rebuild_lanes(2);
-      const double replayed_s = s_since(r0);
       RecallEngine loaded(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
       auto l0 = Clock::now();
       auto cs = CheckpointStart::load(dir, loaded, [](const std::string&) {}, 2);

@@ -114,6 +114,17 @@ class Lane {
     return nullptr;
   }
   virtual Status load(SnapshotReader& in) { return Status::FailedPrecondition(std::string(name()) + " is not saved"); }
+  // A checkpoint taken by a forked child (RecallEngine::hold_still). hold_still() runs under the
+  // engine's read lock (no update() runs) and takes whatever the lane's own threads change it
+  // under (the semantic lane's graph indexer), so that the lane stays as it is and no lock its
+  // save takes is held by another thread; it returns what releases that (nullptr: nothing to
+  // take). In the forked child, which has only the forking thread, save_held() then writes the
+  // whole snapshot without taking any lock: a lock taken before the fork cannot be released in
+  // the child (glibc's rwlocks know their writer by thread id, which a fork changes). The
+  // default, save(), suits a lane whose save takes no lock of its own.
+  using Release = std::function<void()>;
+  virtual Release hold_still() const { return nullptr; }
+  virtual void save_held(SnapshotWriter& out) const { save(out); }
 };
 
 }  // namespace vasana

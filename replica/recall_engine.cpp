@@ -195,12 +195,7 @@ std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(
       writers.emplace_back();
       rests.push_back(lane->save_locked(writers.back()));
     }
-    SnapshotWriter w;
-    w.u64(backlog_.ids().size());
-    for (const MemoryId& id : backlog_.ids()) w.id(id);
-    w.u8(backlog_.triplets());
-    w.u8(backlog_.corrections());
-    out.push_back(LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()});
+    out.push_back(backlog_snapshot());
     if (locked_ms)
       *locked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -210,6 +205,40 @@ std::vector<LaneSnapshot> RecallEngine::snapshot_lanes(const std::function<void(
     rests[i] = nullptr;
     out[i].chunks = writers[i].take_chunks();
   }
+  return out;
+}
+
+LaneSnapshot RecallEngine::backlog_snapshot() const {
+  SnapshotWriter w;
+  w.u64(backlog_.ids().size());
+  for (const MemoryId& id : backlog_.ids()) w.id(id);
+  w.u8(backlog_.triplets());
+  w.u8(backlog_.corrections());
+  return LaneSnapshot{kBacklogSnapshot, 1, w.take_chunks()};
+}
+
+void RecallEngine::hold_still(const std::function<void()>& fn, double* locked_ms) const {
+  auto lock = lock_.read();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Lane::Release> held;
+  for (const auto& lane : lanes_)
+    if (lane->snapshot_format() != 0) held.push_back(lane->hold_still());
+  fn();
+  for (auto it = held.rbegin(); it != held.rend(); ++it)
+    if (*it) (*it)();
+  if (locked_ms) *locked_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<LaneSnapshot> RecallEngine::snapshot_held(const std::function<void(const ReplicaState&)>& fn) const {
+  std::vector<LaneSnapshot> out;
+  fn(state_);
+  for (const auto& lane : lanes_) {
+    if (lane->snapshot_format() == 0) continue;
+    SnapshotWriter w;
+    lane->save_held(w);
+    out.push_back(LaneSnapshot{lane->name(), lane->snapshot_format(), w.take_chunks()});
+  }
+  out.push_back(backlog_snapshot());
   return out;
 }
 

@@ -162,6 +162,14 @@ class RecallEngine {
   // locked_ms, when given, is set to how long the lock was held.
   std::vector<LaneSnapshot> snapshot_lanes(const std::function<void(const ReplicaState&)>& fn,
                                            double* locked_ms = nullptr) const;
+  // The same taken by a forked child (actors/checkpoint_snapshot.hpp), so that writes wait only
+  // for the fork. hold_still() calls fn under the read lock with every lane held still
+  // (Lane::hold_still), so that a child forked in fn has the state and the lanes as they are
+  // and no lock their saving takes is held by a thread it lacks; locked_ms as above. In that
+  // child, and only there, snapshot_held() then does what snapshot_lanes() does, taking no lock
+  // (the child must not return from fn: it ends with _exit).
+  void hold_still(const std::function<void()>& fn, double* locked_ms = nullptr) const;
+  std::vector<LaneSnapshot> snapshot_held(const std::function<void(const ReplicaState&)>& fn) const;
   // Loading a checkpoint, in two steps around load_state(). load_lanes() loads each lane that has
   // a snapshot of its name and format (up to `threads` lanes at once) and keeps the saved
   // backlog; it reads no state, so the state may be decoded meanwhile on another thread. Then,
@@ -233,6 +241,8 @@ class RecallEngine {
   // Appends to result.corrections those of a hit's realm whose wrong phrase the hit's text holds
   // (the correction lane's key rule), each once; called under the read lock.
   void add_hit_corrections(const RecallRequest& req, RecallResult& result) const;
+  // The lane backlog as a checkpoint saves it; called under the read lock (or in a forked child).
+  LaneSnapshot backlog_snapshot() const;
 
   FairRwLock lock_;
   mutable std::mutex applied_mutex_;

@@ -178,12 +178,36 @@ void SemanticLane::save(SnapshotWriter& out) const {
   if (SaveRest rest = save_locked(out)) rest(out);
 }
 
-Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
-  std::vector<const std::string*> names(realms_.size());
-  for (const auto& [name, id] : realm_ids_) names[id] = &name;
+void SemanticLane::write_header(SnapshotWriter& out) const {
   out.u32(options_.dim);
   out.u8(options_.embed_text ? 1 : 0);
   out.u64(realms_.size());
+}
+
+void SemanticLane::write_realm_slots(const Realm& realm, const std::string& name, SnapshotWriter& out) const {
+  out.str(name);
+  out.array(realm.slot_ids);
+  out.array(realm.free_slots);
+  out.u64(realm.size);
+}
+
+void SemanticLane::write_entries(SnapshotWriter& out) const {
+  std::vector<SavedEntry> saved;
+  saved.reserve(entries_.size());
+  for (const auto& [id, e] : entries_)
+    saved.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
+  out.array(saved);
+}
+
+std::vector<const std::string*> SemanticLane::realm_names() const {
+  std::vector<const std::string*> names(realms_.size());
+  for (const auto& [name, id] : realm_ids_) names[id] = &name;
+  return names;
+}
+
+Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
+  const auto names = realm_names();
+  write_header(out);
   // Each realm into a writer of its own, its graph written into it later by the returned
   // function: the bytes come out in the order load() reads them.
   struct RealmPart {
@@ -195,22 +219,13 @@ Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
   for (size_t i = 0; i < realms_.size(); ++i) {
     const Realm& realm = *realms_[i];
     SnapshotWriter& w = *parts[i].bytes;
-    w.str(*names[i]);
-    w.array(realm.slot_ids);
-    w.array(realm.free_slots);
-    w.u64(realm.size);
+    write_realm_slots(realm, *names[i], w);
     parts[i].graph = realm.index.save_slots(w);
     std::lock_guard<std::mutex> guard(work_mutex_);
     parts[i].queued = realm.queued;
   }
   auto entries = std::make_shared<SnapshotWriter>();
-  {
-    std::vector<SavedEntry> saved;
-    saved.reserve(entries_.size());
-    for (const auto& [id, e] : entries_)
-      saved.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
-    entries->array(saved);
-  }
+  write_entries(*entries);
   return [parts = std::move(parts), entries](SnapshotWriter& rest) mutable {
     for (RealmPart& p : parts) {
       p.graph(*p.bytes);
@@ -220,6 +235,32 @@ Lane::SaveRest SemanticLane::save_locked(SnapshotWriter& out) const {
     }
     rest.append(std::move(*entries));
   };
+}
+
+Lane::Release SemanticLane::hold_still() const {
+  // Every realm's indexer lock first, then the work queue's mutex: the indexer takes the mutex
+  // only between its realms' index_pending() passes, never while it holds an indexer lock.
+  struct Held {
+    std::vector<std::unique_lock<std::shared_mutex>> indexing;
+    std::unique_lock<std::mutex> work;  // released first (members go in reverse order)
+  };
+  auto held = std::make_shared<Held>();
+  held->indexing.reserve(realms_.size());
+  for (const auto& realm : realms_) held->indexing.push_back(realm->index.hold_still());
+  held->work = std::unique_lock<std::mutex>(work_mutex_);
+  return [held]() mutable { held.reset(); };
+}
+
+void SemanticLane::save_held(SnapshotWriter& out) const {
+  const auto names = realm_names();
+  write_header(out);
+  for (size_t i = 0; i < realms_.size(); ++i) {
+    const Realm& realm = *realms_[i];
+    write_realm_slots(realm, *names[i], out);
+    realm.index.save_held(out);
+    out.u8(realm.queued);
+  }
+  write_entries(out);
 }
 
 Status SemanticLane::load(SnapshotReader& in) {

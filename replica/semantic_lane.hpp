@@ -119,6 +119,10 @@ class SemanticLane final : public Lane {
   // while update() and searches go on.
   void save(SnapshotWriter& out) const override;
   SaveRest save_locked(SnapshotWriter& out) const override;
+  // A forked checkpoint's (Lane::hold_still): every realm's indexer kept out, and the work
+  // queue's mutex held; save_held() writes the bytes save() writes, taking no lock.
+  Release hold_still() const override;
+  void save_held(SnapshotWriter& out) const override;
   Status load(SnapshotReader& in) override;
 
   // Memories indexed, and of those the ones in an exact buffer waiting for their realm's graph:
@@ -164,6 +168,11 @@ class SemanticLane final : public Lane {
   };
 
   std::optional<std::vector<float>> query_vector(const LaneQuery& q) const;
+  // The snapshot's parts, in the order load() reads them (save_locked and save_held share them).
+  void write_header(SnapshotWriter& out) const;
+  void write_realm_slots(const Realm& realm, const std::string& name, SnapshotWriter& out) const;
+  void write_entries(SnapshotWriter& out) const;
+  std::vector<const std::string*> realm_names() const;  // by realm id
   uint32_t realm_id(const std::string& realm);
   uint32_t take_slot(Realm& realm, const MemoryId& id);
   void drop(std::map<MemoryId, Entry>::iterator it);

@@ -431,22 +431,36 @@ std::function<void(SnapshotWriter&)> VectorIndex::save_slots(SnapshotWriter& out
   auto indexing = std::make_shared<std::unique_lock<std::shared_mutex>>(s.indexer_lock.write());
   {
     auto buffered = s.buffer_lock.read();
-    const size_t n = s.buffer_slots.size();
-    out.u32(dim_);
-    out.array(s.where);
-    out.array(s.buffer_slots);
-    write_blocks(out, s.blocks, Impl::kBlockRows, s.row_bytes, n);
-    out.array(s.unlink);
+    write_slots(out);
   }
   return [this, indexing](SnapshotWriter& rest) {
-    save_graph(rest);
+    {
+      auto graph_guard = impl_->graph_lock.read();
+      write_graph(rest);
+    }
     indexing->unlock();
   };
 }
 
-void VectorIndex::save_graph(SnapshotWriter& out) const {
+std::unique_lock<std::shared_mutex> VectorIndex::hold_still() const { return impl_->indexer_lock.write(); }
+
+void VectorIndex::save_held(SnapshotWriter& out) const {
+  write_slots(out);
+  write_graph(out);
+}
+
+void VectorIndex::write_slots(SnapshotWriter& out) const {
   const Impl& s = *impl_;
-  auto graph_guard = s.graph_lock.read();
+  const size_t n = s.buffer_slots.size();
+  out.u32(dim_);
+  out.array(s.where);
+  out.array(s.buffer_slots);
+  write_blocks(out, s.blocks, Impl::kBlockRows, s.row_bytes, n);
+  out.array(s.unlink);
+}
+
+void VectorIndex::write_graph(SnapshotWriter& out) const {
+  const Impl& s = *impl_;
   out.u8(s.graph != nullptr);
   if (!s.graph) return;
   const Graph& g = *s.graph;

@@ -68,6 +68,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "protocol/status.hpp"
@@ -136,6 +138,12 @@ class VectorIndex {
   // go on. Run the function before the index is destroyed or loaded. save() runs both at once.
   std::function<void(SnapshotWriter&)> save_slots(SnapshotWriter& out) const;
   void save(SnapshotWriter& out) const;
+  // For a checkpoint taken by a forked child (Lane::hold_still): hold_still() waits for
+  // index_pending() to finish its pass and keeps it out until the returned lock is released, so
+  // the graph stays as it is; put() and remove() must be kept out by the caller (the engine's
+  // read lock). In the child, save_held() writes what save() writes, taking no lock.
+  std::unique_lock<std::shared_mutex> hold_still() const;
+  void save_held(SnapshotWriter& out) const;
   // Makes an index that no other thread uses yet, and that holds nothing, the index save()
   // wrote: the same answers to every search, and the same graph after more puts and moves.
   // Corruption (the index still empty) for bytes that are short or inconsistent, or saved with
@@ -143,8 +151,10 @@ class VectorIndex {
   Status load(SnapshotReader& in);
 
  private:
-  // The graph part of a snapshot; the caller holds the indexer lock.
-  void save_graph(SnapshotWriter& out) const;
+  // The parts of a snapshot, taking no lock: the slots and the buffer (the caller keeps put()
+  // and remove() out), then the graph (the caller keeps index_pending() out).
+  void write_slots(SnapshotWriter& out) const;
+  void write_graph(SnapshotWriter& out) const;
 
   struct Impl;
   uint32_t dim_;
