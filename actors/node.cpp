@@ -29,10 +29,13 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     st.conflicts = state.conflict_count();
     for (const auto& [key, m] : state.members())
       st.members.push_back(MemberStatus{m.public_key, m.address, m.name, m.admitted, to_hex(m.key.instance)});
-    if (fresh_digest) st.digest = to_hex(state.digest());
     applied = state.applied();
   });
-  if (fresh_digest) st.digest_vector = applied_vector_tag(applied);
+  if (fresh_digest) {
+    const StateDigest d = forked_digest(*engine);
+    st.digest = to_hex(d.digest);
+    st.digest_vector = applied_vector_tag(d.applied);
+  }
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   if (writer_state) {
     const WriterHealth h = writer_state->health();

@@ -20,6 +20,7 @@
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
 #include "actors/embedding_worker.hpp"
+#include "actors/forked_digest.hpp"
 #include "actors/node.hpp"
 #include "actors/own_stream_repair.hpp"
 #include "actors/query_actor.hpp"
@@ -82,7 +83,7 @@ struct Node::Impl {
   std::unique_ptr<SharedDirTailer> tailer;
   std::unique_ptr<MetricsExporter> metrics;
   std::shared_ptr<NodeProbe> probe;  // commit, recall and request measurements (metrics)
-  mutable DigestCache digest_cache{std::chrono::seconds(10)};  // the digest every scrape shows
+  mutable DigestCache digest_cache{std::chrono::seconds(10), [](const RecallEngine& e) { return forked_digest(e); }};  // the digest every scrape shows
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
   std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
   std::unique_ptr<ErasureTask> erasure;
@@ -98,8 +99,9 @@ struct Node::Impl {
           why.to_string() + "; that writer's later ops wait behind it (vasana status: problems)");
   }
 
-  // fresh_digest: the state digest computed now, a hash over every memory (O(store) under the
-  // engine's read lock), for `vasana status`; otherwise digest_cache's, for every Prometheus scrape.
+  // fresh_digest: the state digest computed now, a hash over every memory (O(store), by a forked
+  // child: actors/forked_digest.hpp), for `vasana status`; otherwise digest_cache's, for every
+  // Prometheus scrape.
   NodeStatus status(bool fresh_digest) const;
 };
 

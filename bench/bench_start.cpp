@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actors/checkpoint_task.hpp"
+#include "actors/forked_digest.hpp"
 #include "actors/node.hpp"
 #include "bench/bench_commands.hpp"
 #include "bench/bench_data.hpp"
@@ -149,6 +150,18 @@ int cmd_bench_start(const Words& words) {
     const double digest_s = s_since(t0);
     std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
                 double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
+    // The digest a scrape or `vasana status` asks for: in this process writes wait for the whole
+    // pass; from a forked child (actors/forked_digest.hpp) only for the fork.
+    {
+      auto d0 = Clock::now();
+      const StateDigest here = digest_in_process(*engine);
+      const double here_s = s_since(d0);
+      double held_ms = 0;
+      d0 = Clock::now();
+      const StateDigest forked = forked_digest(*engine, &held_ms);
+      std::printf("  state digest: in this process %.2f s (writes wait for all of it); by a forked child %.2f s, writes"
+                  " waited %.1f ms%s\n", here_s, s_since(d0), held_ms, forked.digest == here.digest ? "" : " (DIFFERS)");
+    }
 
     // The lanes built on the replayed state, both on 2 threads as a start does; then this
     // process lets go of that state, so that the nodes below run in a process of their own size

@@ -20,18 +20,30 @@ std::string applied_vector_tag(const std::map<InstanceId, Seqno>& applied) {
   return out;
 }
 
+StateDigest digest_in_process(const RecallEngine& engine) {
+  StateDigest d;
+  engine.read([&](const ReplicaState& state) {
+    d.digest = state.digest();
+    d.applied = state.applied();
+  });
+  return d;
+}
+
 std::string DigestCache::get(const RecallEngine& engine, std::string* vector) {
   std::lock_guard<std::mutex> g(mu_);
   const Clock::time_point now = Clock::now();
-  if (!have_ || now - computed_at_ >= min_interval_)
-    engine.read([&](const ReplicaState& state) {
-      if (have_ && state.applied() == applied_) return;
-      applied_ = state.applied();
-      digest_ = to_hex(state.digest());
+  if (!have_ || now - computed_at_ >= min_interval_) {
+    std::map<InstanceId, Seqno> applied;
+    engine.read([&](const ReplicaState& state) { applied = state.applied(); });
+    if (!have_ || applied != applied_) {
+      StateDigest d = source_(engine);
+      applied_ = std::move(d.applied);
+      digest_ = to_hex(d.digest);
       computed_at_ = now;
       have_ = true;
       ++computations_;
-    });
+    }
+  }
   if (vector) *vector = applied_vector_tag(applied_);
   return digest_;
 }

@@ -1,5 +1,5 @@
 // The state digest for frequent readers (every Prometheus scrape): ReplicaState::digest() hashes
-// every memory under the engine's read lock, O(store), so it is computed again only when the
+// every memory, O(store), so it is computed again only when the
 // state changed (the applied version vector moved: the state is a function of the ops applied)
 // and at least min_interval after the last computation. Otherwise the last digest is returned,
 // which may then describe an older state than the one applied now, by at most min_interval.
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,9 +26,21 @@ namespace vasana {
 // (writer, seqno) in writer order. Equal vectors have equal tags.
 std::string applied_vector_tag(const std::map<InstanceId, Seqno>& applied);
 
+// A state digest and the applied version vector of the state it is the digest of.
+struct StateDigest {
+  Hash256 digest{};
+  std::map<InstanceId, Seqno> applied;
+};
+// Computed here, under the engine's read lock (writes wait for the whole pass).
+StateDigest digest_in_process(const RecallEngine& engine);
+
 class DigestCache {
  public:
-  explicit DigestCache(std::chrono::milliseconds min_interval) : min_interval_(min_interval) {}
+  using Source = std::function<StateDigest(const RecallEngine&)>;
+  // source computes a digest when one is due (a node passes actors/forked_digest.hpp's, so that
+  // writes wait only for a fork).
+  explicit DigestCache(std::chrono::milliseconds min_interval, Source source = digest_in_process)
+      : min_interval_(min_interval), source_(std::move(source)) {}
 
   // The digest of engine's state, hex (to_hex(Hash256)); *vector (when given) gets the
   // applied_vector_tag of the state it is the digest of.
@@ -38,6 +51,7 @@ class DigestCache {
  private:
   using Clock = std::chrono::steady_clock;
   const std::chrono::milliseconds min_interval_;
+  const Source source_;
   mutable std::mutex mu_;
   bool have_ = false;                       // guarded by mu_
   std::map<InstanceId, Seqno> applied_;     // guarded by mu_: what digest_ covers

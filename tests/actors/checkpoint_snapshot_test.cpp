@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "actors/checkpoint_snapshot.hpp"
+#include "actors/forked_child.hpp"
 #include "replica/lane_registry.hpp"
 #include "replica/recall_engine.hpp"
 #include "tests/replica/op_workload.hpp"
@@ -48,7 +49,7 @@ Hash256 digest_of(const CheckpointSnapshot& s) {
 }
 
 struct HooksReset {
-  ~HooksReset() { set_checkpoint_child_hooks_for_test({}); }
+  ~HooksReset() { set_forked_child_hooks_for_test({}); }
 };
 
 }  // namespace
@@ -105,10 +106,10 @@ TEST_CASE("writes go on while a forked child saves and the snapshot is of the mo
   const Hash256 at_fork = engine->digest();
 
   std::promise<void> forked;
-  CheckpointChildTestHooks hooks;
+  ForkedChildTestHooks hooks;
   hooks.delay = std::chrono::milliseconds(3000);
   hooks.forked = [&] { forked.set_value(); };
-  set_checkpoint_child_hooks_for_test(hooks);
+  set_forked_child_hooks_for_test(hooks);
   auto snapshot = std::async(std::launch::async, [&] { return take_checkpoint_snapshot(*engine, true); });
   forked.get_future().wait();
   // The child sleeps before it saves: every op below is applied (each takes the write lock)
@@ -129,15 +130,15 @@ TEST_CASE("a forked child that ends part way gives an error and no snapshot") {
   std::mt19937_64 rng(test::test_seed());
   auto streams = test::generate(rng, 1, 100);
   for (const auto& op : streams[0]) REQUIRE(engine->apply(op.key, op.op).ok());
-  CheckpointChildTestHooks hooks;
+  ForkedChildTestHooks hooks;
   hooks.stop_after = 1000;
-  set_checkpoint_child_hooks_for_test(hooks);
+  set_forked_child_hooks_for_test(hooks);
   auto cut = take_checkpoint_snapshot(*engine, true);
   REQUIRE_FALSE(cut.ok());
   CHECK(cut.status().code() == Code::io_error);
   CHECK_THAT(cut.status().message(), Catch::Contains("ended after 1000 bytes"));
   // Positive control: the same child without the stop sends a whole snapshot.
-  set_checkpoint_child_hooks_for_test({});
+  set_forked_child_hooks_for_test({});
   auto whole = take_checkpoint_snapshot(*engine, true);
   REQUIRE(whole.ok());
   CHECK(digest_of(*whole) == engine->digest());
