@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vasana {
 
@@ -18,11 +19,19 @@ float quantize_int8(const float* v, uint32_t dim, int8_t* out);
 // For tests: the plain C++ coding, one component at a time.
 float quantize_int8_portable(const float* v, uint32_t dim, int8_t* out);
 
-// The exact integer inner product of two code rows of dim entries: AVX2 when the CPU has it
-// (chosen once, at the first call), else SSE2 (every x86-64) or plain C++.
+// The exact integer inner product of two code rows of dim entries: AVX-VNNI or AVX2 when the
+// CPU has it (chosen once, at the first call), else SSE2 (every x86-64) or plain C++. Every path
+// gives the same integer.
 int32_t dot_int8(const int8_t* a, const int8_t* b, uint32_t dim);
-// For tests: whether dot_int8 took the AVX2 path, and the other path, callable directly.
-bool dot_int8_uses_avx2();
+// For tests and benchmarks: the path dot_int8 takes ("avx-vnni", "avx2", "sse2" or "portable"),
+// every path this CPU can take (fastest first), and the SSE2 or plain C++ one.
+using DotFn = int32_t (*)(const int8_t*, const int8_t*, uint32_t);
+struct DotPath {
+  const char* name;
+  DotFn fn;
+};
+const char* dot_int8_path();
+std::vector<DotPath> dot_int8_paths();
 int32_t dot_int8_portable(const int8_t* a, const int8_t* b, uint32_t dim);
 
 // A code row: the dim codes of a vector followed by its scale (a float, in the machine's byte

@@ -4,8 +4,8 @@
 // Each vector is held once, as a code row (replica/int8_codes.hpp: dim int8 codes and a float
 // scale, dim + 4 bytes; 388 for 384 dimensions). No float copy of a vector is kept. A query is
 // coded the same way, and its similarity with a held vector is row_similarity: the integer inner
-// product of the two codes times both scales, the same float on every machine (AVX2 or SSE2,
-// whichever the CPU has). It is within a few thousandths of the float inner product; a search
+// product of the two codes times both scales, the same float on every machine (AVX-VNNI, AVX2
+// or SSE2, whichever the CPU has). It is within a few thousandths of the float inner product; a search
 // ranks by it and reports it.
 //
 // Two parts (DESIGN.md "Recall": ingest is not bounded by index building):

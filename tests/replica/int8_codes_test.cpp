@@ -95,16 +95,27 @@ TEST_CASE("int8 dot: equals the plain integer sum at every length, signs and ext
     int32_t want = 0;
     for (uint32_t i = 0; i < dim; ++i) want += int32_t(a[i]) * int32_t(b[i]);
     REQUIRE(dot_int8(a.data(), b.data(), dim) == want);
-    REQUIRE(dot_int8_portable(a.data(), b.data(), dim) == want);  // the path this CPU does not take, too
+    for (const DotPath& path : dot_int8_paths()) {  // the paths this CPU does not take, too
+      CAPTURE(path.name);
+      REQUIRE(path.fn(a.data(), b.data(), dim) == want);
+    }
   }
   std::vector<int8_t> full(384, 127), neg(384, -127);
   CHECK(dot_int8(full.data(), full.data(), 384) == 384 * 127 * 127);
   CHECK(dot_int8(full.data(), neg.data(), 384) == -384 * 127 * 127);
   CHECK(dot_int8_portable(full.data(), neg.data(), 384) == -384 * 127 * 127);
+  // The longest vectors a store allows, all at the extremes: no path overflows.
+  std::vector<int8_t> top(4096, 127), bottom(4096, -127);
+  for (const DotPath& path : dot_int8_paths()) {
+    CAPTURE(path.name);
+    CHECK(path.fn(top.data(), top.data(), 4096) == 4096 * 127 * 127);
+    CHECK(path.fn(top.data(), bottom.data(), 4096) == -4096 * 127 * 127);
+    CHECK(path.fn(bottom.data(), bottom.data(), 4096) == 4096 * 127 * 127);
+  }
 }
 
-TEST_CASE("int8 similarity: the AVX2 and the portable dot give the same row similarity bit for bit", "[semantic]") {
-  INFO("this CPU's dot path: " << (dot_int8_uses_avx2() ? "avx2" : "sse2/portable"));
+TEST_CASE("int8 similarity: every dot path gives the same row similarity bit for bit", "[semantic]") {
+  INFO("this CPU's dot path: " << dot_int8_path());
   std::mt19937 rng(13);
   std::normal_distribution<float> g;
   const uint32_t dim = 384;
@@ -132,6 +143,7 @@ TEST_CASE("int8 similarity: the AVX2 and the portable dot give the same row simi
       const auto* b = reinterpret_cast<const int8_t*>(rows[j].data());
       const int32_t dot = dot_int8(a, b, dim);
       REQUIRE(dot == dot_int8_portable(a, b, dim));
+      for (const DotPath& path : dot_int8_paths()) REQUIRE(path.fn(a, b, dim) == dot);
       const float portable =
           float(dot_int8_portable(a, b, dim)) * row_scale(rows[i].data(), dim) * row_scale(rows[j].data(), dim);
       const float got = row_similarity(rows[i].data(), rows[j].data(), dim);
