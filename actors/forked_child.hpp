@@ -8,7 +8,8 @@
 // the fork (whoever calls run_in_forked_child holds those in hold) and touch no actor, socket or
 // log. It ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT (a terminal's Ctrl-C reaches the whole
 // process group, and a shutdown's last checkpoint is still taken), is killed when the forking
-// thread ends (PR_SET_PDEATHSIG), and closes every inherited descriptor but its end of the pipe.
+// thread ends (PR_SET_PDEATHSIG), closes every inherited descriptor but its end of the pipe, and
+// sets its oom_score_adj to 1000, so that if memory runs out the kernel kills it, not the node.
 //
 // Memory: the pages the node changes while the child runs are copied (the kernel's
 // copy-on-write), and the child's own buffers are its own.
