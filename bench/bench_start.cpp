@@ -2,6 +2,7 @@
 // from a checkpoint (actors/checkpoint_task.hpp) with no ops after it, in the same run, and where
 // the time goes: verifying the segments, applying the ops, loading the checkpoint, rebuilding
 // each recall lane, and what writing the checkpoint cost (the state's lock held while encoding).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -173,6 +174,7 @@ int cmd_bench_start(const Words& words) {
     copy = ReplicaState();
     decoded = ReplicaState();
     encoded = EncodedState();
+    ::malloc_trim(0);  // the freed heap back to the system: the node's fork copies only its own pages
 
     std::vector<std::string> lines;
     auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
