@@ -1,7 +1,8 @@
 // `vasana-bench start`: start to ready on a data directory of N memories, with a full replay and
 // from a checkpoint (actors/checkpoint_task.hpp) with no ops after it, in the same run, and where
 // the time goes: verifying the segments, applying the ops, loading the checkpoint, rebuilding
-// each recall lane, and what writing the checkpoint cost (the state's lock held while encoding).
+// each recall lane, and what writing the checkpoint cost (the state's lock held while encoding);
+// how many segments each start verified record by record and took on the checkpoint's trust.
 #include <unistd.h>
 
 #include <chrono>
@@ -46,7 +47,7 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
   opts.checkpoint.enabled = checkpoint;
   opts.checkpoint.min_ops = min_ops;
   auto log = [lines](const std::string& l) {
-    if (l.rfind("checkpoint:", 0) == 0) lines->push_back(l);
+    if (l.rfind("checkpoint:", 0) == 0 || l.rfind("recovery: segments:", 0) == 0) lines->push_back(l);
   };
   auto s0 = Clock::now();
   auto node = Node::start(opts, log);
@@ -62,7 +63,7 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
 }  // namespace
 
 int cmd_bench_start(const Words& words) {
-  auto args = parse_args(words, {"memories", "dir"}, {"settle"});
+  auto args = parse_args(words, {"memories", "dir", "segment-mib"}, {"settle"});
   if (!args.ok()) return bench::fail(kExitUsage, "start: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
@@ -75,6 +76,15 @@ int cmd_bench_start(const Words& words) {
   // has run a while (a start that has just replayed everything still holds every vector in the
   // exact buffers, whose copy is taken under the lock).
   const bool settle = args->has("settle");
+  // --segment-mib: the segments' seal size (a node's [writer] seal_segment_bytes, 64 MiB by
+  // default); smaller ones show at 100k what the start takes on trust from the checkpoint.
+  uint64_t seal_mib = 64;
+  if (auto m = args->get("segment-mib")) {
+    char* end = nullptr;
+    seal_mib = std::strtoull(m->c_str(), &end, 10);
+    if (m->empty() || *end != '\0' || seal_mib == 0 || seal_mib > 1024)
+      return bench::fail(kExitUsage, "start: --segment-mib takes a size in MiB from 1 to 1024");
+  }
   std::printf("vasana-bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"
               "graphs of realms past the exact limit are built behind, in the background)\n");
   for (size_t n : sizes) {
@@ -86,7 +96,8 @@ int cmd_bench_start(const Words& words) {
     DataDir dir{root + "/node"};
     auto id = init_data_dir(dir, VectorSpace{});
     if (!id.ok()) return bench::fail(kExitFailed, "start: " + id.status().message());
-    if (Status s = write_synthetic_memories(dir, *id, n); !s.ok()) return bench::fail(kExitFailed, "start: " + s.to_string());
+    if (Status s = write_synthetic_memories(dir, *id, n, seal_mib << 20); !s.ok())
+      return bench::fail(kExitFailed, "start: " + s.to_string());
     std::printf("\n%zu memories:\n", n);
 
     // Where a full replay's time goes, phase by phase, on this thread.
@@ -153,6 +164,9 @@ int cmd_bench_start(const Words& words) {
     std::vector<std::string> lines;
     auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
     if (!full.ok()) return bench::fail(kExitFailed, "start: " + full.status().message());
+    // How many segments the full replay verified, against the start from the checkpoint below.
+    for (const auto& l : lines)
+      if (l.rfind("recovery: segments:", 0) == 0) std::printf("  full replay: %s\n", l.c_str() + 10);
     // Started with checkpoints on and stopped: the shutdown writes the first checkpoint.
     auto first = start_once(dir, true, 1, &lines, settle);
     if (!first.ok()) return bench::fail(kExitFailed, "start: " + first.status().message());
@@ -163,6 +177,8 @@ int cmd_bench_start(const Words& words) {
     auto from = start_once(dir, true, 1, &lines);
     if (!from.ok()) return bench::fail(kExitFailed, "start: " + from.status().message());
     std::printf("  start to ready: full replay %.2f s; from a checkpoint %.2f s\n", *full, *from);
+    for (const auto& l : lines)
+      if (l.rfind("recovery: segments:", 0) == 0) std::printf("  from the checkpoint: %s\n", l.c_str() + 10);
     // The lanes built on the replayed state, against the checkpoint loaded with its lanes, both
     // on 2 threads as a start does.
     {
