@@ -90,7 +90,6 @@ void SegmentScrub::start(std::vector<ScrubJob> jobs, std::shared_ptr<VerifiedSeg
   for (const ScrubJob& j : jobs) bytes += j.facts.file_bytes;
   c_.log("scrub: verifying in the background the " + std::to_string(jobs.size()) + " sealed segment(s) (" + mib(bytes) +
          ") the start took on trust from the checkpoint");
-  finished_ = false;
   thread_ = std::thread([this, jobs = std::move(jobs), segments = std::move(segments)] {
     pthread_setname_np(pthread_self(), "vasana.scrub");
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
@@ -113,12 +112,11 @@ void SegmentScrub::run(const std::vector<ScrubJob>& jobs, VerifiedSegments& segm
   uint64_t bytes = 0;
   size_t done = 0, damaged = 0;
   std::set<InstanceId> writers;
-  for (const ScrubJob& job : jobs) {
+  for (const ScrubJob& j : jobs) {
     {
       std::unique_lock<std::mutex> g(mutex_);
       if (stop_) break;
     }
-    const ScrubJob& j = job;
     ScanExpect expect;
     expect.instance = j.writer;
     expect.index = j.facts.index;
@@ -158,7 +156,6 @@ void SegmentScrub::run(const std::vector<ScrubJob>& jobs, VerifiedSegments& segm
   c_.log("scrub: done: verified " + what + (damaged ? "; damage in " + std::to_string(damaged) +
                                                           " (integrity lines above; the next start verifies every segment)"
                                                     : "; no damage"));
-  finished_ = true;
 }
 
 void SegmentScrub::report(const SegmentDamage& d) {

@@ -21,7 +21,6 @@
 // Threading: report() and damage() from any thread; start() and stop() from the node's.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -73,8 +72,6 @@ class SegmentScrub {
   void report(const SegmentDamage& d);
   // Every damage reported in this run.
   std::vector<SegmentDamage> damage() const;
-  // True once the thread verified every job (or there were none).
-  bool finished() const { return finished_.load(); }
 
  private:
   void run(const std::vector<ScrubJob>& jobs, VerifiedSegments& segments);
@@ -84,7 +81,6 @@ class SegmentScrub {
   std::condition_variable wake_;
   std::vector<SegmentDamage> damage_;
   bool stop_ = false;
-  std::atomic<bool> finished_{true};
   std::thread thread_;
 };
 

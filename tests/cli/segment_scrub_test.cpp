@@ -7,7 +7,6 @@
 // does. Without a flipped byte it reports nothing; a checkpoint refused at start takes nothing
 // on trust.
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -47,23 +46,17 @@ std::pair<int, int> start_segments(const std::string& log) {
 void flip_middle(const std::string& data, const std::string& writer, int index) {
   char name[16];
   std::snprintf(name, sizeof name, "%08d.seg", index);
-  const std::string path = data + "/writers/" + writer + "/" + name;
-  REQUIRE(fs::exists(path));
-  const auto at = static_cast<std::streamoff>(fs::file_size(path) / 2);
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  char b = 0;
-  f.seekg(at);
-  f.read(&b, 1);
-  b = static_cast<char>(b ^ 0x5a);
-  f.seekp(at);
-  f.write(&b, 1);
+  flip_middle_byte(data + "/writers/" + writer + "/" + name);
 }
 
-// n memories through node 0, each about 200 bytes.
+// n memories of about 200 bytes through node 0 of c (started first when it runs no node yet),
+// and every node of c holding them.
 void remember_many(TestCluster& c, int n) {
+  if (!c.node(0).process) REQUIRE(c.start_all() == "");
   for (int k = 0; k < n; ++k)
     REQUIRE(c.remember(0, "shared", "harbor lantern note " + std::to_string(k) + " " + std::string(150, 'a' + k % 26))
                 .ok());
+  REQUIRE(c.await_converged(size_t(n), 30s) == "");
 }
 
 bool has_problem(TestCluster& c, size_t i, const std::string& writer, const std::string& problem) {
@@ -85,10 +78,8 @@ uint64_t integrity(TestCluster& c, size_t i, const std::string& kind) {
 TEST_CASE("a byte flipped in a trusted segment of a copy is found after start and repaired at the next start") {
   TempDir tmp;
   TestCluster c(tmp, TestCluster::mesh(2), kConfig);
-  REQUIRE(c.start_all() == "");
-  INFO(c.logs());
   remember_many(c, 80);
-  REQUIRE(c.await_converged(80, 30s) == "");
+  INFO(c.logs());
   const std::string origin = c.status(0)->instance;
   const std::string data = c.node(1).data;
   REQUIRE(c.terminate(1) == "");  // its shutdown checkpoint records the copy's sealed segments
@@ -138,10 +129,8 @@ TEST_CASE("a byte flipped in a trusted segment of a copy is found after start an
 TEST_CASE("a byte flipped in a trusted segment of the own stream is found after start and fetched back at the next start") {
   TempDir tmp;
   TestCluster c(tmp, TestCluster::mesh(2), kConfig);
-  REQUIRE(c.start_all() == "");
-  INFO(c.logs());
   remember_many(c, 80);
-  REQUIRE(c.await_converged(80, 30s) == "");
+  INFO(c.logs());
   const std::string own = c.status(0)->instance;
   REQUIRE(c.terminate(0) == "");
   flip_middle(c.node(0).data, own, 1);
@@ -169,9 +158,8 @@ TEST_CASE("a byte flipped in a trusted segment of the own stream is found after 
 TEST_CASE("a checkpoint refused at start takes nothing on trust and the start finds a flipped byte itself") {
   TempDir tmp;
   TestCluster c(tmp, {{}}, kConfig);  // one node: nothing to repair from
-  REQUIRE(c.start(0) == "");
-  INFO(c.logs());
   remember_many(c, 80);
+  INFO(c.logs());
   const std::string own = c.status(0)->instance;
   const std::string data = c.node(0).data;
   REQUIRE(c.terminate(0) == "");
