@@ -92,6 +92,12 @@ bool CheckpointStart::covered(InstanceId writer, const RecordRef& r) {
   return true;
 }
 
+void CheckpointStart::trusted(InstanceId writer, const SealedSegmentFacts& facts) {
+  if (!manifest_) return;
+  auto it = covered_.find(writer);
+  if (it != covered_.end() && facts.last_seqno == it->second) seen_[writer] = facts.last_hash;
+}
+
 bool CheckpointStart::matches(const CheckpointLog& log) {
   if (!manifest_) return true;
   std::string why;

@@ -16,6 +16,7 @@
 #include "store/checkpoint_set_aside.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/record_lookup.hpp"
+#include "store/verified_segments.hpp"
 #include "sync/log_limiter.hpp"
 
 namespace vasana {
@@ -37,7 +38,7 @@ std::string describe_checkpoint(const CheckpointManifest& m) {
 }
 
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
-                                         CheckpointStore& store) {
+                                         CheckpointStore& store, VerifiedSegments* segments) {
   CheckpointWrite w;
   CheckpointData data;
   auto t0 = Clock::now();
@@ -81,6 +82,14 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
     data.manifest.covered.push_back(CheckpointCoverage{writer, seqno, *hash});
   }
   w.hashes_ms = ms_since(t1);
+  auto ts = Clock::now();
+  for (const CheckpointCoverage& c : data.manifest.covered) {
+    if (!segments) break;
+    CheckpointSealed sealed{c.writer, segments->covered(c.writer, c.seqno)};
+    w.sealed += sealed.segments.size();
+    if (!sealed.segments.empty()) data.manifest.sealed.push_back(std::move(sealed));
+  }
+  w.sealed_ms = ms_since(ts);
   auto t2 = Clock::now();
   CheckpointManifest m = data.manifest;
   Status s = store.write(std::move(data));
@@ -99,6 +108,7 @@ struct CheckpointTask::Impl {
   CheckpointOptions options;
   std::shared_ptr<RecallEngine> engine;
   CheckpointLog log;
+  std::shared_ptr<VerifiedSegments> segments;  // may be null
   mutable std::mutex mutex;  // guards last, stop, health, replace
   std::condition_variable wake;
   std::optional<CheckpointManifest> last;
@@ -179,7 +189,7 @@ struct CheckpointTask::Impl {
   // (nothing to write).
   bool write_one(const char* why) {
     Status opened = open_store();
-    auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store) : Result<CheckpointWrite>(opened);
+    auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store, segments.get()) : Result<CheckpointWrite>(opened);
     last_time = Clock::now();
     if (!w.ok()) {
       // Damage found while writing: set aside, and the next attempt starts a new database.
@@ -208,7 +218,8 @@ struct CheckpointTask::Impl {
         " KiB; writes waited " + std::to_string(int(w->locked_ms)) + " ms (" +
         (w->forked ? "for the fork" : "in this process, " + w->fell_back) + "; saved in " +
         std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " + std::to_string(int(w->digest_ms)) +
-        " ms, chain hashes " + std::to_string(int(w->hashes_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) +
+        " ms, chain hashes " + std::to_string(int(w->hashes_ms)) + " ms, " + std::to_string(w->sealed) +
+        " sealed segment(s) recorded " + std::to_string(int(w->sealed_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) +
         " ms" + (failures_in_run ? " (after " + std::to_string(failures_in_run) + " failed attempts)" : ""));
     failures_in_run = 0;
     failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
@@ -263,13 +274,15 @@ CheckpointTask::~CheckpointTask() {
 
 std::unique_ptr<CheckpointTask> CheckpointTask::start(const DataDir& dir, const VectorSpace& space,
                                                       CheckpointOptions options, std::shared_ptr<RecallEngine> engine,
-                                                      CheckpointLog log, const CheckpointStart& found) {
+                                                      CheckpointLog log, const CheckpointStart& found,
+                                                      std::shared_ptr<VerifiedSegments> segments) {
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->space = space;
   impl->options = options;
   impl->engine = std::move(engine);
   impl->log = std::move(log);
+  impl->segments = std::move(segments);
   impl->last = found.manifest();
   impl->replace = found.refused();
   if (!found.damaged().empty()) impl->set_aside(found.damaged());

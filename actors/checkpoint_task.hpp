@@ -2,13 +2,21 @@
 // replica/state_codec.hpp encodes them).
 //
 // At start, CheckpointStart loads the latest checkpoint into the engine, and the start's segment
-// scans still read and verify every record of every writer (CRC, chain, op decode) but apply only
-// those after the checkpoint. A checkpoint is used only when (1) its manifest and chunks read,
-// (2) its state decodes to the digest its manifest names, and (3) the scans met, for every writer
-// it covers, the record at the covered seqno with the manifest's chain hash (so the segments hold
-// exactly the stream the checkpoint was made from). (1) and (2) are checked before any op is
-// applied; (3) after the scans: when it fails the start replays every op into a fresh engine.
-// Each refusal is one log line that says why.
+// scans read and verify every record of every writer (CRC, chain, op decode) but apply only those
+// after the checkpoint, except the sealed segments the manifest records as wholly covered and
+// verified by the run that wrote it: a scan takes those that pass the cheap check of
+// store/segment_trust.hpp on trust, without reading their records, and the node verifies them in
+// the background once it is ready (actors/segment_scrub.hpp). A checkpoint is used only when (1)
+// its manifest and chunks read, (2) its state decodes to the digest its manifest names, and (3)
+// the scans met, for every writer it covers, the record at the covered seqno with the manifest's
+// chain hash (so the segments hold exactly the stream the checkpoint was made from; when that
+// record ends a segment taken on trust, the cheap check read it). (1) and (2) are checked before
+// any op is applied; (3) after the scans: when it fails the start replays every op into a fresh
+// engine, verifying every segment. Each refusal is one log line that says why.
+//
+// The sealed segments a checkpoint records are those of store/verified_segments.hpp: verified
+// record by record by this run (its start's scans, the background verification, or the checkpoint
+// task reading the segments sealed since) and wholly covered by the checkpoint.
 //
 // Beside the state, a checkpoint holds the recall lanes that save themselves (Lane::save, as
 // store sections named after the lanes, with the lane backlog), taken under the same read lock
@@ -53,6 +61,7 @@
 namespace vasana {
 
 class RecallEngine;
+class VerifiedSegments;
 
 struct CheckpointOptions {
   bool enabled = true;                    // [checkpoint] enabled: load at start and write them
@@ -77,6 +86,9 @@ class CheckpointStart {
   // For the scans' visitors: true when r (of writer) is covered by the loaded checkpoint and must
   // not be applied. Notes the covered record's hash for matches().
   bool covered(InstanceId writer, const RecordRef& r);
+  // For the scans: a sealed segment of writer taken on trust (its last record was read and
+  // checked against facts); notes that record's hash for matches() when it is the covered one.
+  void trusted(InstanceId writer, const SealedSegmentFacts& facts);
   // Check (3), after every writer was scanned. When it fails, logs why and forgets the checkpoint
   // (covered() is false from then on): the caller replays everything into a fresh engine.
   bool matches(const CheckpointLog& log);
@@ -109,17 +121,20 @@ struct CheckpointWrite {
   std::string fell_back;  // why it was taken in this process instead ("" when it was not)
   double digest_ms = 0;  // the encoding decoded again and digested, off the lock
   double hashes_ms = 0;  // the covered records' chain hashes looked up in the segments
+  double sealed_ms = 0;  // the sealed segments it records listed (those sealed since verified)
+  uint64_t sealed = 0;   // sealed segments it records
   double store_ms = 0;   // written to RocksDB (table files written and ingested, older generation compacted)
   uint64_t bytes = 0;    // encoded state
   uint64_t lane_bytes = 0;  // the lanes' snapshots
 };
 
-// Takes a checkpoint of engine's state now and makes it store's current one. Not written (Ok,
-// written = false) when the state holds no op. An error (not enough free space, a covered record
+// Takes a checkpoint of engine's state now and makes it store's current one, recording the
+// sealed segments segments (may be null: none) has verified that it wholly covers. Not written
+// (Ok, written = false) when the state holds no op. An error (not enough free space, a covered record
 // not found in its writer's segments, RocksDB failing) leaves the previous checkpoint current;
 // it is Corruption only when the store found its database damaged.
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
-                                         CheckpointStore& store);
+                                         CheckpointStore& store, VerifiedSegments* segments = nullptr);
 
 // What `vasana status` and the metrics show of the checkpoints (sync/replication_status.hpp).
 struct CheckpointHealth {
@@ -136,11 +151,13 @@ class CheckpointTask {
  public:
   // Sets aside the checkpoint found when it is damaged, opens (creating) DATA/checkpoint and
   // starts the thread. found: what the start made of the checkpoint (the one it used is the last
-  // checkpoint for min_ops; the interval counts from now). A database that cannot be opened does
-  // not stop it: health() says why, and the next checkpoint tries again.
+  // checkpoint for min_ops; the interval counts from now). segments: what each checkpoint records
+  // of the sealed segments (may be null: none). A database that cannot be opened does not stop
+  // it: health() says why, and the next checkpoint tries again.
   static std::unique_ptr<CheckpointTask> start(const DataDir& dir, const VectorSpace& space, CheckpointOptions options,
                                                std::shared_ptr<RecallEngine> engine, CheckpointLog log,
-                                               const CheckpointStart& found);
+                                               const CheckpointStart& found,
+                                               std::shared_ptr<VerifiedSegments> segments = nullptr);
   ~CheckpointTask();  // stops the thread; no checkpoint
 
   // Stops the thread, then writes a checkpoint when min_ops ops (at least one) were applied since

@@ -90,6 +90,11 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     if (!h.failed.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-failed", 0, h.failed});
     if (!h.damaged.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-damaged", 0, h.damaged});
   }
+  if (scrub)
+    for (const SegmentDamage& d : scrub->damage())
+      st.problems.push_back(WriterProblem{to_hex(d.writer), "segment-damaged", d.seqno.value,
+                                          d.describe() + " (found after start; serving the verified in-RAM state; "
+                                                         "the next start verifies every segment and repairs it)"});
   if (replicator) replicator->fill_status(&st);
   if (tailer) {
     for (auto& sibling : tailer->status(*heads, identity.instance)) st.peers.push_back(std::move(sibling));
@@ -126,6 +131,7 @@ void Node::stop() {
   if (i.embedder) i.embedder->stop();
   i.metrics.reset();
   i.repair.reset();
+  if (i.scrub) i.scrub->stop();
   // Peers stop before the actors, and the mirrors' applier empties its queue: nothing is applied
   // to the engine after this (the apply function uses the writer's state). The writer's state
   // holds the replica actor's handle (its subscriber): let go of it before the actor system

@@ -24,6 +24,7 @@
 #include "actors/node.hpp"
 #include "actors/own_stream_repair.hpp"
 #include "actors/query_actor.hpp"
+#include "actors/segment_scrub.hpp"
 #include "actors/replica_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "replica/apply_failures.hpp"
@@ -85,6 +86,12 @@ struct Node::Impl {
   std::shared_ptr<NodeProbe> probe;  // commit, recall and request measurements (metrics)
   mutable DigestCache digest_cache{std::chrono::seconds(10), [](const RecallEngine& e) { return forked_digest(e); }};  // the digest every scrape shows
   std::unique_ptr<OwnStreamRepair> repair;  // while the own stream is fetched back from peers
+  // The background verification of the segments the start took on trust, and what it and the
+  // checkpoints report of damage (actors/segment_scrub.hpp); the sealed segments verified in this
+  // run, which checkpoints record (store/verified_segments.hpp: it reports damage to scrub, which
+  // outlives it). Both null when [checkpoint] enabled = false.
+  std::unique_ptr<SegmentScrub> scrub;
+  std::shared_ptr<VerifiedSegments> verified_segments;
   std::unique_ptr<CheckpointTask> checkpoint;  // null when [checkpoint] enabled = false
   std::unique_ptr<ErasureTask> erasure;
   std::shared_ptr<EmbeddingWorker> embedder;   // null without an [embedding] provider

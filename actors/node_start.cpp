@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -17,6 +18,7 @@
 #include "store/own_repair.hpp"
 #include "store/record_redaction.hpp"
 #include "store/stream_repair.hpp"
+#include "store/verify_all_mark.hpp"
 #include "store/writer_dirs.hpp"
 #include "sync/log_limiter.hpp"
 
@@ -46,6 +48,9 @@ struct NodeStart {
   FileSystem& fs;
   const size_t threads;
   CheckpointStart checkpoint;  // load_checkpoint(); forgotten when it does not match the scans
+  // DIR/VERIFY-ALL's text (store/verify_all_mark.hpp): nothing is taken on trust at this start.
+  std::optional<std::string> verify_all;
+  bool trust = false;          // the scans may take the sealed segments the checkpoint records on trust
   Hlc newest;                  // the newest timestamp of every op replayed
   bool has_sources = false;    // peers or siblings may hold copies of this node's stream
   std::optional<Recovery> rec;                    // the own stream, replay_own_stream()
@@ -91,13 +96,53 @@ struct NodeStart {
     return e;
   }
 
-  // The engine, holding the latest checkpoint when [checkpoint] is enabled and it is usable.
-  void load_checkpoint() {
+  // The engine, holding the latest checkpoint when [checkpoint] is enabled and it is usable;
+  // whether the scans may take the sealed segments it records on trust.
+  Status load_checkpoint() {
+    auto mark = read_verify_all_mark(dir);
+    if (!mark.ok()) return mark.status();
+    verify_all = std::move(mark.value());
+    if (verify_all)
+      impl->log("recovery: " + verify_all_mark_path(dir) + " asks for every segment to be verified record by record at "
+                "this start (" + reasons(*verify_all) + ")");
     impl->engine = new_engine();
     if (impl->options.checkpoint.enabled) {
       checkpoint = CheckpointStart::load(dir, *impl->engine, impl->log, threads);
       if (!checkpoint.used()) impl->engine = new_engine();
     }
+    trust = checkpoint.used() && !verify_all;
+    // Before anything is taken on trust, the mark says that its verification is still to come:
+    // a start after this run ends before the background verification has finished trusts nothing
+    // (the scrub removes the mark when it has verified everything and found no damage).
+    if (trust) {
+      Status s = mark_verify_all(dir, kTrustPending);
+      if (!s.ok()) {
+        impl->log("recovery: cannot write " + verify_all_mark_path(dir) + " (" + s.message() +
+                  "): nothing is taken on the checkpoint's trust at this start");
+        trust = false;
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The mark's lines, joined by "; ".
+  static std::string reasons(std::string text) {
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, "; ");
+    return text;
+  }
+
+  // The sealed segments of writer the scans may take on trust (null: none).
+  const std::vector<SealedSegmentFacts>* trusted_of(InstanceId writer) const {
+    return trust ? checkpoint.manifest()->sealed_of(writer) : nullptr;
+  }
+
+  // After a scan that may have taken segments on trust: the newest timestamp, and check (3)'s
+  // covered record when such a segment ends with it.
+  void note_trusted(const WriterScan& scan) {
+    if (newest < scan.last_ts) newest = scan.last_ts;
+    for (const SegmentSummary& s : scan.segments)
+      if (s.trusted) checkpoint.trusted(scan.instance, *s.sealed);
   }
 
   // The scans' visitor for writer's records: each op goes into the engine unless the checkpoint
@@ -125,9 +170,11 @@ struct NodeStart {
     // A node with peers or siblings marks its directory before cutting a torn tail: the cut record
     // may be one they hold (store/stream_repair.hpp), and the mark outlives a kill after the cut.
     has_sources = !impl->options.sync.peers.empty() || !impl->options.sync.shared_parent.empty();
-    auto recovered = recover_own_stream(dir, impl->identity, replay(impl->identity.instance), has_sources);
+    auto recovered = recover_own_stream(dir, impl->identity, replay(impl->identity.instance), has_sources,
+                                        trusted_of(impl->identity.instance));
     if (!recovered.ok()) return recovered.status();
     rec = std::move(recovered.value());
+    note_trusted(rec->scan);
     std::vector<std::string> ignored;
     auto listed = list_writer_dirs(dir, &ignored);
     if (!listed.ok()) return listed.status();
@@ -147,26 +194,72 @@ struct NodeStart {
     impl->probe->integrity_found("own-segment", rec->corruptions);
   }
 
+  // A copy's scan that stopped early: logged and counted.
+  void copy_damaged(const WriterScan& scan) {
+    impl->log("integrity: writer " + to_hex(scan.instance) + ": " + scan.describe_problem());
+    impl->probe->integrity_found("copy-segment", 1);
+  }
+
   // Scans and replays every other writer's folder; when the checkpoint then turns out not to
   // match the scans, replays every folder again into a fresh engine.
   Status replay_other_writers() {
     for (const auto& w : *writers) {
       if (w.instance == impl->identity.instance) continue;
-      auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance));
+      auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, /*own=*/false, replay(w.instance),
+                              trusted_of(w.instance));
       if (!scan.ok()) return scan.status();
       if (Status st = check_stop_requested(*impl); !st.ok()) return st;
-      if (!scan->healthy()) {
-        impl->log("integrity: writer " + to_hex(w.instance) + ": " + scan->describe_problem());
-        impl->probe->integrity_found("copy-segment", 1);
-      }
+      note_trusted(*scan);
+      if (!scan->healthy()) copy_damaged(*scan);
       others.push_back(std::move(scan.value()));
     }
-    if (!checkpoint.matches(impl->log)) {
-      impl->engine = new_engine();
-      for (const auto& w : *writers) {
-        auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, w.instance == impl->identity.instance,
-                                replay(w.instance));
-        if (!scan.ok()) return scan.status();
+    if (checkpoint.matches(impl->log)) return Status::Ok();
+    impl->engine = new_engine();
+    if (trusted_segments() > 0) return replay_without_trust();
+    for (const auto& w : *writers) {
+      auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, w.instance == impl->identity.instance,
+                              replay(w.instance));
+      if (!scan.ok()) return scan.status();
+    }
+    return Status::Ok();
+  }
+
+  size_t trusted_segments() const {
+    size_t n = rec->scan.trusted_segments();
+    for (const WriterScan& scan : others) n += scan.trusted_segments();
+    return n;
+  }
+
+  // The checkpoint was refused after the scans took segments on its trust: every folder is
+  // scanned again record by record and replayed into the fresh engine, as without a checkpoint.
+  // A copy's new scan replaces the first. When the own stream's new scan stops before the first
+  // one did (damage in a segment taken on trust), its recovery runs again on it.
+  Status replay_without_trust() {
+    trust = false;
+    auto stop_of = [](const WriterScan& s) { return s.stopped_at.value_or(s.segments.size()); };
+    for (const auto& w : *writers) {
+      const bool own = w.instance == impl->identity.instance;
+      auto scan = scan_writer(w.path, w.instance, impl->identity.vector_space, own, replay(w.instance));
+      if (!scan.ok()) return scan.status();
+      WriterScan& first = own ? rec->scan : *std::find_if(others.begin(), others.end(), [&](const WriterScan& o) {
+        return o.instance == w.instance;
+      });
+      const bool stops_earlier = stop_of(*scan) < stop_of(first);
+      if (own && stops_earlier) {
+        Recovery before = std::move(*rec);
+        auto again = recover_own_stream(dir, impl->identity, nullptr, has_sources);
+        if (!again.ok()) return again.status();
+        rec = std::move(again.value());
+        rec->actions.insert(rec->actions.begin(), before.actions.begin(), before.actions.end());
+        impl->probe->integrity_found("own-segment", rec->corruptions);
+        rec->corruptions += before.corruptions;
+        rec->torn_bytes += before.torn_bytes;
+        rec->marked = rec->marked || before.marked;
+      } else if (own) {
+        for (SegmentSummary& s : rec->scan.segments) s.trusted = false;  // verified now
+      } else {
+        if (stops_earlier) copy_damaged(*scan);
+        first = std::move(scan.value());
       }
     }
     return Status::Ok();
@@ -174,22 +267,36 @@ struct NodeStart {
 
   // Without a checkpoint the lanes are built once from the replayed state, side by side on the
   // scheduler's threads; with one, its lanes catch up with the ops after it.
+  // Then the memory the start freed (the checkpoint's bytes, a replay's buffers) goes back to the
+  // system: a smaller resident set, and cheaper forks for checkpoints and digests
+  // (actors/forked_child.hpp), whose cost grows with the pages the process maps.
   void build_lanes() {
     if (checkpoint.used())
       impl->engine->catch_up_lanes();
     else
       impl->engine->rebuild_lanes(threads);
+    ::malloc_trim(0);
   }
 
   // What recovery did and found, and what the replica holds now.
   void log_recovery() {
     for (const auto& a : rec->actions) impl->log("recovery: " + a);
+    log_trust();
     if (rec->corruptions > 0) impl->log("integrity: " + std::to_string(rec->corruptions) + " corrupt segment(s) quarantined");
+    const size_t trusted = rec->scan.trusted_segments();
     impl->log("recovery: writer " + to_hex(impl->identity.instance) + " verified " + std::to_string(rec->scan.records) +
               " records up to seqno " + std::to_string(rec->scan.last_seqno.value) + " in " +
-              std::to_string(rec->scan.segments.size()) + " segment(s)");
+              std::to_string(rec->scan.segments.size()) + " segment(s)" +
+              (trusted ? " (" + std::to_string(trusted) + " of them taken on trust, as the checkpoint records them)" : ""));
     impl->log("replica: " + std::to_string(impl->engine->memory_count()) + " memories from " +
               std::to_string(writers->size()) + " writer(s)");
+  }
+
+  // How many segments the scans verified record by record and took on trust.
+  void log_trust() {
+    std::vector<const WriterScan*> scans{&rec->scan};
+    for (const WriterScan& o : others) scans.push_back(&o);
+    for (const std::string& line : start_segment_lines(scans)) impl->log("recovery: " + line);
   }
 
   // The own writer's state: writable with a log writer on the recovered tail, or read-only (and
@@ -291,6 +398,14 @@ struct NodeStart {
       impl->mirrors->add(std::move(m.value()));
     }
     return Status::Ok();
+  }
+
+  // DIR/VERIFY-ALL goes once this start verified every segment and handled what it found.
+  Status clear_verify_all() {
+    if (!verify_all) return Status::Ok();
+    Status s = remove_verify_all_mark(dir);
+    if (s.ok()) impl->log("recovery: every segment verified at this start; removed " + verify_all_mark_path(dir));
+    return s;
   }
 
   // The actor system and the replica actor, fed the own writer's committed batches.
@@ -441,6 +556,22 @@ struct NodeStart {
     return Status::Ok();
   }
 
+  // What this start verified of the sealed segments, for the checkpoints; the background
+  // verification of those it took on trust.
+  void start_scrub() {
+    impl->scrub = std::make_unique<SegmentScrub>(SegmentScrub::Context{
+        dir, impl->identity.vector_space, impl->identity.instance, impl->probe, impl->log, /*remove_mark_when_done=*/trust});
+    impl->verified_segments = std::make_shared<VerifiedSegments>(
+        dir, impl->identity.vector_space, [scrub = impl->scrub.get()](const SegmentDamage& d) { scrub->report(d); });
+    std::vector<ScrubJob> jobs = scrub_jobs(rec->scan);
+    impl->verified_segments->add_scan(rec->scan);
+    for (const WriterScan& scan : others) {
+      impl->verified_segments->add_scan(scan);
+      for (ScrubJob& j : scrub_jobs(scan)) jobs.push_back(std::move(j));
+    }
+    impl->scrub->start(std::move(jobs), impl->verified_segments);
+  }
+
   // The node's threads: the own stream's repair (when it is fetched back), the indexer, the
   // embedding worker and the checkpoint task. Cannot fail.
   void start_background_work() {
@@ -499,9 +630,11 @@ struct NodeStart {
     if (impl->embedder) impl->embedder->start();
     // A checkpoint database that cannot be opened or written costs fast starts, not this start
     // (vasana status shows it).
-    if (impl->options.checkpoint.enabled)
+    if (impl->options.checkpoint.enabled) {
+      start_scrub();
       impl->checkpoint = CheckpointTask::start(dir, impl->identity.vector_space, impl->options.checkpoint, impl->engine,
-                                               impl->log, checkpoint);
+                                               impl->log, checkpoint, impl->verified_segments);
+    }
     CheckpointTask* cp = impl->checkpoint.get();
     impl->erasure = ErasureTask::start(
         dir, impl->identity.vector_space, impl->engine, [cp] { if (cp) cp->request(); }, impl->log);
@@ -519,7 +652,8 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
 
   // The replicated state: every verified op of every writer folder, own stream first.
   // With a usable checkpoint, the ops it covers are verified by the scans but not applied.
-  start.load_checkpoint();
+  // Sealed segments the checkpoint records as verified are taken on trust; the rest is verified.
+  if (Status st = start.load_checkpoint(); !st.ok()) return st;
   if (Status st = start.replay_own_stream(); !st.ok()) return st;
   start.make_probe();
   if (Status st = start.replay_other_writers(); !st.ok()) return st;
@@ -531,6 +665,7 @@ Status start_node(std::unique_ptr<Node::Impl>& impl) {
   if (Status st = start.open_own_writer(); !st.ok()) return st;
   start.make_mirrors();
   if (Status st = start.add_mirrors(); !st.ok()) return st;
+  if (Status st = start.clear_verify_all(); !st.ok()) return st;
   start.start_replica();
   start.start_writer();
   // Peers are served and fetched from before clients are: a remote op may be applied while the

@@ -8,11 +8,13 @@
 
 namespace vasana {
 
-Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n) {
+Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n, uint64_t seal_bytes) {
   auto rec = recover_own_stream(dir, id, nullptr, false);
   if (!rec.ok()) return rec.status();
+  LogWriterOptions options;
+  options.seal_bytes = seal_bytes;
   auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
-                           LogWriterOptions{}, system_wall_ms());
+                           options, system_wall_ms());
   if (!w.ok()) return w.status();
   SyntheticCorpus corpus;
   const uint64_t ms = system_wall_ms() - n;
@@ -21,6 +23,7 @@ Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n
     w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
     if (i % 4096 == 4095 || i + 1 == n) {
       Status s = w.value()->commit();
+      if (s.ok()) s = w.value()->maybe_seal(system_wall_ms());
       if (!s.ok()) return s;
     }
   }

@@ -6,11 +6,13 @@
 
 #include "protocol/status.hpp"
 #include "store/data_dir.hpp"
+#include "store/log_writer.hpp"
 
 namespace vasana {
 
 // Appends n synthetic put_memory records to id's own stream in dir (committed 4096 at a time),
-// stamped one millisecond apart and ending now.
-Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n);
+// stamped one millisecond apart and ending now, sealing segments at seal_bytes as a node does.
+Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n,
+                                uint64_t seal_bytes = LogWriterOptions{}.seal_bytes);
 
 }  // namespace vasana

@@ -1,7 +1,8 @@
 // `vasana-bench start`: start to ready on a data directory of N memories, with a full replay and
 // from a checkpoint (actors/checkpoint_task.hpp) with no ops after it, in the same run, and where
 // the time goes: verifying the segments, applying the ops, loading the checkpoint, rebuilding
-// each recall lane, and what writing the checkpoint cost (the state's lock held while encoding).
+// each recall lane, and what writing the checkpoint cost (how long writes waited for it); how
+// many segments each start verified record by record and took on the checkpoint's trust.
 #include <malloc.h>
 #include <unistd.h>
 
@@ -48,7 +49,7 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
   opts.checkpoint.enabled = checkpoint;
   opts.checkpoint.min_ops = min_ops;
   auto log = [lines](const std::string& l) {
-    if (l.rfind("checkpoint:", 0) == 0) lines->push_back(l);
+    if (l.rfind("checkpoint:", 0) == 0 || l.rfind("recovery: segments:", 0) == 0) lines->push_back(l);
   };
   auto s0 = Clock::now();
   auto node = Node::start(opts, log);
@@ -61,10 +62,74 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
   return ready;
 }
 
+// Each lane rebuilt alone on one thread from state, and a saved lane's snapshot size, save and
+// load times.
+void print_lanes_alone(const ReplicaState& copy) {
+  std::vector<std::unique_ptr<Lane>> lanes = make_all_lanes();
+  std::printf("  each lane rebuilt alone on one thread (a saved lane: saved and loaded):");
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    std::string name = lanes[i]->name();
+    std::vector<std::unique_ptr<Lane>> one;
+    one.push_back(std::move(lanes[i]));
+    RecallEngine e(std::move(one), ScoringWeights{}, 0);
+    e.load_state(copy);
+    auto l0 = Clock::now();
+    e.rebuild_lanes(1);
+    std::printf(" %s %.2f s", name.c_str(), s_since(l0));
+    if (auto fresh = std::move(make_all_lanes()[i]); fresh->snapshot_format() != 0) {
+      l0 = Clock::now();
+      const auto snaps = e.snapshot_lanes([](const ReplicaState&) {});
+      const double save_s = s_since(l0);
+      uint64_t lane_bytes = 0;
+      for (const auto& c : snaps.front().chunks) lane_bytes += c.size();
+      SnapshotReader r(snaps.front().chunks);
+      l0 = Clock::now();
+      const Status ls = fresh->load(r);
+      std::printf(" (%.1f MiB saved in %.2f s, loaded in %.2f s%s)", double(lane_bytes) / (1 << 20), save_s,
+                  s_since(l0), ls.ok() ? "" : ", LOAD FAILED");
+    }
+    std::printf(";");
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
+// The checkpoint's state encoding, decoding and digest, and the digest a scrape or `vasana
+// status` asks for, in this process and by a forked child.
+void print_state_figures(const RecallEngine* engine) {
+  auto t0 = Clock::now();
+  EncodedState encoded;
+  Hash256 digest{};
+  engine->read([&](const ReplicaState& s) { encoded = StateCodec::encode(s); });
+  const double locked_s = s_since(t0);
+  engine->read([&](const ReplicaState& s) { digest = s.digest(); });
+  uint64_t bytes = encoded.meta.size();
+  for (const auto& c : encoded.chunks) bytes += c.size();
+  t0 = Clock::now();
+  ReplicaState decoded;
+  Status ds = StateCodec::decode(encoded, &decoded);
+  const double decode_s = s_since(t0);
+  t0 = Clock::now();
+  const bool same = ds.ok() && decoded.digest() == digest;
+  const double digest_s = s_since(t0);
+  std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
+              double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
+  // The digest a scrape or `vasana status` asks for: in this process writes wait for the whole
+  // pass; from a forked child (actors/forked_digest.hpp) only for the fork.
+  t0 = Clock::now();
+  const StateDigest here = digest_in_process(*engine);
+  const double here_s = s_since(t0);
+  double held_ms = 0;
+  t0 = Clock::now();
+  const StateDigest forked = forked_digest(*engine, &held_ms);
+  std::printf("  state digest: in this process %.2f s (writes wait for all of it); by a forked child %.2f s, writes"
+              " waited %.1f ms%s\n", here_s, s_since(t0), held_ms, forked.digest == here.digest ? "" : " (DIFFERS)");
+}
+
 }  // namespace
 
 int cmd_bench_start(const Words& words) {
-  auto args = parse_args(words, {"memories", "dir"}, {"settle"});
+  auto args = parse_args(words, {"memories", "dir", "segment-mib"}, {"settle"});
   if (!args.ok()) return bench::fail(kExitUsage, "start: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
@@ -77,6 +142,15 @@ int cmd_bench_start(const Words& words) {
   // has run a while (a start that has just replayed everything still holds every vector in the
   // exact buffers, whose copy is taken under the lock).
   const bool settle = args->has("settle");
+  // --segment-mib: the segments' seal size (a node's [writer] seal_segment_bytes, 64 MiB by
+  // default); smaller ones show at 100k what the start takes on trust from the checkpoint.
+  uint64_t seal_mib = 64;
+  if (auto m = args->get("segment-mib")) {
+    char* end = nullptr;
+    seal_mib = std::strtoull(m->c_str(), &end, 10);
+    if (m->empty() || *end != '\0' || seal_mib == 0 || seal_mib > 1024)
+      return bench::fail(kExitUsage, "start: --segment-mib takes a size in MiB from 1 to 1024");
+  }
   std::printf("vasana-bench start: start to ready (Node::start returning: state and every lane built; the semantic\n"
               "graphs of realms past the exact limit are built behind, in the background)\n");
   for (size_t n : sizes) {
@@ -88,7 +162,8 @@ int cmd_bench_start(const Words& words) {
     DataDir dir{root + "/node"};
     auto id = init_data_dir(dir, VectorSpace{});
     if (!id.ok()) return bench::fail(kExitFailed, "start: " + id.status().message());
-    if (Status s = write_synthetic_memories(dir, *id, n); !s.ok()) return bench::fail(kExitFailed, "start: " + s.to_string());
+    if (Status s = write_synthetic_memories(dir, *id, n, seal_mib << 20); !s.ok())
+      return bench::fail(kExitFailed, "start: " + s.to_string());
     std::printf("\n%zu memories:\n", n);
 
     // Where a full replay's time goes, phase by phase, on this thread.
@@ -107,62 +182,8 @@ int cmd_bench_start(const Words& words) {
                 verify_s, replay_s);
     ReplicaState copy;
     engine->read([&](const ReplicaState& s) { copy = s; });
-    std::vector<std::unique_ptr<Lane>> lanes = make_all_lanes();
-    std::printf("  each lane rebuilt alone on one thread (a saved lane: saved and loaded):");
-    for (size_t i = 0; i < lanes.size(); ++i) {
-      std::string name = lanes[i]->name();
-      std::vector<std::unique_ptr<Lane>> one;
-      one.push_back(std::move(lanes[i]));
-      RecallEngine e(std::move(one), ScoringWeights{}, 0);
-      e.load_state(copy);
-      auto l0 = Clock::now();
-      e.rebuild_lanes(1);
-      std::printf(" %s %.2f s", name.c_str(), s_since(l0));
-      if (auto fresh = std::move(make_all_lanes()[i]); fresh->snapshot_format() != 0) {
-        l0 = Clock::now();
-        const auto snaps = e.snapshot_lanes([](const ReplicaState&) {});
-        const double save_s = s_since(l0);
-        uint64_t lane_bytes = 0;
-        for (const auto& c : snaps.front().chunks) lane_bytes += c.size();
-        SnapshotReader r(snaps.front().chunks);
-        l0 = Clock::now();
-        const Status ls = fresh->load(r);
-        std::printf(" (%.1f MiB saved in %.2f s, loaded in %.2f s%s)", double(lane_bytes) / (1 << 20), save_s,
-                    s_since(l0), ls.ok() ? "" : ", LOAD FAILED");
-      }
-      std::printf(";");
-      std::fflush(stdout);
-    }
-    std::printf("\n");
-    t0 = Clock::now();
-    EncodedState encoded;
-    Hash256 digest{};
-    engine->read([&](const ReplicaState& s) { encoded = StateCodec::encode(s); });
-    const double locked_s = s_since(t0);
-    engine->read([&](const ReplicaState& s) { digest = s.digest(); });
-    uint64_t bytes = encoded.meta.size();
-    for (const auto& c : encoded.chunks) bytes += c.size();
-    t0 = Clock::now();
-    ReplicaState decoded;
-    Status ds = StateCodec::decode(encoded, &decoded);
-    const double decode_s = s_since(t0);
-    t0 = Clock::now();
-    const bool same = ds.ok() && decoded.digest() == digest;
-    const double digest_s = s_since(t0);
-    std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
-                double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
-    // The digest a scrape or `vasana status` asks for: in this process writes wait for the whole
-    // pass; from a forked child (actors/forked_digest.hpp) only for the fork.
-    {
-      auto d0 = Clock::now();
-      const StateDigest here = digest_in_process(*engine);
-      const double here_s = s_since(d0);
-      double held_ms = 0;
-      d0 = Clock::now();
-      const StateDigest forked = forked_digest(*engine, &held_ms);
-      std::printf("  state digest: in this process %.2f s (writes wait for all of it); by a forked child %.2f s, writes"
-                  " waited %.1f ms%s\n", here_s, s_since(d0), held_ms, forked.digest == here.digest ? "" : " (DIFFERS)");
-    }
+    print_lanes_alone(copy);
+    print_state_figures(engine.get());
 
     // The lanes built on the replayed state, both on 2 threads as a start does; then this
     // process lets go of that state, so that the nodes below run in a process of their own size
@@ -172,13 +193,14 @@ int cmd_bench_start(const Words& words) {
     const double replayed_s = s_since(r0);
     engine.reset();
     copy = ReplicaState();
-    decoded = ReplicaState();
-    encoded = EncodedState();
     ::malloc_trim(0);  // the freed heap back to the system: the node's fork copies only its own pages
 
     std::vector<std::string> lines;
     auto full = start_once(dir, /*checkpoint=*/false, 1, &lines);
     if (!full.ok()) return bench::fail(kExitFailed, "start: " + full.status().message());
+    // How many segments the full replay verified, against the start from the checkpoint below.
+    for (const auto& l : lines)
+      if (l.rfind("recovery: segments:", 0) == 0) std::printf("  full replay: %s\n", l.c_str() + 10);
     // Started with checkpoints on and stopped: the shutdown writes the first checkpoint.
     auto first = start_once(dir, true, 1, &lines, settle);
     if (!first.ok()) return bench::fail(kExitFailed, "start: " + first.status().message());
@@ -189,6 +211,8 @@ int cmd_bench_start(const Words& words) {
     auto from = start_once(dir, true, 1, &lines);
     if (!from.ok()) return bench::fail(kExitFailed, "start: " + from.status().message());
     std::printf("  start to ready: full replay %.2f s; from a checkpoint %.2f s\n", *full, *from);
+    for (const auto& l : lines)
+      if (l.rfind("recovery: segments:", 0) == 0) std::printf("  from the checkpoint: %s\n", l.c_str() + 10);
     // The lanes built on the replayed state (above), against the checkpoint loaded with its lanes.
     {
       RecallEngine loaded(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});

@@ -155,7 +155,9 @@ void add_writer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
                                  "cannot be written here; retried), apply-stopped (an op of it could not be applied); "
                                  "under the own writer, clock-ahead (its stream is stamped too far ahead of this "
                                  "node's clock), checkpoint-failed (the state checkpoint cannot be written; retried) "
-                                 "and checkpoint-damaged (the one found was damaged and set aside).",
+                                 "and checkpoint-damaged (the one found was damaged and set aside); under any writer, "
+                                 "segment-damaged (a segment the start took on trust failed its verification after "
+                                 "start; the next start repairs it).",
                                  MetricType::Gauge);
   for (const WriterProblem& p : s.problems) add(problems, {{"writer", p.writer}, {"problem", p.problem}}, 1);
   MetricFamily holds = family("vasana_clock_skew_holds_total",
@@ -176,8 +178,9 @@ void add_writer_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
 void add_integrity_families(const NodeStatus& s, std::vector<MetricFamily>& out) {
   MetricFamily integrity = family("vasana_integrity_failures_total",
                                   "Integrity failures since the process started, by kind: own-segment (a corrupt "
-                                  "segment of the own stream, quarantined at start), copy-segment (another writer's "
-                                  "copy that failed verification at start, fetched again), peer-chunk (a chunk "
+                                  "segment of the own stream, quarantined at start or found after it), copy-segment "
+                                  "(another writer's copy that failed verification at start, fetched again, or after "
+                                  "it), peer-chunk (a chunk "
                                   "from a peer or sibling that failed verification, not applied).",
                                   MetricType::Counter);
   for (const auto& [kind, count] : s.integrity_failures) add(integrity, {{"kind", kind}}, static_cast<double>(count));

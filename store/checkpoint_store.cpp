@@ -20,8 +20,10 @@ namespace vasana {
 
 namespace {
 
-// Version 2 added the sections; a version 1 manifest reads as one without sections.
-constexpr uint32_t kManifestVersion = 2;
+// Version 2 added the sections, version 3 the sealed segments; an older manifest reads as one
+// without them.
+constexpr uint32_t kManifestVersion = 3;
+constexpr size_t kSealedFactsBytes = 8 * 8 + 2 * 32;
 const char kManifestKey[] = "manifest";
 
 std::string hex16(uint64_t v) {
@@ -65,12 +67,31 @@ std::string mib(uint64_t bytes) {
 
 void append_hash(std::string& s, const Hash256& h) { s.append(reinterpret_cast<const char*>(h.data()), h.size()); }
 
+void append_facts(std::string& s, const SealedSegmentFacts& f) {
+  append_u64(s, f.index.value);
+  append_u64(s, f.file_bytes);
+  append_u64(s, f.created_ms);
+  append_u64(s, f.first_seqno.value);
+  append_hash(s, f.chain_head);
+  append_u64(s, f.records);
+  append_u64(s, f.last_seqno.value);
+  append_hash(s, f.last_hash);
+  append_u64(s, f.last_ts.value);
+  append_u64(s, f.last_record_offset);
+}
+
 }  // namespace
 
 Seqno CheckpointManifest::covered_seqno(InstanceId writer) const {
   for (const auto& c : covered)
     if (c.writer == writer) return c.seqno;
   return Seqno(0);
+}
+
+const std::vector<SealedSegmentFacts>* CheckpointManifest::sealed_of(InstanceId writer) const {
+  for (const auto& w : sealed)
+    if (w.writer == writer) return &w.segments;
+  return nullptr;
 }
 
 std::string checkpoint_dir(const std::string& data_root) { return data_root + "/checkpoint"; }
@@ -99,6 +120,12 @@ std::string encode_manifest(const CheckpointManifest& m) {
     append_u64(s, x.chunk_count);
     append_u64(s, x.bytes);
   }
+  append_u64(s, m.sealed.size());
+  for (const auto& w : m.sealed) {
+    append_u64(s, w.writer.value);
+    append_u64(s, w.segments.size());
+    for (const auto& f : w.segments) append_facts(s, f);
+  }
   return s;
 }
 
@@ -123,7 +150,7 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
   };
   CheckpointManifest m;
   const uint32_t version = get_u32(take(4));
-  if (!bad && version != kManifestVersion && version != 1)
+  if (!bad && (version < 1 || version > kManifestVersion))
     return Status::Incompatible("checkpoint manifest version " + std::to_string(version) + "; this build reads " +
                                 std::to_string(kManifestVersion));
   m.generation = get_u64(take(8));
@@ -158,6 +185,31 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
       x.chunk_count = get_u64(take(8));
       x.bytes = get_u64(take(8));
       m.sections.push_back(std::move(x));
+    }
+  }
+  if (version >= 3) {
+    const uint64_t writers = get_u64(take(8));
+    if (!bad && writers > left / 16) bad = true;
+    for (uint64_t i = 0; i < writers && !bad; ++i) {
+      CheckpointSealed w;
+      w.writer = InstanceId(get_u64(take(8)));
+      const uint64_t count = get_u64(take(8));
+      if (!bad && count > left / kSealedFactsBytes) bad = true;
+      for (uint64_t k = 0; k < count && !bad; ++k) {
+        SealedSegmentFacts f;
+        f.index = SegmentIndex(get_u64(take(8)));
+        f.file_bytes = get_u64(take(8));
+        f.created_ms = get_u64(take(8));
+        f.first_seqno = Seqno(get_u64(take(8)));
+        hash(f.chain_head);
+        f.records = get_u64(take(8));
+        f.last_seqno = Seqno(get_u64(take(8)));
+        hash(f.last_hash);
+        f.last_ts = Hlc(get_u64(take(8)));
+        f.last_record_offset = get_u64(take(8));
+        w.segments.push_back(f);
+      }
+      m.sealed.push_back(std::move(w));
     }
   }
   if (bad || left != 0) return Status::Corruption("checkpoint manifest: unreadable (" + std::to_string(bytes.size()) + " bytes)");

@@ -15,6 +15,11 @@
 // that record at that seqno (the chain hash covers every record before it); otherwise it replays
 // everything.
 //
+// Sealed (manifest version 3): per writer, the sealed segments the checkpoint wholly covers that
+// the run writing it had verified record by record, with what it found (store/segment_trust.hpp).
+// A start that uses the checkpoint takes those that pass the cheap check on trust instead of
+// reading them. A manifest of version 1 or 2 has none: every segment is verified.
+//
 // Durability: write() does not use RocksDB's write-ahead log (after a failed append to it,
 // RocksDB 7.8's next flush or sync of that log can abort the process on an assertion). It writes
 // the new generation's keys into a table file of its own (SstFileWriter, synced, in
@@ -48,6 +53,7 @@
 
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
+#include "store/segment_trust.hpp"
 
 namespace vasana {
 
@@ -55,6 +61,12 @@ struct CheckpointCoverage {
   InstanceId writer;
   Seqno seqno;     // the last op of writer the state holds (>= 1)
   Hash256 hash{};  // the chain hash of that record
+};
+
+// The sealed segments of one writer a checkpoint wholly covers, verified by the run that wrote it.
+struct CheckpointSealed {
+  InstanceId writer;
+  std::vector<SealedSegmentFacts> segments;  // in index order
 };
 
 // A named part of a checkpoint beside the state (a recall lane's index): opaque chunks.
@@ -81,9 +93,12 @@ struct CheckpointManifest {
   uint64_t chunk_count = 0;
   std::vector<CheckpointCoverage> covered;  // by writer
   std::vector<CheckpointSectionInfo> sections;  // in section number order
+  std::vector<CheckpointSealed> sealed;         // by writer; empty before version 3
 
   // The seqno covered for writer (0: none of its ops).
   Seqno covered_seqno(InstanceId writer) const;
+  // The sealed segments of writer recorded (null: none).
+  const std::vector<SealedSegmentFacts>* sealed_of(InstanceId writer) const;
 };
 
 struct CheckpointData {

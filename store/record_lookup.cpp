@@ -1,8 +1,5 @@
 #include "store/record_lookup.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -10,25 +7,9 @@
 
 #include "store/file_io.hpp"
 #include "store/segment_reader.hpp"
+#include "store/segment_trust.hpp"
 
 namespace vasana {
-
-namespace {
-
-// The header of a segment file, read from its first bytes only.
-Result<SegmentHeader> read_header(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IoError("cannot open " + path);
-  std::string buf(4096, '\0');
-  const ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
-  ::close(fd);
-  if (n < 0) return Status::IoError("cannot read " + path);
-  buf.resize(size_t(n));
-  size_t consumed = 0;
-  return decode_header(buf, &consumed);
-}
-
-}  // namespace
 
 Result<Hash256> record_hash_at(const std::string& dir, InstanceId instance, const VectorSpace& space, Seqno seqno) {
   namespace fs = std::filesystem;
@@ -41,7 +22,7 @@ Result<Hash256> record_hash_at(const std::string& dir, InstanceId instance, cons
   if (ec) return Status::IoError("cannot list " + dir + ": " + ec.message());
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return b.first < a.first; });
   for (const auto& [index, path] : files) {  // newest first
-    auto header = read_header(path);
+    auto header = read_segment_header(path);
     if (!header.ok() || header->first_seqno > seqno) continue;
     auto bytes = read_whole_file(path);
     if (!bytes.ok()) return bytes.status();

@@ -56,12 +56,12 @@ Status quarantine_segment(const DataDir& dir, InstanceId instance, const Segment
 }
 
 Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit,
-                                    bool mark_torn_cut) {
+                                    bool mark_torn_cut, const std::vector<SealedSegmentFacts>* trusted) {
   const std::string wdir = dir.writer_dir(id.instance);
   std::error_code ec;
   Status made = make_private_dirs(wdir);
   if (!made.ok()) return made;
-  auto scanned = scan_writer(wdir, id.instance, id.vector_space, /*own=*/true, visit);
+  auto scanned = scan_writer(wdir, id.instance, id.vector_space, /*own=*/true, visit, trusted);
   if (!scanned.ok()) return scanned.status();
   Recovery rec;
   rec.scan = std::move(scanned.value());

@@ -35,9 +35,10 @@ struct Recovery {
 
 // visit sees every verified record of the own stream, in order. mark_torn_cut: mark the directory
 // before cutting a torn tail (a node with peers or siblings, and `vasana repair`); IoError, with
-// nothing cut, when the marker cannot be written. Caller holds the DirLock.
+// nothing cut, when the marker cannot be written. trusted: sealed segments the scan may take on
+// trust (scan_writer; null: none). Caller holds the DirLock.
 Result<Recovery> recover_own_stream(const DataDir& dir, const Identity& id, const RecordVisitor& visit,
-                                    bool mark_torn_cut);
+                                    bool mark_torn_cut, const std::vector<SealedSegmentFacts>* trusted = nullptr);
 
 // Copies a damaged segment of instance to quarantine/ with a note (.why) and leaves only its
 // verified prefix in place (removes the file when nothing in it verified). One line for the

@@ -10,15 +10,61 @@ namespace vasana {
 
 namespace fs = std::filesystem;
 
+std::string describe_segment_problem(SegmentEnd end, SegmentIndex index, const std::string& path, uint64_t offset,
+                                     const std::string& problem) {
+  return std::string(segment_end_name(end)) + " in segment " + std::to_string(index.value) + " (" + path +
+         ") at offset " + std::to_string(offset) + ": " + problem;
+}
+
 std::string WriterScan::describe_problem() const {
   if (!stopped_at) return "";
   const SegmentSummary& s = segments[*stopped_at];
-  return std::string(segment_end_name(s.end)) + " in segment " + std::to_string(s.index.value) + " (" + s.path +
-         ") at offset " + std::to_string(s.problem_offset) + ": " + s.problem;
+  return describe_segment_problem(s.end, s.index, s.path, s.problem_offset, s.problem);
 }
 
+size_t WriterScan::trusted_segments() const {
+  size_t n = 0;
+  for (const SegmentSummary& s : segments) n += s.trusted ? 1 : 0;
+  return n;
+}
+
+namespace {
+
+// Takes sum on trust when trusted holds facts for it that pass the cheap check (else notes why
+// not in sum): scan and expect move past it as if it had been verified. True when it did.
+bool take_on_trust(const std::vector<SealedSegmentFacts>* trusted, SegmentSummary& sum, ScanExpect& expect,
+                   WriterScan& scan) {
+  if (!trusted) return false;
+  auto it = std::lower_bound(trusted->begin(), trusted->end(), sum.index,
+                             [](const SealedSegmentFacts& t, SegmentIndex i) { return t.index < i; });
+  if (it == trusted->end() || it->index != sum.index) return false;
+  const SealedSegmentFacts* f = &*it;
+  Status s = check_sealed_segment(sum.path, *f, expect);
+  if (!s.ok()) {
+    sum.trust_refused = s.message();
+    return false;
+  }
+  sum.file_bytes = sum.verified_bytes = f->file_bytes;
+  sum.records = f->records;
+  sum.first_seqno = f->first_seqno;
+  sum.created_ms = f->created_ms;
+  sum.end = SegmentEnd::sealed;
+  sum.sealed = *f;
+  sum.trusted = true;
+  scan.records += f->records;
+  scan.last_seqno = f->last_seqno;
+  scan.last_hash = f->last_hash;
+  scan.last_ts = f->last_ts;
+  expect.first_seqno = Seqno(f->last_seqno.value + 1);
+  expect.chain_head = f->last_hash;
+  expect.min_ts = f->last_ts;
+  return true;
+}
+
+}  // namespace
+
 Result<WriterScan> scan_writer(const std::string& dir, InstanceId instance, const VectorSpace& space, bool own,
-                               const RecordVisitor& visit) {
+                               const RecordVisitor& visit, const std::vector<SealedSegmentFacts>* trusted) {
   WriterScan scan;
   scan.instance = instance;
   std::error_code ec;
@@ -43,6 +89,11 @@ Result<WriterScan> scan_writer(const std::string& dir, InstanceId instance, cons
       scan.segments.push_back(std::move(sum));
       continue;
     }
+    expect.index = sum.index;
+    if (sum.index == SegmentIndex(i) && take_on_trust(trusted, sum, expect, scan)) {
+      scan.segments.push_back(std::move(sum));
+      continue;
+    }
     auto bytes = read_whole_file(sum.path);
     if (!bytes.ok()) return bytes.status();
     sum.file_bytes = bytes->size();
@@ -54,7 +105,6 @@ Result<WriterScan> scan_writer(const std::string& dir, InstanceId instance, cons
       scan.segments.push_back(std::move(sum));
       continue;
     }
-    expect.index = sum.index;
     expect.tail_may_be_torn = own && i + 1 == files.size();
     SegmentScan seg = scan_segment(*bytes, expect);
     if (seg.header) {
@@ -66,6 +116,7 @@ Result<WriterScan> scan_writer(const std::string& dir, InstanceId instance, cons
     sum.end = seg.end;
     sum.problem = seg.problem;
     sum.problem_offset = seg.problem_offset;
+    sum.sealed = sealed_facts(seg, bytes->size());
     for (const RecordRef& r : seg.records) {
       if (visit) visit(r);
       ++scan.records;

@@ -85,7 +85,9 @@ struct OwnWriterStatus {
 // seqno is its last op) and the node's state checkpoint (actors/checkpoint_task.hpp):
 // "checkpoint-failed" (the last one could not be written, a full disk say: retried at the next
 // interval), "checkpoint-damaged" (the one found was damaged and set aside: until a new one is
-// written).
+// written). Under any writer, "segment-damaged" (a sealed segment the start took on the
+// checkpoint's trust failed its background verification: until the node stops; seqno is the
+// first record not verified; actors/segment_scrub.hpp).
 struct WriterProblem {
   std::string writer;  // instance id, 16 hex digits
   std::string problem;
@@ -162,8 +164,9 @@ struct NodeStatus {
   // their connections were dropped (sync/peer_limits.hpp).
   std::map<std::string, uint64_t> bad_messages;
   // Integrity failures since start, by kind: "own-segment" (a corrupt segment of the own stream
-  // found at start and quarantined), "copy-segment" (another writer's copy that failed
-  // verification at start: cut back to its verified prefix and fetched again), "peer-chunk" (a
+  // found at start and quarantined, or after start by the background verification),
+  // "copy-segment" (another writer's copy that failed verification at start: cut back to its
+  // verified prefix and fetched again; or after start, as for own-segment), "peer-chunk" (a
   // chunk from a peer or sibling that failed verification: never applied). Every kind is
   // present, 0 when none.
   std::map<std::string, uint64_t> integrity_failures;

@@ -76,4 +76,27 @@ TEST_CASE("the vasana binary holds none of the benchmarks' code, vasana-bench do
   CHECK(vasana.find("vasana-bench") == std::string::npos);
 }
 
+TEST_CASE("vasana-bench start says how many segments each start verified and took on trust") {
+  TempDir tmp;
+  // Segments of 1 MiB: the 5000 memories fill a few, and the start from the checkpoint trusts
+  // the sealed ones.
+  auto small = run_vasana_bench({"start", "--memories", "5000", "--dir", tmp.path(), "--segment-mib", "1"}, tmp.path());
+  CAPTURE(small.out, small.err);
+  REQUIRE(small.status.exited);
+  REQUIRE(small.status.code == 0);
+  CHECK(contains(small.out, "  full replay: segments: "));
+  CHECK(contains(small.out, " verified record by record, 0 taken on trust"));
+  CHECK(contains(small.out, "  from the checkpoint: segments: 1 verified record by record, "));
+  CHECK_FALSE(contains(small.out, "from the checkpoint: segments: 1 verified record by record, 0 taken on trust"));
+
+  // Negative control: in 64 MiB segments they all sit in the open one, which is always verified.
+  auto whole = run_vasana_bench({"start", "--memories", "5000", "--dir", tmp.path()}, tmp.path());
+  REQUIRE(whole.status.code == 0);
+  CHECK(contains(whole.out, "from the checkpoint: segments: 1 verified record by record, 0 taken on trust"));
+
+  auto bad = run_vasana_bench({"start", "--segment-mib", "0"}, tmp.path());
+  CHECK(bad.status.code == 2);
+  CHECK(contains(bad.err, "--segment-mib takes a size in MiB from 1 to 1024"));
+}
+
 }  // namespace vasana::test

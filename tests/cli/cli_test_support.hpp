@@ -93,21 +93,26 @@ inline OwnStream read_own_stream(const std::string& data_dir) {
   return out;
 }
 
-// Flips one byte in the middle of the own writer's first segment of data.
-inline void corrupt_own_stream(const std::string& data) {
-  const OwnStream own = read_own_stream(data);
-  const std::string path = data + "/writers/" + to_hex(own.identity.instance) + "/00000000.seg";
+// Flips the byte in the middle of the file at path (xor 0x5a); the file holds more than min_size
+// bytes.
+inline void flip_middle_byte(const std::string& path, long min_size = 400) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   REQUIRE(f.good());
   f.seekg(0, std::ios::end);
   const auto size = static_cast<long>(f.tellg());
-  REQUIRE(size > 400);
+  REQUIRE(size > min_size);
   char b = 0;
   f.seekg(size / 2);
   f.read(&b, 1);
   b = static_cast<char>(b ^ 0x5a);
   f.seekp(size / 2);
   f.write(&b, 1);
+}
+
+// Flips one byte in the middle of the own writer's first segment of data.
+inline void corrupt_own_stream(const std::string& data) {
+  const OwnStream own = read_own_stream(data);
+  flip_middle_byte(data + "/writers/" + to_hex(own.identity.instance) + "/00000000.seg");
 }
 
 // The TCP endpoint a running node wrote into DIR/client.endpoint, or "".

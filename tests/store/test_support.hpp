@@ -51,6 +51,18 @@ inline std::vector<std::string> file_names(const std::string& dir) {
   return out;
 }
 
+// Flips the byte at offset of the file at path (xor 0x5a).
+inline void xor_byte(const std::string& path, uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  char b = 0;
+  f.seekg(std::streamoff(offset));
+  f.read(&b, 1);
+  b = static_cast<char>(b ^ 0x5a);
+  f.seekp(std::streamoff(offset));
+  f.write(&b, 1);
+}
+
 inline void clear_dir(const std::string& dir) {
   for (const auto& name : file_names(dir)) fs::remove_all(dir + "/" + name);
 }
