@@ -34,7 +34,7 @@ StateDigest forked_digest(const RecallEngine& engine, double* held_ms) {
         }
         return true;
       },
-      std::chrono::seconds(60), "its answer does not parse", held_ms);
+      std::chrono::seconds(20), "its answer does not parse", held_ms);
   if (st.ok()) return d;
   return digest_in_process(engine);
 }
