@@ -25,6 +25,9 @@ namespace vasana::test::fault {
 
 namespace {
 
+const char* const kFaultRunConfig =
+    "\n[checkpoint]\nmin_ops = 200\ninterval_s = 1\n[writer]\nseal_segment_bytes = 65536\n";
+
 using namespace std::chrono_literals;
 
 // A tmpfs mounted at path for the life of the object (the runner runs as root, as the suite).
@@ -114,7 +117,9 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   res.schedule = make_schedule(o.seed, schedule_options(o, disk.mounted));
   for (const auto& f : res.schedule) log("scheduled: " + f.describe());
 
-  TestCluster c(tmp, TestCluster::mesh(o.nodes));
+  // Checkpoints every second once 200 ops came, and segments sealed at 64 KiB: faults meet the
+  // checkpoints' forked children and the starts that take sealed segments on their trust.
+  TestCluster c(tmp, TestCluster::mesh(o.nodes), kFaultRunConfig);
   std::unique_ptr<ProxiedLinks> links;
   if (o.network) links = std::make_unique<ProxiedLinks>(c, o.seed);
   if (std::string e = c.start_all(); !e.empty()) {
