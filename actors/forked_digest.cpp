@@ -4,12 +4,14 @@
 
 namespace vasana {
 
-StateDigest forked_digest(const RecallEngine& engine, double* held_ms) {
+StateDigest forked_digest(const RecallEngine& engine, double* held_ms,
+                          const std::function<void(const ReplicaState&)>& also) {
   StateDigest d;
   const ReplicaState* held = nullptr;
   Status st = run_in_forked_child(
       [&](const std::function<void()>& fork_here) {
         engine.read([&](const ReplicaState& state) {
+          if (also) also(state);
           held = &state;
           fork_here();
         });
@@ -36,7 +38,7 @@ StateDigest forked_digest(const RecallEngine& engine, double* held_ms) {
       },
       std::chrono::seconds(20), "its answer does not parse", held_ms);
   if (st.ok()) return d;
-  return digest_in_process(engine);
+  return digest_in_process(engine, also);
 }
 
 }  // namespace vasana

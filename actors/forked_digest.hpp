@@ -12,7 +12,10 @@
 
 namespace vasana {
 
-// *held_ms, when given: how long writes waited (the read lock held for the fork).
-StateDigest forked_digest(const RecallEngine& engine, double* held_ms = nullptr);
+// *held_ms, when given: how long writes waited (the read lock held for the fork). also, when
+// given, runs under the read lock the fork is made under (and again under the in-process
+// fallback's): what else the caller reads of the state the digest is of.
+StateDigest forked_digest(const RecallEngine& engine, double* held_ms = nullptr,
+                          const std::function<void(const ReplicaState&)>& also = nullptr);
 
 }  // namespace vasana

@@ -24,17 +24,21 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   st.instance = to_hex(identity.instance);
   st.vector_space = identity.vector_space.id();
   std::map<InstanceId, Seqno> applied;
-  engine->read([&](const ReplicaState& state) {
+  auto read_state = [&](const ReplicaState& state) {
     st.memories = state.memory_count();
     st.conflicts = state.conflict_count();
+    st.members.clear();
     for (const auto& [key, m] : state.members())
       st.members.push_back(MemberStatus{m.public_key, m.address, m.name, m.admitted, to_hex(m.key.instance)});
     applied = state.applied();
-  });
+  };
   if (fresh_digest) {
-    const StateDigest d = forked_digest(*engine);
+    // The digest of the state the other figures are read from, under one read lock.
+    const StateDigest d = forked_digest(*engine, nullptr, read_state);
     st.digest = to_hex(d.digest);
     st.digest_vector = applied_vector_tag(d.applied);
+  } else {
+    engine->read(read_state);
   }
   for (const auto& [w, seq] : applied) st.writers.push_back(WriterApplied{to_hex(w), seq.value, w == identity.instance});
   if (writer_state) {

@@ -20,9 +20,10 @@ std::string applied_vector_tag(const std::map<InstanceId, Seqno>& applied) {
   return out;
 }
 
-StateDigest digest_in_process(const RecallEngine& engine) {
+StateDigest digest_in_process(const RecallEngine& engine, const std::function<void(const ReplicaState&)>& also) {
   StateDigest d;
   engine.read([&](const ReplicaState& state) {
+    if (also) also(state);
     d.digest = state.digest();
     d.applied = state.applied();
   });

@@ -31,15 +31,18 @@ struct StateDigest {
   Hash256 digest{};
   std::map<InstanceId, Seqno> applied;
 };
-// Computed here, under the engine's read lock (writes wait for the whole pass).
-StateDigest digest_in_process(const RecallEngine& engine);
+// Computed here, under the engine's read lock (writes wait for the whole pass). also, when given,
+// runs under the same lock first: what else the caller reads of the state at that moment.
+StateDigest digest_in_process(const RecallEngine& engine,
+                              const std::function<void(const ReplicaState&)>& also = nullptr);
 
 class DigestCache {
  public:
   using Source = std::function<StateDigest(const RecallEngine&)>;
   // source computes a digest when one is due (a node passes actors/forked_digest.hpp's, so that
   // writes wait only for a fork).
-  explicit DigestCache(std::chrono::milliseconds min_interval, Source source = digest_in_process)
+  explicit DigestCache(std::chrono::milliseconds min_interval,
+                       Source source = [](const RecallEngine& e) { return digest_in_process(e); })
       : min_interval_(min_interval), source_(std::move(source)) {}
 
   // The digest of engine's state, hex (to_hex(Hash256)); *vector (when given) gets the

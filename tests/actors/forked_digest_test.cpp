@@ -33,6 +33,12 @@ TEST_CASE("a forked child's state digest is the one computed in this process") {
   CHECK(forked.applied == here.applied);
   REQUIRE(forked.applied.at(InstanceId(7)) == Seqno(50));
 
+  // What the caller reads beside it is of the same state.
+  std::map<InstanceId, Seqno> seen;
+  const StateDigest with = forked_digest(e, nullptr, [&](const ReplicaState& s) { seen = s.applied(); });
+  CHECK(with.digest == here.digest);
+  CHECK(seen == with.applied);
+
   // Negative control: one more op, another digest and vector.
   put(e, 51, "one more");
   const StateDigest later = forked_digest(e);
@@ -50,8 +56,10 @@ TEST_CASE("a forked digest whose child fails is computed in this process instead
   hooks.stop_after = 10;  // part of the digest, then the child ends
   hooks.forked = [&] { forked = true; };
   set_forked_child_hooks_for_test(hooks);
-  const StateDigest d = forked_digest(e);
+  size_t memories = 0;
+  const StateDigest d = forked_digest(e, nullptr, [&](const ReplicaState& s) { memories = s.memory_count(); });
   CHECK(forked);
+  CHECK(memories == 20);  // read again beside the in-process digest
   CHECK(d.digest == e.digest());
   CHECK(d.applied.at(InstanceId(7)) == Seqno(20));
 }
