@@ -37,8 +37,9 @@ void write_snapshot(const CheckpointSnapshot& s, PipeWriter& w) {
   w.u64(kEnd);
 }
 
-// A count that fits what a pipe can carry (a garbled one is refused before anything is sized).
-bool read_count(PipeReader& r, uint64_t* n) { return r.u64(n) && *n <= (uint64_t{1} << 40); }
+// A count of chunks, lanes or writers: at most 2^24 (a garbled one is refused before a vector is
+// sized by it).
+bool read_count(PipeReader& r, uint64_t* n) { return r.u64(n) && *n <= (uint64_t{1} << 24); }
 
 bool read_snapshot(PipeReader& r, CheckpointSnapshot* s) {
   uint64_t v = 0, n = 0;

@@ -55,7 +55,7 @@ class PipeReader {
  public:
   PipeReader(int fd, std::chrono::seconds silence_limit);
   bool u64(uint64_t* v) { return get(v, 8); }
-  // A string of at most 2^40 bytes.
+  // A string of at most 1 GiB (a longer length is refused before anything is allocated).
   bool str(std::string* s);
   bool raw(void* p, size_t n) { return get(p, n); }
   uint64_t received() const { return received_; }

@@ -6,17 +6,13 @@
 #include "actors/forked_child.hpp"
 #include "actors/forked_digest.hpp"
 #include "replica/lane_registry.hpp"
+#include "tests/replica/engine_puts.hpp"
 
 namespace vasana {
 
 namespace {
 
-void put(RecallEngine& e, uint64_t seqno, const std::string& text) {
-  PutMemoryOp p;
-  p.realm = "work";
-  p.text = text;
-  REQUIRE(e.apply(OrderKey{Hlc::make(1000 + seqno, 0), InstanceId(7), Seqno(seqno)}, p).ok());
-}
+void put(RecallEngine& e, uint64_t seqno, const std::string& text) { test::put_text(e, InstanceId(7), seqno, text); }
 
 struct HooksReset {
   ~HooksReset() { set_forked_child_hooks_for_test({}); }

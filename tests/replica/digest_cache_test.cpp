@@ -6,18 +6,14 @@
 
 #include "replica/digest_cache.hpp"
 #include "replica/lane_registry.hpp"
+#include "tests/replica/engine_puts.hpp"
 #include "tests/support/small_stack.hpp"
 
 namespace vasana {
 
 namespace {
 
-void put(RecallEngine& e, uint64_t seqno, const std::string& text) {
-  PutMemoryOp p;
-  p.realm = "work";
-  p.text = text;
-  REQUIRE(e.apply(OrderKey{Hlc::make(1000 + seqno, 0), InstanceId(1), Seqno(seqno)}, p).ok());
-}
+void put(RecallEngine& e, uint64_t seqno, const std::string& text) { test::put_text(e, InstanceId(1), seqno, text); }
 
 }  // namespace
 
