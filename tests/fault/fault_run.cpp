@@ -25,9 +25,6 @@ namespace vasana::test::fault {
 
 namespace {
 
-const char* const kFaultRunConfig =
-    "\n[checkpoint]\nmin_ops = 200\ninterval_s = 1\n[writer]\nseal_segment_bytes = 65536\n";
-
 using namespace std::chrono_literals;
 
 // A tmpfs mounted at path for the life of the object (the runner runs as root, as the suite).
@@ -117,9 +114,7 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   res.schedule = make_schedule(o.seed, schedule_options(o, disk.mounted));
   for (const auto& f : res.schedule) log("scheduled: " + f.describe());
 
-  // Checkpoints every second once 200 ops came, and segments sealed at 64 KiB: faults meet the
-  // checkpoints' forked children and the starts that take sealed segments on their trust.
-  TestCluster c(tmp, TestCluster::mesh(o.nodes), kFaultRunConfig);
+  TestCluster c(tmp, TestCluster::mesh(o.nodes));
   std::unique_ptr<ProxiedLinks> links;
   if (o.network) links = std::make_unique<ProxiedLinks>(c, o.seed);
   if (std::string e = c.start_all(); !e.empty()) {
@@ -172,6 +167,14 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   for (size_t i = 0; i < c.size(); ++i) {
     if (c.node(i).process && c.node(i).process->running()) continue;
     res.violations.push_back("n" + std::to_string(i) + " is not running (it ended by itself)");
+    // How it ended and the end of its log: the evidence, which the restart below replaces.
+    if (c.node(i).process) {
+      const auto st = c.node(i).process->wait(std::chrono::milliseconds(0));
+      std::string tail = c.node(i).process->stderr_text();
+      if (tail.size() > 6000) tail = tail.substr(tail.size() - 6000);
+      out << "--- n" << i << " ended (" << (st ? st->describe() : "status unknown") << "), the end of its log:\n"
+          << tail << "---\n";
+    }
     if (std::string e = c.start(i); !e.empty()) res.violations.push_back("n" + std::to_string(i) + " restart: " + e);
   }
   if (std::string e = await_settled(c, o.settle); !e.empty()) res.violations.push_back("did not settle: " + e);
