@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "store/checkpoint_info_log.hpp"
 #include "store/file_access.hpp"
 #include "store/little_endian.hpp"
 #include "store/private_mode_file_system.hpp"
@@ -259,6 +260,15 @@ Status check_folder(const std::string& dir) {
   return Status::Corruption("checkpoint: " + dir + " holds files but no CURRENT");
 }
 
+// RocksDB's own logger kept the logs of earlier opens beside LOG as LOG.old.<time>; the
+// checkpoint database's logger (store/checkpoint_info_log.hpp) keeps one file.
+void remove_old_info_logs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind("LOG.old.", 0) == 0) fs::remove(it->path(), ec);
+}
+
 }  // namespace
 
 Status CheckpointStore::Impl::open_db(bool create) {
@@ -272,7 +282,9 @@ Status CheckpointStore::Impl::open_db(bool create) {
   options = rocksdb::Options();
   options.env = env.get();
   options.create_if_missing = create;
-  options.keep_log_file_num = 2;
+  // Not RocksDB's own file logger: it cannot go on after the disk refused one of its writes.
+  options.info_log = checkpoint_info_log(dir);
+  if (!read_only) remove_old_info_logs(dir);
   options.max_manifest_file_size = 4 << 20;
   options.compression = rocksdb::kLZ4Compression;
   rocksdb::DB* raw = nullptr;
