@@ -430,65 +430,165 @@ class In {
   bool failed_ = false;
 };
 
+// 64 bits of bytes, mixed a word at a time (StateItemHash: not cryptographic).
+uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+uint64_t bytes_hash(const char* p, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t(n) * 0xc2b2ae3d27d4eb4fULL);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ mix64(w)) * 0x9e3779b97f4a7c15ULL;
+    h = (h << 29) | (h >> 35);
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  return mix64(h ^ mix64(w ^ n));
+}
+uint64_t item_key(Section s, const std::string& key_bytes) {
+  return (uint64_t(s) << 56) | (bytes_hash(key_bytes.data(), key_bytes.size()) >> 8);
+}
+Section section_of(uint64_t item_key) { return Section(uint8_t(item_key >> 56)); }
+
+// A base's item table while a delta is made against it: which of its items were met.
+struct DeltaBase {
+  const StateItemTable& items;
+  std::vector<bool> met;
+  size_t max_items;
+  // Whether the item is in the base with these bytes (marks it met either way).
+  bool unchanged(uint64_t key, uint64_t content) {
+    auto it = std::lower_bound(items.begin(), items.end(), StateItemHash{key, 0});
+    if (it == items.end() || it->key != key) return false;
+    met[size_t(it - items.begin())] = true;
+    return it->content == content;
+  }
+};
+
 // Writes the sections StateCodec::sections() lists, each cut into chunks of at most per_chunk
-// items.
+// items. With a table, each item's hashes are added to it; with a base, only the items that
+// differ from the base's go into chunks.
 class ChunkWriter {
  public:
-  ChunkWriter(std::vector<std::string>* chunks, size_t per_chunk) : chunks_(*chunks), per_chunk_(per_chunk) {}
-  // The memory table (ReplicaState::MemoryTable): an item is the record, in id order, in chunks
-  // as section() cuts them.
+  ChunkWriter(std::vector<std::string>* chunks, size_t per_chunk, StateItemTable* table = nullptr,
+              DeltaBase* base = nullptr)
+      : chunks_(*chunks), per_chunk_(per_chunk), table_(table), base_(base) {}
+  // The memory table (ReplicaState::MemoryTable): an item is the record, in id order.
   template <class Table>
   void records(Section s, const Table& table) {
-    size_t left = table.size(), in_chunk = 0;
-    std::string chunk;
-    table.for_each([&](const MemoryRecord& m) {
-      Out out(&chunk);
-      if (in_chunk == 0) {
-        chunk.push_back(char(s));
-        out.u64(std::min(left, per_chunk_));
-      }
-      out(m);
-      --left;
-      if (++in_chunk == per_chunk_ || left == 0) {
-        chunks_.push_back(std::move(chunk));
-        chunk.clear();
-        in_chunk = 0;
-      }
-    });
+    table.for_each([&](const MemoryRecord& m) { item(s, m.id, [&](Out& out) { out(m); }); });
+    flush(s);
   }
   // A section of records by id in a map that hold their own id: an item is the record.
   template <class R>
   void records(Section s, const std::map<MemoryId, R>& table) {
-    section(s, table, [](Out& out, const auto& kv) { out(kv.second); });
+    for (const auto& kv : table) item(s, kv.first, [&](Out& out) { out(kv.second); });
+    flush(s);
   }
   // Any other section of a map: an item is the key and then the value.
   template <class Map>
   void entries(Section s, const Map& map) {
-    section(s, map, [](Out& out, const auto& kv) {
-      out(kv.first);
-      out(kv.second);
-    });
+    for (const auto& kv : map)
+      item(s, kv.first, [&](Out& out) {
+        out(kv.first);
+        out(kv.second);
+      });
+    flush(s);
   }
+  size_t items_written() const { return written_; }
+  bool over_limit() const { return base_ && written_ > base_->max_items; }
 
  private:
-  template <class Items, class Each>
-  void section(Section s, const Items& items, Each each) {
-    size_t left = items.size();
-    auto it = items.begin();
-    while (left > 0) {
-      const size_t n = std::min(left, per_chunk_);
-      std::string chunk;
-      chunk.push_back(char(s));
-      Out out(&chunk);
-      out.u64(n);
-      for (size_t i = 0; i < n; ++i, ++it) each(out, *it);
-      chunks_.push_back(std::move(chunk));
-      left -= n;
+  template <class K, class Write>
+  void item(Section s, const K& key, Write write) {
+    if (over_limit()) return;
+    const size_t start = body_.size();
+    Out out(&body_);
+    write(out);
+    if (table_ || base_) {
+      key_bytes_.clear();
+      Out k(&key_bytes_);
+      k(key);
+      const StateItemHash h{item_key(s, key_bytes_), bytes_hash(body_.data() + start, body_.size() - start)};
+      if (table_) table_->push_back(h);
+      if (base_ && base_->unchanged(h.key, h.content)) {
+        body_.resize(start);
+        return;
+      }
     }
+    ++written_;
+    if (++in_chunk_ == per_chunk_) flush(s);
+  }
+  void flush(Section s) {
+    if (in_chunk_ == 0) return;
+    std::string chunk;
+    chunk.reserve(body_.size() + 6);
+    chunk.push_back(char(s));
+    Out out(&chunk);
+    out.u64(in_chunk_);
+    chunk += body_;
+    chunks_.push_back(std::move(chunk));
+    body_.clear();
+    in_chunk_ = 0;
   }
 
   std::vector<std::string>& chunks_;
   size_t per_chunk_;
+  StateItemTable* table_;
+  DeltaBase* base_;
+  std::string body_, key_bytes_;
+  size_t in_chunk_ = 0, written_ = 0;
+};
+
+// Drops the items whose keys a delta lists as removed (sorted). Memory records are never
+// removed: a delta that says so is refused.
+class ItemRemover {
+ public:
+  explicit ItemRemover(const std::vector<uint64_t>& removed) : removed_(removed) {}
+  template <class Table>
+  void records(Section s, Table&) {
+    if (any_of(s)) status_ = Status::Corruption("checkpoint state delta: removes a memory record");
+  }
+  template <class R>
+  void records(Section s, std::map<MemoryId, R>& table) {
+    drop(s, table);
+  }
+  template <class Map>
+  void entries(Section s, Map& map) {
+    drop(s, map);
+  }
+  const Status& status() const { return status_; }
+  size_t dropped() const { return dropped_; }
+
+ private:
+  bool any_of(Section s) const {
+    auto it = std::lower_bound(removed_.begin(), removed_.end(), uint64_t(s) << 56);
+    return it != removed_.end() && section_of(*it) == s;
+  }
+  template <class Map>
+  void drop(Section s, Map& map) {
+    if (!any_of(s)) return;
+    std::string key_bytes;
+    for (auto it = map.begin(); it != map.end();) {
+      key_bytes.clear();
+      Out k(&key_bytes);
+      k(it->first);
+      if (std::binary_search(removed_.begin(), removed_.end(), item_key(s, key_bytes))) {
+        it = map.erase(it);
+        ++dropped_;
+      } else {
+        ++it;
+      }
+    }
+  }
+  const std::vector<uint64_t>& removed_;
+  Status status_ = Status::Ok();
+  size_t dropped_ = 0;
 };
 
 // Reads the items of one chunk into the state. Called with the sections StateCodec::sections()
@@ -496,12 +596,13 @@ class ChunkWriter {
 // first item that does not parse (in->failed()) or that status() refuses.
 class ChunkReader {
  public:
-  // where names the chunk in messages; *memories_created counts, over every chunk, the records
-  // whose put was applied (MemoryRecord::created), for the meta record's created_count.
-  ChunkReader(Section section, size_t items, In* in, const std::string& where, size_t* memories_created)
-      : section_(section), items_(items), in_(*in), where_(where), memories_created_(*memories_created) {}
+  // where names the chunk in messages. With changed (a delta's chunk), an item replaces the one
+  // of its key the state holds, and the ids of the memory records read are added to *changed.
+  ChunkReader(Section section, size_t items, In* in, const std::string& where, std::vector<MemoryId>* changed)
+      : section_(section), items_(items), in_(*in), where_(where), changed_(changed) {}
 
-  // The memory table (ReplicaState::MemoryTable): a memory read twice is refused.
+  // The memory table (ReplicaState::MemoryTable): a memory read twice is refused (but for a
+  // delta's, which replaces the base's).
   template <class Table>
   void records(Section s, Table& memories) {
     if (s != section_) return;
@@ -511,12 +612,13 @@ class ChunkReader {
       if (in_.failed()) break;
       const size_t before = memories.size();
       MemoryRecord& m = memories.at_or_new(r.id);
-      if (memories.size() == before) {
+      if (changed_) {
+        changed_->push_back(r.id);
+      } else if (memories.size() == before) {
         status_ = Status::Corruption(where_ + ": memory " + r.id.to_string() + " twice");
         return;
       }
       m = std::move(r);
-      memories_created_ += m.created;
     }
   }
   // Records by id in a map: a record read twice replaces the first.
@@ -537,7 +639,9 @@ class ChunkReader {
     for (size_t i = 0; i < items_ && !in_.failed(); ++i) {
       typename Map::key_type k;
       in_(k);
-      in_(map[k]);
+      auto& v = map[k];
+      if (changed_) v = typename Map::mapped_type();
+      in_(v);
     }
   }
 
@@ -548,7 +652,7 @@ class ChunkReader {
   const size_t items_;
   In& in_;
   const std::string& where_;
-  size_t& memories_created_;
+  std::vector<MemoryId>* changed_;
   Status status_ = Status::Ok();
 };
 
@@ -582,11 +686,50 @@ EncodedState StateCodec::encode(const ReplicaState& s, size_t items_per_chunk) {
   EncodedState e;
   ChunkWriter w(&e.chunks, std::max<size_t>(1, items_per_chunk));
   sections(s, w);
-  Out meta(&e.meta);
-  meta.u64(kStateFormatVersion);
-  meta_fields(s, meta);
-  meta.u64(e.chunks.size());
+  e.meta = encode_meta(s, e.chunks.size());
   return e;
+}
+
+EncodedState StateCodec::encode(const ReplicaState& s, StateItemTable* items, size_t items_per_chunk) {
+  EncodedState e;
+  items->clear();
+  ChunkWriter w(&e.chunks, std::max<size_t>(1, items_per_chunk), items);
+  sections(s, w);
+  e.meta = encode_meta(s, e.chunks.size());
+  std::sort(items->begin(), items->end());
+  for (size_t i = 1; i < items->size(); ++i)
+    if ((*items)[i].key == (*items)[i - 1].key) {
+      items->clear();
+      break;
+    }
+  return e;
+}
+
+std::optional<EncodedStateDelta> StateCodec::encode_delta(const ReplicaState& s, const StateItemTable& base,
+                                                          size_t max_items, size_t items_per_chunk) {
+  EncodedStateDelta d;
+  DeltaBase b{base, std::vector<bool>(base.size(), false), max_items};
+  ChunkWriter w(&d.chunks, std::max<size_t>(1, items_per_chunk), nullptr, &b);
+  sections(s, w);
+  if (w.over_limit()) return std::nullopt;
+  d.items = w.items_written();
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (b.met[i]) continue;
+    if (section_of(base[i].key) == Section::memories) return std::nullopt;
+    d.removed.push_back(base[i].key);
+    if (d.items + d.removed.size() > max_items) return std::nullopt;
+  }
+  d.meta = encode_meta(s, d.chunks.size());
+  return d;
+}
+
+std::string StateCodec::encode_meta(const ReplicaState& s, size_t chunks) {
+  std::string meta;
+  Out out(&meta);
+  out.u64(kStateFormatVersion);
+  meta_fields(s, out);
+  out.u64(chunks);
+  return meta;
 }
 
 Result<uint32_t> StateCodec::format_version(const std::string& meta) {
@@ -596,26 +739,25 @@ Result<uint32_t> StateCodec::format_version(const std::string& meta) {
   return uint32_t(v);
 }
 
-Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
-  auto version = format_version(e.meta);
+namespace {
+
+Status check_version(const std::string& meta) {
+  auto version = StateCodec::format_version(meta);
   if (!version.ok()) return version.status();
   if (*version != kStateFormatVersion)
     return Status::Incompatible("checkpoint state format version " + std::to_string(*version) + "; this build reads " +
                                 std::to_string(kStateFormatVersion));
-  ReplicaState s;
-  In meta(e.meta);
-  (void)meta.u64();
-  meta_fields(s, meta);
-  const uint64_t chunks = meta.u64();
-  if (meta.failed() || !meta.at_end()) return Status::Corruption("checkpoint state: unreadable meta record");
-  if (chunks != e.chunks.size())
-    return Status::Corruption("checkpoint state: " + std::to_string(e.chunks.size()) + " chunks, the meta record says " +
-                              std::to_string(chunks));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status StateCodec::read_chunks(const std::vector<std::string>& chunks, const std::string& what, ReplicaState& s,
+                               std::vector<MemoryId>* changed) {
   uint8_t last_section = 0;
-  size_t memories_created = 0;
-  for (size_t c = 0; c < e.chunks.size(); ++c) {
-    const std::string& bytes = e.chunks[c];
-    const std::string where = "checkpoint state chunk " + std::to_string(c);
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const std::string& bytes = chunks[c];
+    const std::string where = what + " chunk " + std::to_string(c);
     if (bytes.empty()) return Status::Corruption(where + ": empty");
     const uint8_t section = uint8_t(bytes[0]);
     if (section < last_section || section < uint8_t(Section::memories) || section > kLastSection)
@@ -624,17 +766,68 @@ Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
     In in(bytes);
     (void)in.u64();  // the section byte (below 0x80: one varint byte)
     const size_t n = in.count();
-    ChunkReader items(Section(section), n, &in, where, &memories_created);
+    ChunkReader items(Section(section), n, &in, where, changed);
     sections(s, items);
     if (!items.status().ok()) return items.status();
     if (in.failed() || !in.at_end()) return Status::Corruption(where + ": unreadable");
   }
-  if (memories_created != s.created_count_)
-    return Status::Corruption("checkpoint state: " + std::to_string(memories_created) +
+  return Status::Ok();
+}
+
+Status StateCodec::read_meta(const std::string& bytes, size_t chunks, const std::string& what, ReplicaState& s) {
+  In meta(bytes);
+  (void)meta.u64();
+  meta_fields(s, meta);
+  const uint64_t n = meta.u64();
+  if (meta.failed() || !meta.at_end()) return Status::Corruption(what + ": unreadable meta record");
+  if (n != chunks)
+    return Status::Corruption(what + ": " + std::to_string(chunks) + " chunks, the meta record says " +
+                              std::to_string(n));
+  return Status::Ok();
+}
+
+Status StateCodec::finish_decode(ReplicaState& s, ReplicaState* out) {
+  size_t created = 0;
+  s.memories_.for_each([&](const MemoryRecord& m) { created += m.created; });
+  if (created != s.created_count_)
+    return Status::Corruption("checkpoint state: " + std::to_string(created) +
                               " created memories, the meta record says " + std::to_string(s.created_count_));
   s.rebuild_triplets_by_source();
   *out = std::move(s);
   return Status::Ok();
+}
+
+Status StateCodec::decode(const EncodedState& e, ReplicaState* out) {
+  if (Status v = check_version(e.meta); !v.ok()) return v;
+  ReplicaState s;
+  if (Status st = read_meta(e.meta, e.chunks.size(), "checkpoint state", s); !st.ok()) return st;
+  if (Status st = read_chunks(e.chunks, "checkpoint state", s, nullptr); !st.ok()) return st;
+  return finish_decode(s, out);
+}
+
+Status StateCodec::decode(const EncodedState& base, const EncodedStateDelta& delta, ReplicaState* out,
+                          std::vector<MemoryId>* changed) {
+  if (Status v = check_version(base.meta); !v.ok()) return v;
+  if (Status v = check_version(delta.meta); !v.ok()) return v;
+  if (!std::is_sorted(delta.removed.begin(), delta.removed.end()))
+    return Status::Corruption("checkpoint state delta: removed keys out of order");
+  ReplicaState s;
+  {
+    ReplicaState ignored;  // the base's meta fields: only its chunk count is checked
+    if (Status st = read_meta(base.meta, base.chunks.size(), "checkpoint state", ignored); !st.ok()) return st;
+  }
+  if (Status st = read_meta(delta.meta, delta.chunks.size(), "checkpoint state delta", s); !st.ok()) return st;
+  if (Status st = read_chunks(base.chunks, "checkpoint state", s, nullptr); !st.ok()) return st;
+  ItemRemover remover(delta.removed);
+  sections(s, remover);
+  if (!remover.status().ok()) return remover.status();
+  if (remover.dropped() != delta.removed.size())
+    return Status::Corruption("checkpoint state delta: removes " + std::to_string(delta.removed.size()) +
+                              " items, the base holds " + std::to_string(remover.dropped()) + " of them");
+  std::vector<MemoryId> ids;
+  if (Status st = read_chunks(delta.chunks, "checkpoint state delta", s, &ids); !st.ok()) return st;
+  if (changed) *changed = std::move(ids);
+  return finish_decode(s, out);
 }
 
 }  // namespace vasana

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,15 +39,54 @@ struct EncodedState {
   std::vector<std::string> chunks;  // in order
 };
 
+// One item of the encoded state (a memory record, a triplet, one map entry of another section):
+// key = its section number in the top byte and 56 bits of a hash of its key's bytes, content =
+// a 64-bit hash of its bytes. Not cryptographic: a collision can only make a delta miss a change,
+// which the state digest a start checks then refuses (it replays instead).
+struct StateItemHash {
+  uint64_t key = 0;
+  uint64_t content = 0;
+  friend bool operator<(const StateItemHash& a, const StateItemHash& b) { return a.key < b.key; }
+};
+
+// The items of a whole encoded state, sorted by key, no key twice (a state whose item keys
+// collide gets an empty table: no delta can be made against it).
+using StateItemTable = std::vector<StateItemHash>;
+
+// The state as the changes to a whole encoded state (its base): the meta record (as a whole
+// state's, its chunk count counting the chunks here), the items whose bytes differ from the
+// base's or that the base lacks, in the whole format's sections and chunks, and the keys of the
+// base's items the state no longer holds. Memory records are never removed.
+struct EncodedStateDelta {
+  std::string meta;
+  std::vector<std::string> chunks;
+  std::vector<uint64_t> removed;  // StateItemHash::key, ascending
+  uint64_t items = 0;             // items in chunks
+};
+
 class StateCodec {
  public:
   // The state as bytes. O(state); the caller keeps the state from changing meanwhile (the
   // engine's read lock).
   static EncodedState encode(const ReplicaState& state, size_t items_per_chunk = kStateItemsPerChunk);
+  // The same, and the table of its items (*items, replaced).
+  static EncodedState encode(const ReplicaState& state, StateItemTable* items,
+                             size_t items_per_chunk = kStateItemsPerChunk);
+  // The state as a delta against the whole encoding whose item table is base. nullopt when more
+  // than max_items items would be in it, or when a memory record of the base is not in the state
+  // (neither happens to a state that only grew from the base's, short of max_items): the caller
+  // encodes the whole state instead.
+  static std::optional<EncodedStateDelta> encode_delta(const ReplicaState& state, const StateItemTable& base,
+                                                       size_t max_items,
+                                                       size_t items_per_chunk = kStateItemsPerChunk);
   // Replaces *out with the state encoded. Corruption for bytes that do not parse (truncated,
   // trailing bytes, sections out of order, a count that disagrees); Incompatible for another
   // format version. On an error *out is left as it was.
   static Status decode(const EncodedState& encoded, ReplicaState* out);
+  // The whole encoding base with delta applied: the state delta was made from. *changed (when
+  // given) gets the ids of the memory records in the delta, the ones that differ from base's.
+  static Status decode(const EncodedState& base, const EncodedStateDelta& delta, ReplicaState* out,
+                       std::vector<MemoryId>* changed = nullptr);
   // The format version meta was written with (Corruption when unreadable).
   static Result<uint32_t> format_version(const std::string& meta);
 
@@ -58,6 +98,14 @@ class StateCodec {
   static void meta_fields(State& state, IO& io);
   template <class State, class Sections>
   static void sections(State& state, Sections& v);
+  static std::string encode_meta(const ReplicaState& state, size_t chunks);
+  // Decoding's steps: the meta record's fields into s (Corruption unless it counts chunks
+  // chunks), the chunks' items into s (with changed, as a delta's: each replaces the item of its
+  // key and the memory ids are added to *changed), and the checks and indexes of a state read.
+  static Status read_meta(const std::string& bytes, size_t chunks, const std::string& what, ReplicaState& s);
+  static Status read_chunks(const std::vector<std::string>& chunks, const std::string& what, ReplicaState& s,
+                            std::vector<MemoryId>* changed);
+  static Status finish_decode(ReplicaState& s, ReplicaState* out);
 };
 
 }  // namespace vasana

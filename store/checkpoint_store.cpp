@@ -23,7 +23,7 @@ namespace {
 
 // Version 2 added the sections, version 3 the sealed segments; an older manifest reads as one
 // without them.
-constexpr uint32_t kManifestVersion = 3;
+constexpr uint32_t kManifestVersion = 4;
 constexpr size_t kSealedFactsBytes = 8 * 8 + 2 * 32;
 const char kManifestKey[] = "manifest";
 
@@ -81,6 +81,17 @@ void append_facts(std::string& s, const SealedSegmentFacts& f) {
   append_u64(s, f.last_record_offset);
 }
 
+void append_sections(std::string& s, const std::vector<CheckpointSectionInfo>& sections) {
+  append_u64(s, sections.size());
+  for (const auto& x : sections) {
+    append_u64(s, x.name.size());
+    s.append(x.name);
+    append_u32(s, x.format);
+    append_u64(s, x.chunk_count);
+    append_u64(s, x.bytes);
+  }
+}
+
 }  // namespace
 
 Seqno CheckpointManifest::covered_seqno(InstanceId writer) const {
@@ -113,20 +124,16 @@ std::string encode_manifest(const CheckpointManifest& m) {
     append_u64(s, c.seqno.value);
     append_hash(s, c.hash);
   }
-  append_u64(s, m.sections.size());
-  for (const auto& x : m.sections) {
-    append_u64(s, x.name.size());
-    s.append(x.name);
-    append_u32(s, x.format);
-    append_u64(s, x.chunk_count);
-    append_u64(s, x.bytes);
-  }
+  append_sections(s, m.sections);
   append_u64(s, m.sealed.size());
   for (const auto& w : m.sealed) {
     append_u64(s, w.writer.value);
     append_u64(s, w.segments.size());
     for (const auto& f : w.segments) append_facts(s, f);
   }
+  append_u64(s, m.base_generation);
+  append_u64(s, m.base_chunk_count);
+  append_sections(s, m.base_sections);
   return s;
 }
 
@@ -170,10 +177,10 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
     hash(c.hash);
     m.covered.push_back(c);
   }
-  if (version >= 2) {
-    const uint64_t sections = get_u64(take(8));
-    if (!bad && sections > left / 28) bad = true;
-    for (uint64_t i = 0; i < sections && !bad; ++i) {
+  auto sections = [&](std::vector<CheckpointSectionInfo>& out) {
+    const uint64_t count = get_u64(take(8));
+    if (!bad && count > left / 28) bad = true;
+    for (uint64_t i = 0; i < count && !bad; ++i) {
       CheckpointSectionInfo x;
       const uint64_t len = get_u64(take(8));
       if (len > left) {
@@ -185,9 +192,10 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
       x.format = get_u32(take(4));
       x.chunk_count = get_u64(take(8));
       x.bytes = get_u64(take(8));
-      m.sections.push_back(std::move(x));
+      out.push_back(std::move(x));
     }
-  }
+  };
+  if (version >= 2) sections(m.sections);
   if (version >= 3) {
     const uint64_t writers = get_u64(take(8));
     if (!bad && writers > left / 16) bad = true;
@@ -213,6 +221,12 @@ Result<CheckpointManifest> decode_manifest(const std::string& bytes) {
       m.sealed.push_back(std::move(w));
     }
   }
+  if (version >= 4) {
+    m.base_generation = get_u64(take(8));
+    m.base_chunk_count = get_u64(take(8));
+    sections(m.base_sections);
+    if (!bad && m.base_generation >= m.generation && m.base_generation != 0) bad = true;
+  }
   if (bad || left != 0) return Status::Corruption("checkpoint manifest: unreadable (" + std::to_string(bytes.size()) + " bytes)");
   return m;
 }
@@ -233,6 +247,7 @@ struct CheckpointStore::Impl {
   }
   Status write_generation(CheckpointData& data);
   std::string older_left;  // why the last write's compaction failed; empty when it did not
+  uint64_t written = 0;    // bytes of the table files the last write ingested
 };
 
 CheckpointStore::CheckpointStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -320,53 +335,99 @@ Result<std::optional<CheckpointManifest>> CheckpointStore::manifest() const {
   return std::optional<CheckpointManifest>(std::move(m.value()));
 }
 
-Result<CheckpointData> CheckpointStore::load() const {
-  auto m = manifest();
-  if (!m.ok()) return m.status();
-  if (!*m) return Status::NotFound("no checkpoint written yet");
-  CheckpointData d;
-  d.manifest = **m;
-  const uint64_t g = d.manifest.generation;
+namespace {
+
+// One section's chunks of generation g (the index x of its entry in infos), checked against info.
+Status read_section(rocksdb::DB& db, const rocksdb::ReadOptions& ro, uint64_t g, uint64_t x,
+                    const CheckpointSectionInfo& info, CheckpointSection* out) {
+  CheckpointSection section{info.name, info.format, {}};
+  section.chunks.reserve(info.chunk_count);
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(ro));
+  const std::string sp = section_prefix(g, x);
+  uint64_t n = 0, bytes = 0;
+  for (it->Seek(sp); it->Valid() && it->key().starts_with(sp); it->Next()) {
+    if (it->key().ToString() != section_chunk_key(g, x, n)) break;
+    section.chunks.push_back(it->value().ToString());
+    bytes += section.chunks.back().size();
+    ++n;
+  }
+  if (!it->status().ok()) return from_rocks(it->status(), "cannot read the section " + info.name);
+  if (n != info.chunk_count || bytes != info.bytes)
+    return Status::Corruption("checkpoint generation " + std::to_string(g) + ": section " + info.name + " holds " +
+                              std::to_string(n) + " chunks of " + std::to_string(bytes) + " bytes, the manifest says " +
+                              std::to_string(info.chunk_count) + " of " + std::to_string(info.bytes));
+  *out = std::move(section);
+  return Status::Ok();
+}
+
+// Generation g's meta record, chunk_count state chunks and the sections infos names.
+Status read_generation(rocksdb::DB& db, uint64_t g, uint64_t chunk_count,
+                       const std::vector<CheckpointSectionInfo>& infos, std::string* meta,
+                       std::vector<std::string>* chunks, std::vector<CheckpointSection>* sections) {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
-  rocksdb::Status rs = impl_->db->Get(ro, meta_key(g), &d.meta);
+  rocksdb::Status rs = db.Get(ro, meta_key(g), meta);
   if (rs.IsNotFound()) return Status::Corruption("checkpoint generation " + std::to_string(g) + ": no meta record");
   if (!rs.ok()) return from_rocks(rs, "cannot read the meta record");
-  d.chunks.reserve(d.manifest.chunk_count);
-  std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(ro));
+  chunks->reserve(chunk_count);
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(ro));
   const std::string prefix = generation_prefix(g) + "c/";
   uint64_t next = 0;
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     if (it->key().ToString() != chunk_key(g, next))
       return Status::Corruption("checkpoint generation " + std::to_string(g) + ": chunk " + std::to_string(next) +
                                 " missing");
-    d.chunks.push_back(it->value().ToString());
+    chunks->push_back(it->value().ToString());
     ++next;
   }
   if (!it->status().ok()) return from_rocks(it->status(), "cannot read the chunks");
-  if (next != d.manifest.chunk_count)
+  if (next != chunk_count)
     return Status::Corruption("checkpoint generation " + std::to_string(g) + ": " + std::to_string(next) +
-                              " chunks, the manifest says " + std::to_string(d.manifest.chunk_count));
-  for (uint64_t x = 0; x < d.manifest.sections.size(); ++x) {
-    const CheckpointSectionInfo& info = d.manifest.sections[x];
-    CheckpointSection section{info.name, info.format, {}};
-    section.chunks.reserve(info.chunk_count);
-    const std::string sp = section_prefix(g, x);
-    uint64_t n = 0, bytes = 0;
-    for (it->Seek(sp); it->Valid() && it->key().starts_with(sp); it->Next()) {
-      if (it->key().ToString() != section_chunk_key(g, x, n)) break;
-      section.chunks.push_back(it->value().ToString());
-      bytes += section.chunks.back().size();
-      ++n;
-    }
-    if (!it->status().ok()) return from_rocks(it->status(), "cannot read the section " + info.name);
-    if (n != info.chunk_count || bytes != info.bytes)
-      return Status::Corruption("checkpoint generation " + std::to_string(g) + ": section " + info.name + " holds " +
-                                std::to_string(n) + " chunks of " + std::to_string(bytes) + " bytes, the manifest says " +
-                                std::to_string(info.chunk_count) + " of " + std::to_string(info.bytes));
-    d.sections.push_back(std::move(section));
+                              " chunks, the manifest says " + std::to_string(chunk_count));
+  for (uint64_t x = 0; x < infos.size(); ++x) {
+    CheckpointSection section;
+    if (Status st = read_section(db, ro, g, x, infos[x], &section); !st.ok()) return st;
+    sections->push_back(std::move(section));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CheckpointData> CheckpointStore::load() const {
+  auto m = manifest();
+  if (!m.ok()) return m.status();
+  if (!*m) return Status::NotFound("no checkpoint written yet");
+  CheckpointData d;
+  d.manifest = **m;
+  const CheckpointManifest& mf = d.manifest;
+  Status st = read_generation(*impl_->db, mf.generation, mf.chunk_count, mf.sections, &d.meta, &d.chunks, &d.sections);
+  if (!st.ok()) return st;
+  if (mf.base_generation != 0) {
+    CheckpointBase b;
+    st = read_generation(*impl_->db, mf.base_generation, mf.base_chunk_count, mf.base_sections, &b.meta, &b.chunks,
+                         &b.sections);
+    if (!st.ok()) return st;
+    d.base = std::move(b);
   }
   return d;
+}
+
+Result<CheckpointSection> CheckpointStore::load_section(const CheckpointManifest& m, uint64_t g,
+                                                        const std::string& name) const {
+  if (Status s = impl_->ensure_open(); !s.ok()) return s;
+  const std::vector<CheckpointSectionInfo>* infos =
+      g == m.generation ? &m.sections : g == m.base_generation && g != 0 ? &m.base_sections : nullptr;
+  if (!infos) return Status::NotFound("checkpoint generation " + std::to_string(g) + " is not the manifest's");
+  for (uint64_t x = 0; x < infos->size(); ++x) {
+    if ((*infos)[x].name != name) continue;
+    rocksdb::ReadOptions ro;
+    ro.verify_checksums = true;
+    CheckpointSection section;
+    if (Status st = read_section(*impl_->db, ro, g, x, (*infos)[x], &section); !st.ok()) return st;
+    return section;
+  }
+  return Status::NotFound("checkpoint generation " + std::to_string(g) + " has no section " + name);
 }
 
 namespace {
@@ -388,18 +449,37 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
   // write left behind (its keys are deleted below with every other generation but this one).
   // A manifest this build cannot read (another version) is replaced like any other.
   uint64_t g = 1;
+  CheckpointManifest& m = data.manifest;
+  const uint64_t base = m.base_generation;
   {
     std::string v;
     rocksdb::Status rs = db->Get(rocksdb::ReadOptions(), kManifestKey, &v);
     if (!rs.ok() && !rs.IsNotFound()) return from_rocks(rs, "cannot read the manifest");
+    std::optional<CheckpointManifest> current;
     if (rs.ok())
-      if (auto current = decode_manifest(v); current.ok()) g = current->generation + 1;
+      if (auto decoded = decode_manifest(v); decoded.ok()) current = std::move(decoded.value());
+    if (current) g = current->generation + 1;
+    // A delta's base: the current generation when it is whole, or the current delta's base.
+    if (base != 0) {
+      if (current && current->generation == base && current->base_generation == 0) {
+        m.base_chunk_count = current->chunk_count;
+        m.base_sections = current->sections;
+      } else if (current && current->base_generation == base) {
+        m.base_chunk_count = current->base_chunk_count;
+        m.base_sections = current->base_sections;
+      } else {
+        return Status::FailedPrecondition("checkpoint: a delta against generation " + std::to_string(base) +
+                                          ", which is not the current checkpoint's whole state");
+      }
+    } else {
+      m.base_chunk_count = 0;
+      m.base_sections.clear();
+    }
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
     it->SeekForPrev("g0");  // '0' follows '/': the last generation key
     if (it->Valid()) g = std::max(g, generation_of(it->key()) + 1);
     if (!it->status().ok()) return from_rocks(it->status(), "cannot read the generations");
   }
-  CheckpointManifest& m = data.manifest;
   m.generation = g;
   m.chunk_count = data.chunks.size();
   m.sections.clear();
@@ -434,18 +514,27 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
         rs = w.Put(section_chunk_key(g, x, i), data.sections[x].chunks[i]);
     return rs;
   });
+  std::error_code size_ec;
+  const uint64_t state_bytes = s.ok() ? fs::file_size(state, size_ec) : 0;
   if (s.ok()) s = from_rocks(db->IngestExternalFile({state}, io), "cannot add the state");
   if (!s.ok()) return s;
-  // The switch: the manifest naming g, and every other generation deleted, in one file.
+  // The switch: the manifest naming g, and every other generation deleted, in one file. A
+  // delta's keeps its base: it deletes only the generations after the base, so that the file's
+  // keys do not overlap the base's and no compaction has to rewrite the base's files with it.
   const std::string sw = staging + "/switch.sst";
   s = write_table(options, sw, [&](rocksdb::SstFileWriter& w) {
-    rocksdb::Status rs = w.DeleteRange("g/", generation_prefix(g));
+    rocksdb::Status rs = w.DeleteRange(base != 0 ? generation_prefix(base + 1) : std::string("g/"), generation_prefix(g));
     if (rs.ok()) rs = w.DeleteRange(generation_prefix(g + 1), "g0");
     if (rs.ok()) rs = w.Put(kManifestKey, encode_manifest(m));
     return rs;
   });
+  const uint64_t switch_bytes = s.ok() ? fs::file_size(sw, size_ec) : 0;
   if (s.ok()) s = from_rocks(db->IngestExternalFile({sw}, io), "cannot add the manifest");
   if (!s.ok()) return s;
+  written = state_bytes + switch_bytes;
+  // A delta's older deltas are small (each at most the delta limit, checkpoint_task.hpp): they
+  // are left to RocksDB's own compactions, or to the next whole checkpoint's.
+  if (base != 0) return Status::Ok();
   // The older generations compacted away now rather than at some later compaction, so that no
   // file keeps their bytes (an erasure's checkpoint relies on it: docs/erasure.md). The whole key
   // space, not only the older generations' range: with RocksDB 7.8 a manual compaction of that
@@ -464,6 +553,8 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
 }
 
 const std::string& CheckpointStore::older_generations_left() const { return impl_->older_left; }
+
+uint64_t CheckpointStore::last_write_bytes() const { return impl_->written; }
 
 Status CheckpointStore::write(CheckpointData data) {
   if (impl_->read_only) return Status::FailedPrecondition("checkpoint: opened read-only");

@@ -94,6 +94,12 @@ struct CheckpointManifest {
   std::vector<CheckpointCoverage> covered;  // by writer
   std::vector<CheckpointSectionInfo> sections;  // in section number order
   std::vector<CheckpointSealed> sealed;         // by writer; empty before version 3
+  // A delta (version 4; 0: this generation is whole): the state's chunks here are a delta
+  // against generation base_generation's whole state, which stays in the database with its
+  // chunk count and sections (the lanes, the state's item table) recorded here.
+  uint64_t base_generation = 0;
+  uint64_t base_chunk_count = 0;
+  std::vector<CheckpointSectionInfo> base_sections;
 
   // The seqno covered for writer (0: none of its ops).
   Seqno covered_seqno(InstanceId writer) const;
@@ -101,11 +107,19 @@ struct CheckpointManifest {
   const std::vector<SealedSegmentFacts>* sealed_of(InstanceId writer) const;
 };
 
+// The whole generation a delta is made against, as load() reads it.
+struct CheckpointBase {
+  std::string meta;
+  std::vector<std::string> chunks;
+  std::vector<CheckpointSection> sections;
+};
+
 struct CheckpointData {
   CheckpointManifest manifest;
   std::string meta;
   std::vector<std::string> chunks;
   std::vector<CheckpointSection> sections;
+  std::optional<CheckpointBase> base;  // load(): of a delta, its base
 };
 
 class CheckpointStore {
@@ -122,15 +136,26 @@ class CheckpointStore {
 
   // The current manifest; nullopt when no checkpoint was written. Corruption when unreadable.
   Result<std::optional<CheckpointManifest>> manifest() const;
-  // The current checkpoint whole. NotFound when there is none; Corruption when a chunk is missing.
+  // The current checkpoint whole (of a delta, with its base: CheckpointData::base). NotFound when
+  // there is none; Corruption when a chunk is missing.
   Result<CheckpointData> load() const;
+  // The sections named name of generation g as the manifest m records them (m.sections for
+  // m.generation, m.base_sections for m.base_generation). NotFound when there is none.
+  Result<CheckpointSection> load_section(const CheckpointManifest& m, uint64_t g, const std::string& name) const;
   // Makes data the current checkpoint (its manifest's generation, chunk_count and sections are
   // set here). Atomic as described above; an error leaves the previous checkpoint current.
-  // FailedPrecondition on a store opened read-only.
+  // FailedPrecondition on a store opened read-only, and for a delta (manifest.base_generation
+  // set, with base_chunk_count and base_sections) whose base generation is not the current
+  // manifest's generation or its base. A delta's write keeps its base's keys and files as they are
+  // and does not compact: it deletes only the generations after the base (an older delta), and
+  // writes about its own size.
   Status write(CheckpointData data);
   // Why the older generations are still in the database's files after the last write (its
   // compaction failed: no space, say), or empty. The next write compacts them away again.
   const std::string& older_generations_left() const;
+  // Bytes of the table files the last successful write() ingested (its generation and its
+  // switch); a whole checkpoint's compaction afterwards is not counted.
+  uint64_t last_write_bytes() const;
 
   // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.
   Status overwrite_chunk_for_test(uint64_t index, const std::string& bytes);

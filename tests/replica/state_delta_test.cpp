@@ -1,0 +1,138 @@
+// A checkpoint's state as a delta against a whole encoding (replica/state_codec.hpp
+// encode_delta): the base with the delta applied has the digest of the state the delta was made
+// from, for seeded multi-writer workloads cut at random points (every op type, erases that
+// remove triplets and claims); the delta holds only what changed, names the memories whose
+// records changed, and is refused when it would be too large or does not fit its base.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+
+#include "replica/replica_state.hpp"
+#include "replica/state_codec.hpp"
+#include "op_workload.hpp"
+
+namespace vasana {
+namespace {
+
+// The memory items of a table whose content differs from (or is missing in) base's.
+size_t changed_memory_items(const StateItemTable& base, const StateItemTable& now) {
+  size_t n = 0;
+  for (const StateItemHash& h : now) {
+    if ((h.key >> 56) != 1) continue;
+    auto it = std::lower_bound(base.begin(), base.end(), h);
+    if (it == base.end() || it->key != h.key || it->content != h.content) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a state delta applied to its base gives the state it was made from") {
+  const uint64_t seed = test::test_seed();
+  INFO("VASANA_TEST_SEED=" << seed);
+  std::mt19937_64 rng(seed);
+  size_t with_removals = 0, small_deltas = 0;
+  for (int round = 0; round < 12; ++round) {
+    auto streams = test::generate(rng, 3, 150);
+    const auto order = test::interleave(streams, rng);
+    const size_t cut = order.size() / 2 + rng() % (order.size() / 2);
+    ReplicaState s;
+    for (size_t i = 0; i < cut; ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+    StateItemTable table;
+    const EncodedState base = StateCodec::encode(s, &table, 5);
+    REQUIRE(!table.empty());
+    const ReplicaState at_base = s;
+    for (size_t i = cut; i < order.size(); ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+
+    auto delta = StateCodec::encode_delta(s, table, table.size() * 4, 5);
+    REQUIRE(delta);
+    ReplicaState loaded;
+    std::vector<MemoryId> changed;
+    Status st = StateCodec::decode(base, *delta, &loaded, &changed);
+    INFO(st.to_string());
+    REQUIRE(st.ok());
+    CHECK(to_hex(loaded.digest()) == to_hex(s.digest()));
+    CHECK(loaded.memory_count() == s.memory_count());
+    CHECK(loaded.ops_applied() == s.ops_applied());
+    CHECK(loaded.applied() == s.applied());
+    // Only what changed is in the delta: the memories named are exactly those whose records differ.
+    StateItemTable now;
+    (void)StateCodec::encode(s, &now, 5);
+    CHECK(changed.size() == changed_memory_items(table, now));
+    std::set<MemoryId> named(changed.begin(), changed.end());
+    CHECK(named.size() == changed.size());
+    size_t same = 0;
+    s.for_each_memory([&](const MemoryRecord& m) {
+      const MemoryRecord* before = at_base.memory(m.id);
+      if (!named.count(m.id)) {
+        // Negative control: a memory the delta does not name is byte for byte the base's.
+        REQUIRE(before);
+        ++same;
+      }
+    });
+    CHECK(delta->items < now.size());
+    if (delta->items * 2 < now.size()) ++small_deltas;
+    if (!delta->removed.empty()) ++with_removals;
+    // A delta of the base against itself is empty and loads the base.
+    auto none = StateCodec::encode_delta(at_base, table, 0, 5);
+    REQUIRE(none);
+    CHECK(none->items == 0);
+    CHECK(none->removed.empty());
+    ReplicaState same_state;
+    REQUIRE(StateCodec::decode(base, *none, &same_state).ok());
+    CHECK(to_hex(same_state.digest()) == to_hex(at_base.digest()));
+    CHECK(same > 0);
+  }
+  CHECK(with_removals > 0);  // erases and retractions removed items of the base
+  CHECK(small_deltas > 0);
+}
+
+TEST_CASE("a state delta is not made past its item limit nor when a memory record left") {
+  std::mt19937_64 rng(77);
+  auto streams = test::generate(rng, 2, 200);
+  const auto order = test::interleave(streams, rng);
+  ReplicaState s;
+  for (size_t i = 0; i < order.size() / 2; ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+  StateItemTable table;
+  (void)StateCodec::encode(s, &table);
+  for (size_t i = order.size() / 2; i < order.size(); ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+  auto whole = StateCodec::encode_delta(s, table, table.size() * 4);
+  REQUIRE(whole);  // positive control: with room, a delta is made
+  const size_t needed = whole->items + whole->removed.size();
+  REQUIRE(needed > 1);
+  CHECK(StateCodec::encode_delta(s, table, needed));
+  CHECK_FALSE(StateCodec::encode_delta(s, table, needed - 1));
+  // A base holding a memory record the state lacks (a state that did not grow from it).
+  StateItemTable more = table;
+  more.push_back(StateItemHash{(uint64_t(1) << 56) | 12345, 1});
+  std::sort(more.begin(), more.end());
+  CHECK_FALSE(StateCodec::encode_delta(s, more, table.size() * 4));
+}
+
+TEST_CASE("a state delta that does not fit its base is refused as corrupt") {
+  std::mt19937_64 rng(99);
+  auto streams = test::generate(rng, 2, 120);
+  const auto order = test::interleave(streams, rng);
+  ReplicaState s;
+  for (const auto* op : order) REQUIRE(s.apply(op->key, op->op).ok());
+  StateItemTable table;
+  const EncodedState base = StateCodec::encode(s, &table);
+  auto delta = StateCodec::encode_delta(s, table, 10);
+  REQUIRE(delta);
+  ReplicaState loaded;
+  REQUIRE(StateCodec::decode(base, *delta, &loaded).ok());  // positive control
+  // Removing an item the base does not hold, or a memory record.
+  EncodedStateDelta wrong = *delta;
+  wrong.removed = {(uint64_t(2) << 56) | 1};
+  CHECK(StateCodec::decode(base, wrong, &loaded).code() == Code::corruption);
+  wrong.removed = {table.front().key};
+  REQUIRE((table.front().key >> 56) == 1);
+  CHECK(StateCodec::decode(base, wrong, &loaded).code() == Code::corruption);
+  // A meta record that counts other chunks than the delta has.
+  wrong = *delta;
+  wrong.chunks.push_back(base.chunks.front());
+  CHECK(StateCodec::decode(base, wrong, &loaded).code() == Code::corruption);
+}
+
+}  // namespace vasana
