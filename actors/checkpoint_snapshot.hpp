@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ namespace vasana {
 class RecallEngine;
 
 struct CheckpointSnapshot {
-  EncodedState state;
+  EncodedState state;                   // whole (empty for a delta)
+  StateItemTable items;                 // whole: the state's item table (replica/state_codec.hpp)
+  std::optional<EncodedStateDelta> delta;  // a delta against the base table asked for (then no lanes)
+  Hash256 digest{};                     // a delta's: ReplicaState::digest() of the state, by the child
   uint64_t ops_applied = 0;
   uint64_t memories = 0;
   std::map<InstanceId, Seqno> applied;  // the version vector the state holds
@@ -48,7 +52,11 @@ struct CheckpointSnapshot {
 inline constexpr std::chrono::seconds kChildSilenceLimit{120};
 
 // fork_child false: in this process, under the read lock (RecallEngine::snapshot_lanes).
+// With a base item table (a whole checkpoint's, non-empty) and a child: the child makes the state
+// a delta against it (StateCodec::encode_delta, at most max_items items) and saves no lane; when
+// the delta would be larger, or taken in this process, the snapshot is whole as without a base.
 Result<CheckpointSnapshot> take_checkpoint_snapshot(const RecallEngine& engine, bool fork_child,
-                                                    std::string* fell_back = nullptr);
+                                                    std::string* fell_back = nullptr,
+                                                    const StateItemTable* base = nullptr, size_t max_items = 0);
 
 }  // namespace vasana

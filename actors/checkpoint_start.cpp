@@ -6,6 +6,7 @@
 #include "actors/checkpoint_task.hpp"
 #include "replica/recall_engine.hpp"
 #include "replica/state_codec.hpp"
+#include "replica/state_item_table.hpp"
 
 namespace vasana {
 
@@ -16,6 +17,18 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 }  // namespace
+
+Status decode_checkpoint_state(CheckpointData& data, ReplicaState* out, std::vector<MemoryId>* changed) {
+  if (!data.base) return StateCodec::decode(EncodedState{std::move(data.meta), std::move(data.chunks)}, out);
+  EncodedStateDelta delta{std::move(data.meta), std::move(data.chunks), {}, 0};
+  const CheckpointSection* removed = nullptr;
+  for (const auto& section : data.sections)
+    if (section.name == kStateRemovedSection) removed = &section;
+  if (!removed || removed->format != 1 || !decode_removed_keys(removed->chunks, &delta.removed))
+    return Status::Corruption("checkpoint state delta: no readable list of removed items");
+  return StateCodec::decode(EncodedState{std::move(data.base->meta), std::move(data.base->chunks)}, delta, out,
+                            changed);
+}
 
 CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, const CheckpointLog& log,
                                       size_t threads) {
@@ -45,9 +58,13 @@ CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, 
   Status decoded;
   double decode_ms = 0, digest_ms = 0;
   Hash256 digest{};
+  // A delta: the state is its base's with the delta applied, the lanes are the base's, and the
+  // memories the delta changed go to the lane backlog (finish_lanes) to be indexed again.
+  std::vector<MemoryId> changed;
+  std::vector<CheckpointSection>& lane_sections = data->base ? data->base->sections : data->sections;
   std::thread state_thread([&] {
     auto t1 = Clock::now();
-    decoded = StateCodec::decode(EncodedState{std::move(data->meta), std::move(data->chunks)}, &state);
+    decoded = decode_checkpoint_state(*data, &state, &changed);
     decode_ms = ms_since(t1);
     if (!decoded.ok()) return;
     auto t2 = Clock::now();
@@ -55,8 +72,9 @@ CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, 
     digest_ms = ms_since(t2);
   });
   std::vector<LaneSnapshot> snapshots;
-  for (auto& section : data->sections)
-    snapshots.push_back(LaneSnapshot{section.name, section.format, std::move(section.chunks)});
+  for (auto& section : lane_sections)
+    if (section.name != kStateItemsSection)
+      snapshots.push_back(LaneSnapshot{section.name, section.format, std::move(section.chunks)});
   auto t3 = Clock::now();
   std::vector<std::string> lines = engine.load_lanes(std::move(snapshots), threads);
   const double lanes_ms = ms_since(t3);
@@ -72,11 +90,14 @@ CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, 
   }
   engine.load_state(std::move(state));
   auto t4 = Clock::now();
-  for (auto& l : engine.finish_lanes(threads)) lines.push_back(std::move(l));
+  for (auto& l : engine.finish_lanes(threads, data->base ? &changed : nullptr)) lines.push_back(std::move(l));
   const double finish_ms = ms_since(t4);
   cs.manifest_ = data->manifest;
   for (const auto& c : data->manifest.covered) cs.covered_[c.writer] = c.seqno;
-  log("checkpoint: loaded " + describe_checkpoint(data->manifest) + ": read in " + std::to_string(int(read_ms)) +
+  const std::string delta = data->base ? " (a delta of generation " + std::to_string(data->manifest.base_generation) +
+                                             ": " + std::to_string(changed.size()) + " memories to index again)"
+                                       : std::string();
+  log("checkpoint: loaded " + describe_checkpoint(data->manifest) + delta + ": read in " + std::to_string(int(read_ms)) +
       " ms; state decoded in " + std::to_string(int(decode_ms)) + " ms and digest checked in " +
       std::to_string(int(digest_ms)) + " ms while the lanes loaded in " + std::to_string(int(lanes_ms)) +
       " ms; the other lanes made ready in " + std::to_string(int(finish_ms)) + " ms");

@@ -13,6 +13,7 @@
 #include "actors/checkpoint_snapshot.hpp"
 #include "replica/recall_engine.hpp"
 #include "replica/state_codec.hpp"
+#include "replica/state_item_table.hpp"
 #include "store/checkpoint_set_aside.hpp"
 #include "store/hybrid_clock.hpp"
 #include "store/record_lookup.hpp"
@@ -37,12 +38,34 @@ std::string describe_checkpoint(const CheckpointManifest& m) {
   return s + ")";
 }
 
+namespace {
+
+// The item table of the whole state a delta would be made against: the current checkpoint's own
+// when it is whole, its base's when it is a delta. Empty when there is none this build can use
+// (no checkpoint, another state format, no table, a table that does not read).
+StateItemTable delta_base(CheckpointStore& store, uint64_t* base_generation) {
+  StateItemTable table;
+  auto m = store.manifest();
+  if (!m.ok() || !*m || (*m)->state_format != kStateFormatVersion) return table;
+  const uint64_t g = (*m)->base_generation != 0 ? (*m)->base_generation : (*m)->generation;
+  auto section = store.load_section(**m, g, kStateItemsSection);
+  if (!section.ok() || section->format != 1) return table;
+  if (!decode_item_table(section->chunks, &table)) table.clear();
+  *base_generation = g;
+  return table;
+}
+
+}  // namespace
+
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
-                                         CheckpointStore& store, VerifiedSegments* segments) {
+                                         CheckpointStore& store, VerifiedSegments* segments, uint32_t delta_percent) {
   CheckpointWrite w;
   CheckpointData data;
+  uint64_t base_generation = 0;
+  const StateItemTable base = delta_percent > 0 ? delta_base(store, &base_generation) : StateItemTable();
   auto t0 = Clock::now();
-  auto snap = take_checkpoint_snapshot(engine, /*fork_child=*/true, &w.fell_back);
+  auto snap = take_checkpoint_snapshot(engine, /*fork_child=*/true, &w.fell_back, &base,
+                                       base.size() * delta_percent / 100);
   if (!snap.ok()) return snap.status();
   w.lanes_ms = ms_since(t0);
   w.locked_ms = snap->locked_ms;
@@ -50,28 +73,46 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
   data.manifest.ops_applied = snap->ops_applied;
   data.manifest.memories = snap->memories;
   const std::map<InstanceId, Seqno> applied = std::move(snap->applied);
-  EncodedState e = std::move(snap->state);
-  for (auto& lane : snap->lanes) {
-    for (const auto& c : lane.chunks) w.lane_bytes += c.size();
-    data.sections.push_back(CheckpointSection{std::move(lane.name), lane.format, std::move(lane.chunks)});
-  }
   if (data.manifest.ops_applied == 0) return w;
-  w.bytes = e.meta.size();
-  for (const auto& c : e.chunks) w.bytes += c.size();
-  if (Status s = check_checkpoint_space(checkpoint_dir(dir.root), w.bytes + w.lane_bytes); !s.ok()) return s;
-  // The digest is taken off the lock, of the state decoded back from the bytes: what a start
-  // will load. It costs a second copy of the state for a moment.
-  auto td = Clock::now();
-  {
-    ReplicaState copy;
-    Status s = StateCodec::decode(e, &copy);
-    // Not Corruption: that code says the checkpoint database is damaged.
-    if (!s.ok()) return Status::FailedPrecondition("the encoded state does not decode: " + s.message());
-    data.manifest.digest = copy.digest();
+  if (snap->delta) {
+    // Against the base: its lanes stay the checkpoint's (a start brings them up to date with the
+    // memories the delta changed), and the digest is the child's of the state it encoded.
+    EncodedStateDelta& d = *snap->delta;
+    w.delta_items = d.items;
+    data.manifest.base_generation = base_generation;
+    data.manifest.digest = snap->digest;
+    data.sections.push_back(CheckpointSection{kStateRemovedSection, 1, encode_removed_keys(d.removed)});
+    w.bytes = d.meta.size();
+    for (const auto& c : d.chunks) w.bytes += c.size();
+    for (const auto& c : data.sections.back().chunks) w.bytes += c.size();
+    if (Status s = check_checkpoint_space(checkpoint_dir(dir.root), w.bytes); !s.ok()) return s;
+    data.meta = std::move(d.meta);
+    data.chunks = std::move(d.chunks);
+  } else {
+    EncodedState e = std::move(snap->state);
+    for (auto& lane : snap->lanes) {
+      for (const auto& c : lane.chunks) w.lane_bytes += c.size();
+      data.sections.push_back(CheckpointSection{std::move(lane.name), lane.format, std::move(lane.chunks)});
+    }
+    data.sections.push_back(CheckpointSection{kStateItemsSection, 1, encode_item_table(snap->items)});
+    w.bytes = e.meta.size();
+    for (const auto& c : e.chunks) w.bytes += c.size();
+    for (const auto& c : data.sections.back().chunks) w.bytes += c.size();
+    if (Status s = check_checkpoint_space(checkpoint_dir(dir.root), w.bytes + w.lane_bytes); !s.ok()) return s;
+    // The digest is taken off the lock, of the state decoded back from the bytes: what a start
+    // will load. It costs a second copy of the state for a moment.
+    auto td = Clock::now();
+    {
+      ReplicaState copy;
+      Status s = StateCodec::decode(e, &copy);
+      // Not Corruption: that code says the checkpoint database is damaged.
+      if (!s.ok()) return Status::FailedPrecondition("the encoded state does not decode: " + s.message());
+      data.manifest.digest = copy.digest();
+    }
+    w.digest_ms = ms_since(td);
+    data.meta = std::move(e.meta);
+    data.chunks = std::move(e.chunks);
   }
-  w.digest_ms = ms_since(td);
-  data.meta = std::move(e.meta);
-  data.chunks = std::move(e.chunks);
   data.manifest.state_format = kStateFormatVersion;
   data.manifest.created_ms = system_wall_ms();
   auto t1 = Clock::now();
@@ -95,6 +136,7 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
   Status s = store.write(std::move(data));
   if (!s.ok()) return s;
   w.store_ms = ms_since(t2);
+  w.written_bytes = store.last_write_bytes();
   auto written = store.manifest();
   if (!written.ok()) return written.status();
   w.manifest = written->value_or(m);
@@ -187,9 +229,12 @@ struct CheckpointTask::Impl {
   // False when it failed (the failure is counted and logged) or left the older generations in
   // the files (said in health and the log); true when written, or when no op is applied yet
   // (nothing to write).
+  // A delta or whole as write_checkpoint decides: after an erasure it is whole, since the erased
+  // memory's record changed since the last whole one (StateCodec::encode_delta).
   bool write_one(const char* why) {
     Status opened = open_store();
-    auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store, segments.get()) : Result<CheckpointWrite>(opened);
+    auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store, segments.get(), options.delta_percent)
+                         : Result<CheckpointWrite>(opened);
     last_time = Clock::now();
     if (!w.ok()) {
       // Damage found while writing: set aside, and the next attempt starts a new database.
@@ -213,14 +258,17 @@ struct CheckpointTask::Impl {
         log(*line);
       return false;
     }
-    log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " +
-        std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) +
-        " KiB; writes waited " + std::to_string(int(w->locked_ms)) + " ms (" +
+    const std::string size =
+        w->delta() ? "a delta of " + std::to_string(w->delta_items) + " items against generation " +
+                         std::to_string(w->manifest.base_generation) + ", " + std::to_string(w->bytes >> 10) + " KiB"
+                   : std::to_string(w->bytes >> 10) + " KiB, lanes " + std::to_string(w->lane_bytes >> 10) + " KiB";
+    log(std::string("checkpoint: wrote ") + describe_checkpoint(w->manifest) + " " + why + ": " + size +
+        "; writes waited " + std::to_string(int(w->locked_ms)) + " ms (" +
         (w->forked ? "for the fork" : "in this process, " + w->fell_back) + "; saved in " +
         std::to_string(int(w->lanes_ms)) + " ms), decoded and digested " + std::to_string(int(w->digest_ms)) +
         " ms, chain hashes " + std::to_string(int(w->hashes_ms)) + " ms, " + std::to_string(w->sealed) +
         " sealed segment(s) recorded " + std::to_string(int(w->sealed_ms)) + " ms, RocksDB " + std::to_string(int(w->store_ms)) +
-        " ms" + (failures_in_run ? " (after " + std::to_string(failures_in_run) + " failed attempts)" : ""));
+        " ms (" + std::to_string(w->written_bytes >> 10) + " KiB of table files written)" + (failures_in_run ? " (after " + std::to_string(failures_in_run) + " failed attempts)" : ""));
     failures_in_run = 0;
     failure_log = std::make_unique<LogLimiter>(std::chrono::hours(1));
     std::lock_guard<std::mutex> g(mutex);

@@ -25,6 +25,13 @@
 // lane's way to ready is logged. Lane snapshots carry no digest of their own: RocksDB's block
 // checksums cover their bytes, and a lane's load() refuses what does not decode.
 //
+// A checkpoint is whole (the state, every lane that saves itself, and the state's item table) or
+// a delta against the last whole one (the state items that changed since, and those that left):
+// the child that takes it makes a delta while at most delta_percent of the whole one's items
+// changed and no memory was erased since (so an erasure's checkpoint is whole: the whole one
+// before may hold the erased text). A start from a delta loads the whole one's lanes and puts
+// the memories the delta changed in the lane backlog, which the start works off before ready.
+//
 // In the background, CheckpointTask writes a new checkpoint when at least min_ops ops were
 // applied since the last one and interval has passed, and at clean shutdown (finish()) when
 // min_ops were applied since. When the start found a checkpoint it could not use, the next
@@ -51,6 +58,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
@@ -61,15 +69,24 @@
 namespace vasana {
 
 class RecallEngine;
+class ReplicaState;
 class VerifiedSegments;
 
 struct CheckpointOptions {
   bool enabled = true;                    // [checkpoint] enabled: load at start and write them
   std::chrono::seconds interval{300};     // [checkpoint] interval_s: at most one per interval
   uint64_t min_ops = 10000;               // [checkpoint] min_ops: ops applied since the last
+  // [checkpoint] delta_percent: a checkpoint is a delta against the last whole one while the state
+  // items that changed since (and the memories a start must re-index) are at most this share of
+  // the whole one's; 0: every checkpoint whole.
+  uint32_t delta_percent = 3;
 };
 
 using CheckpointLog = std::function<void(const std::string&)>;
+
+// The state a loaded checkpoint holds: its whole state, or its base's with its delta applied
+// (then *changed, when given, gets the memories the delta changed). Moves the chunks out of data.
+Status decode_checkpoint_state(CheckpointData& data, ReplicaState* out, std::vector<MemoryId>* changed = nullptr);
 
 class CheckpointStart {
  public:
@@ -124,8 +141,11 @@ struct CheckpointWrite {
   double sealed_ms = 0;  // the sealed segments it records listed (those sealed since verified)
   uint64_t sealed = 0;   // sealed segments it records
   double store_ms = 0;   // written to RocksDB (table files written and ingested, older generation compacted)
-  uint64_t bytes = 0;    // encoded state
-  uint64_t lane_bytes = 0;  // the lanes' snapshots
+  uint64_t bytes = 0;    // encoded state (whole, with its item table; or the delta)
+  uint64_t lane_bytes = 0;  // the lanes' snapshots (none in a delta)
+  uint64_t delta_items = 0;  // a delta's items (0: whole)
+  uint64_t written_bytes = 0;  // the table files the store ingested (CheckpointStore::last_write_bytes)
+  bool delta() const { return manifest.base_generation != 0; }
 };
 
 // Takes a checkpoint of engine's state now and makes it store's current one, recording the
@@ -133,8 +153,12 @@ struct CheckpointWrite {
 // (Ok, written = false) when the state holds no op. An error (not enough free space, a covered record
 // not found in its writer's segments, RocksDB failing) leaves the previous checkpoint current;
 // it is Corruption only when the store found its database damaged.
+// With delta_percent > 0 and a whole checkpoint of this state format in store (or a delta's base),
+// it is written as a delta against that one when at most delta_percent of its items changed
+// (actors/checkpoint_snapshot.hpp); else whole, with its lanes and its item table.
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
-                                         CheckpointStore& store, VerifiedSegments* segments = nullptr);
+                                         CheckpointStore& store, VerifiedSegments* segments = nullptr,
+                                         uint32_t delta_percent = 0);
 
 // What `vasana status` and the metrics show of the checkpoints (sync/replication_status.hpp).
 struct CheckpointHealth {

@@ -14,5 +14,9 @@ namespace vasana {
 // stamped one millisecond apart and ending now, sealing segments at seal_bytes as a node does.
 Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n,
                                 uint64_t seal_bytes = LogWriterOptions{}.seal_bytes);
+// Appends count updates of the text of memories the above wrote (n of them), one memory each,
+// spread evenly over the n.
+Status write_synthetic_updates(const DataDir& dir, const Identity& id, size_t n, size_t count,
+                               uint64_t seal_bytes = LogWriterOptions{}.seal_bytes);
 
 }  // namespace vasana

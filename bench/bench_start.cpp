@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -114,6 +115,17 @@ void print_state_figures(const RecallEngine* engine) {
   const double digest_s = s_since(t0);
   std::printf("  checkpoint: %.0f MiB encoded; encoded under the read lock in %.2f s; decode %.2f s, digest %.2f s%s\n",
               double(bytes) / (1 << 20), locked_s, decode_s, digest_s, same ? "" : " (DIGEST DIFFERS)");
+  // What a whole checkpoint's child adds (the item table a delta compares with), and a delta
+  // against it of the same state (no item changed: the cost of comparing every item).
+  StateItemTable items;
+  t0 = Clock::now();
+  engine->read([&](const ReplicaState& s) { encoded = StateCodec::encode(s, &items); });
+  const double with_table_s = s_since(t0);
+  t0 = Clock::now();
+  std::optional<EncodedStateDelta> delta;
+  engine->read([&](const ReplicaState& s) { delta = StateCodec::encode_delta(s, items, items.size() / 20); });
+  std::printf("  encoded with its item table (%zu items) in %.2f s; a delta against it compared in %.2f s (%s)\n",
+              items.size(), with_table_s, s_since(t0), delta && delta->items == 0 ? "empty" : "NOT EMPTY");
   // The digest a scrape or `vasana status` asks for: in this process writes wait for the whole
   // pass; from a forked child (actors/forked_digest.hpp) only for the fork.
   t0 = Clock::now();
@@ -129,7 +141,7 @@ void print_state_figures(const RecallEngine* engine) {
 }  // namespace
 
 int cmd_bench_start(const Words& words) {
-  auto args = parse_args(words, {"memories", "dir", "segment-mib"}, {"settle"});
+  auto args = parse_args(words, {"memories", "dir", "segment-mib"}, {"settle", "keep"});
   if (!args.ok()) return bench::fail(kExitUsage, "start: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
@@ -222,7 +234,42 @@ int cmd_bench_start(const Words& words) {
                   " %.2f s%s\n", replayed_s, s_since(l0), cs.used() ? "" : " (NOT USED)");
     }
     for (const auto& l : lines) std::printf("    %s\n", l.c_str());
-    std::filesystem::remove_all(root);
+
+    // 1% of the memories changed (each a new text), then a node started on it (the checkpoint
+    // and a tail of those updates) and stopped: its shutdown checkpoint is a delta against the
+    // whole one; then a start from that delta.
+    const size_t updates = std::max<size_t>(1, n / 100);
+    if (Status s = write_synthetic_updates(dir, *id, n, updates, seal_mib << 20); !s.ok())
+      return bench::fail(kExitFailed, "start: " + s.to_string());
+    lines.clear();
+    auto tail = start_once(dir, true, 1, &lines);
+    if (!tail.ok()) return bench::fail(kExitFailed, "start: " + tail.status().message());
+    std::printf("  %zu memories updated (1%%): start from the whole checkpoint and that tail %.2f s; then its shutdown:\n",
+                updates, *tail);
+    for (const auto& l : lines)
+      if (l.find("checkpoint: wrote") != std::string::npos) std::printf("    %s\n", l.c_str());
+    lines.clear();
+    auto from_delta = start_once(dir, true, 1, &lines);
+    if (!from_delta.ok()) return bench::fail(kExitFailed, "start: " + from_delta.status().message());
+    std::printf("  start to ready from the delta %.2f s\n", *from_delta);
+    for (const auto& l : lines)
+      if (l.find("checkpoint: loaded") != std::string::npos || l.rfind("recovery: segments:", 0) == 0)
+        std::printf("    %s\n", l.c_str());
+    // The delta loaded into an engine here, twice: the load with the base's lanes, then the lane
+    // backlog (the memories it changed) worked off.
+    for (int round = 0; round < 2; ++round) {
+      RecallEngine loaded(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
+      auto l0 = Clock::now();
+      auto cs = CheckpointStart::load(dir, loaded, [](const std::string&) {}, 2);
+      const double load_s = s_since(l0);
+      const size_t backlog = loaded.lanes_backlog();
+      auto c0 = Clock::now();
+      loaded.catch_up_lanes();
+      std::printf("  the delta loaded with the base's lanes %.2f s%s, then %zu backlog entries indexed %.2f s\n", load_s,
+                  cs.used() ? "" : " (NOT USED)", backlog, s_since(c0));
+    }
+    if (args->has("keep")) std::printf("  kept: %s\n", dir.root.c_str());
+    else std::filesystem::remove_all(root);
   }
   return kExitOk;
 }

@@ -28,7 +28,7 @@ const char* kUsage =
     "        recall over the HTTP API beside the ZeroMQ protocol\n"
     "  candidates [--memories 100000] [--requests 1000] [--dir DIR]\n"
     "        what write-time conflict candidates add to a remember's latency\n"
-    "  start [--memories 100000,1000000] [--dir DIR] [--settle] [--segment-mib 64]\n"
+    "  start [--memories 100000,1000000] [--dir DIR] [--settle] [--segment-mib 64] [--keep]\n"
     "        start to ready with a full replay and from a checkpoint\n"
     "  memory [--mib 256] [--strings 1000000]\n"
     "        what fresh memory costs here (first touch, small strings on a thread)\n"

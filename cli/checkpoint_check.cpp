@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "actors/checkpoint_task.hpp"
 #include "protocol/op_codec.hpp"
 #include "replica/replica_state.hpp"
 #include "replica/state_codec.hpp"
@@ -38,7 +39,8 @@ DeepCheck deep_check(const DataDir& dir, const Identity& id, const std::vector<W
     out.lines.push_back("checkpoint: generation " + std::to_string(m.generation) + ", " + std::to_string(m.memories) +
                         " memories, " + std::to_string(m.ops_applied) + " ops, written at " +
                         std::to_string(m.created_ms) + " ms since the epoch");
-    Status s = StateCodec::decode(EncodedState{data->meta, data->chunks}, &loaded);
+    CheckpointData copy = *data;
+    Status s = decode_checkpoint_state(copy, &loaded);
     if (!s.ok()) {
       problem("checkpoint: its state does not load: " + s.message());
     } else if (loaded.digest() != m.digest) {

@@ -254,6 +254,7 @@ Section checkpoint_keys() {
        }}},
       {"interval_s", integer_key(1, 30 * 86400, [](NodeConfig& c, int64_t v) { c.checkpoint.interval = std::chrono::seconds(v); })},
       {"min_ops", integer_key(1, int64_t(1) << 40, [](NodeConfig& c, int64_t v) { c.checkpoint.min_ops = uint64_t(v); })},
+      {"delta_percent", integer_key(0, 50, [](NodeConfig& c, int64_t v) { c.checkpoint.delta_percent = uint32_t(v); })},
   };
 }
 

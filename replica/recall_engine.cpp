@@ -290,7 +290,7 @@ std::vector<std::string> RecallEngine::load_lanes(std::vector<LaneSnapshot> snap
   return lines;
 }
 
-std::vector<std::string> RecallEngine::finish_lanes(size_t threads) {
+std::vector<std::string> RecallEngine::finish_lanes(size_t threads, const std::vector<MemoryId>* changed) {
   auto lock = lock_.write();
   std::vector<std::string> lines;
   lanes_loaded_.resize(lanes_.size(), 0);
@@ -329,6 +329,16 @@ std::vector<std::string> RecallEngine::finish_lanes(size_t threads) {
         backlog_.add(one, state_);
       }
       backlog_.add(flags, state_);
+      if (changed) {
+        for (const MemoryId& id : *changed) {
+          StateChange one;
+          one.memory = id;
+          backlog_.add(one, state_);
+        }
+        StateChange all;
+        all.triplets = all.corrections = true;
+        backlog_.add(all, state_);
+      }
     } else {
       lines.push_back("the saved lane backlog was not used (" + st.message() + "): every lane rebuilt");
       std::vector<Lane*> all;

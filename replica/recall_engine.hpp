@@ -170,6 +170,8 @@ class RecallEngine {
   // (the child must not return from fn: it ends with _exit).
   void hold_still(const std::function<void()>& fn, double* locked_ms = nullptr) const;
   std::vector<LaneSnapshot> snapshot_held(const std::function<void(const ReplicaState&)>& fn) const;
+  // In that child too: fn(state), taking no lock and saving no lane.
+  void read_held(const std::function<void(const ReplicaState&)>& fn) const { fn(state_); }
   // Loading a checkpoint, in two steps around load_state(). load_lanes() loads each lane that has
   // a snapshot of its name and format (up to `threads` lanes at once) and keeps the saved
   // backlog; it reads no state, so the state may be decoded meanwhile on another thread. Then,
@@ -179,7 +181,10 @@ class RecallEngine {
   // snapshot was not used. Then apply the ops after the checkpoint with apply_behind() and call
   // catch_up_lanes().
   std::vector<std::string> load_lanes(std::vector<LaneSnapshot> snapshots, size_t threads);
-  std::vector<std::string> finish_lanes(size_t threads);
+  // changed (a delta checkpoint's: replica/state_codec.hpp): memories whose records differ from
+  // those the loaded lanes were saved with; they join the backlog, with the triplet and correction
+  // flags.
+  std::vector<std::string> finish_lanes(size_t threads, const std::vector<MemoryId>* changed = nullptr);
   // Bulk load after load_lanes(): applies an op to the state and leaves what the lanes must do
   // in the lane backlog (each memory once), for catch_up_lanes().
   Status apply_behind(const OrderKey& key, const OpValue& op);

@@ -481,7 +481,10 @@ class ChunkWriter {
   // The memory table (ReplicaState::MemoryTable): an item is the record, in id order.
   template <class Table>
   void records(Section s, const Table& table) {
-    table.for_each([&](const MemoryRecord& m) { item(s, m.id, [&](Out& out) { out(m); }); });
+    table.for_each([&](const MemoryRecord& m) {
+      // An erased memory in a delta: its base may still hold what the erasure removed.
+      if (item(s, m.id, [&](Out& out) { out(m); }) && base_ && is_erased(m)) erased_ = true;
+    });
     flush(s);
   }
   // A section of records by id in a map that hold their own id: an item is the record.
@@ -502,11 +505,13 @@ class ChunkWriter {
   }
   size_t items_written() const { return written_; }
   bool over_limit() const { return base_ && written_ > base_->max_items; }
+  bool erased_memory_written() const { return erased_; }
 
  private:
+  // Whether the item went into a chunk.
   template <class K, class Write>
-  void item(Section s, const K& key, Write write) {
-    if (over_limit()) return;
+  bool item(Section s, const K& key, Write write) {
+    if (over_limit()) return false;
     const size_t start = body_.size();
     Out out(&body_);
     write(out);
@@ -518,11 +523,12 @@ class ChunkWriter {
       if (table_) table_->push_back(h);
       if (base_ && base_->unchanged(h.key, h.content)) {
         body_.resize(start);
-        return;
+        return false;
       }
     }
     ++written_;
     if (++in_chunk_ == per_chunk_) flush(s);
+    return true;
   }
   void flush(Section s) {
     if (in_chunk_ == 0) return;
@@ -543,6 +549,7 @@ class ChunkWriter {
   DeltaBase* base_;
   std::string body_, key_bytes_;
   size_t in_chunk_ = 0, written_ = 0;
+  bool erased_ = false;
 };
 
 // Drops the items whose keys a delta lists as removed (sorted). Memory records are never
@@ -711,7 +718,7 @@ std::optional<EncodedStateDelta> StateCodec::encode_delta(const ReplicaState& s,
   DeltaBase b{base, std::vector<bool>(base.size(), false), max_items};
   ChunkWriter w(&d.chunks, std::max<size_t>(1, items_per_chunk), nullptr, &b);
   sections(s, w);
-  if (w.over_limit()) return std::nullopt;
+  if (w.over_limit() || w.erased_memory_written()) return std::nullopt;
   d.items = w.items_written();
   for (size_t i = 0; i < base.size(); ++i) {
     if (b.met[i]) continue;

@@ -73,8 +73,9 @@ class StateCodec {
   static EncodedState encode(const ReplicaState& state, StateItemTable* items,
                              size_t items_per_chunk = kStateItemsPerChunk);
   // The state as a delta against the whole encoding whose item table is base. nullopt when more
-  // than max_items items would be in it, or when a memory record of the base is not in the state
-  // (neither happens to a state that only grew from the base's, short of max_items): the caller
+  // than max_items items would be in it, when a memory record of the base is not in the state
+  // (which does not happen to a state that grew from the base's), or when an erased memory's
+  // record changed since the base (the base may still hold what the erasure removed): the caller
   // encodes the whole state instead.
   static std::optional<EncodedStateDelta> encode_delta(const ReplicaState& state, const StateItemTable& base,
                                                        size_t max_items,

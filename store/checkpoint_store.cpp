@@ -4,6 +4,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_writer.h>
+#include <rocksdb/statistics.h>
 #include <rocksdb/write_batch.h>
 #include <sys/statvfs.h>
 
@@ -247,7 +248,10 @@ struct CheckpointStore::Impl {
   }
   Status write_generation(CheckpointData& data);
   std::string older_left;  // why the last write's compaction failed; empty when it did not
-  uint64_t written = 0;    // bytes of the table files the last write ingested
+  uint64_t written = 0;    // bytes of the table files the last write ingested and compacted
+  uint64_t compaction_bytes() const {
+    return options.statistics ? options.statistics->getTickerCount(rocksdb::COMPACT_WRITE_BYTES) : 0;
+  }
 };
 
 CheckpointStore::CheckpointStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -302,6 +306,7 @@ Status CheckpointStore::Impl::open_db(bool create) {
   if (!read_only) remove_old_info_logs(dir);
   options.max_manifest_file_size = 4 << 20;
   options.compression = rocksdb::kLZ4Compression;
+  options.statistics = rocksdb::CreateDBStatistics();  // the bytes its compactions write (last_write_bytes)
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, &raw) : rocksdb::DB::Open(options, dir, &raw);
   if (!rs.ok()) return from_rocks(rs, "cannot open " + dir);
@@ -532,6 +537,7 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
   if (s.ok()) s = from_rocks(db->IngestExternalFile({sw}, io), "cannot add the manifest");
   if (!s.ok()) return s;
   written = state_bytes + switch_bytes;
+  const uint64_t compacted_before = compaction_bytes();
   // A delta's older deltas are small (each at most the delta limit, checkpoint_task.hpp): they
   // are left to RocksDB's own compactions, or to the next whole checkpoint's.
   if (base != 0) return Status::Ok();
@@ -548,6 +554,7 @@ Status CheckpointStore::Impl::write_generation(CheckpointData& data) {
   co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
   const rocksdb::Status compacted = db->CompactRange(co, nullptr, nullptr);
   older_left = compacted.ok() ? std::string() : compacted.ToString();
+  written += compaction_bytes() - compacted_before;
   if (!compacted.ok()) close();
   return Status::Ok();
 }

@@ -10,6 +10,13 @@
 // (<generation>, <section> and <index> are 16 hex digits, so keys sort by them.)
 // Every value is covered by RocksDB's block checksums, verified on every read.
 //
+// Deltas (manifest version 4): a generation whose manifest names a base_generation holds the
+// state as a delta against that generation's whole state (replica/state_codec.hpp), which stays
+// in the database with its sections (the lanes); load() reads both. Writing a delta deletes
+// only the generations after its base and compacts nothing, so the base's table files stay as
+// they are and a delta writes about its own size; a whole generation's write deletes and
+// compacts away every other one, its base included.
+//
 // Covered: per writer, the seqno of the last op the state holds and the chain hash of that record
 // in the writer's stream. A start uses a checkpoint only when the segments on disk hold exactly
 // that record at that seqno (the chain hash covers every record before it); otherwise it replays
@@ -153,8 +160,8 @@ class CheckpointStore {
   // Why the older generations are still in the database's files after the last write (its
   // compaction failed: no space, say), or empty. The next write compacts them away again.
   const std::string& older_generations_left() const;
-  // Bytes of the table files the last successful write() ingested (its generation and its
-  // switch); a whole checkpoint's compaction afterwards is not counted.
+  // Bytes of table files the last successful write() wrote: those it ingested (its generation and
+  // its switch) and those a whole checkpoint's compaction wrote afterwards.
   uint64_t last_write_bytes() const;
 
   // For tests that tamper with a checkpoint: replaces one chunk's bytes, or the manifest's.

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <thread>
 
 #include "frontends/node_client.hpp"
 #include "replica/state_codec.hpp"
@@ -325,4 +326,102 @@ TEST_CASE("verify --deep on a data directory without a checkpoint replays and sa
 }
 
 }  // namespace
+}  // namespace vasana::test
+
+namespace vasana::test {
+
+// A node whose state changed a little since its last whole checkpoint writes a delta at its
+// shutdown; the next start loads the base with the delta applied, indexes the changed memories
+// again, and serves the digest and the answers of a full replay. An erasure's checkpoint is whole.
+TEST_CASE("a start from a delta checkpoint serves the digest and the answers of a full replay") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data"), config = tmp.sub("node.toml"), off = tmp.sub("off.toml");
+  write_text(config, "[checkpoint]\nmin_ops = 1\ndelta_percent = 50\n[recall]\nhdc_lane = true\n");
+  write_text(off, "[checkpoint]\nenabled = false\n[recall]\nhdc_lane = true\n");
+  (void)checkpoint_and_tail(tmp, data, config, 20, 0);
+  std::string changed_id;
+  {
+    ServeProcess node(data, tmp.sub("change.err"), config);
+    REQUIRE(node.wait_ready() == "");
+    auto first = run_vasana({"list", "--data", data, "--realm", "work", "--limit", "3"}, tmp.path());
+    REQUIRE(first.status.code == 0);
+    changed_id = first.out.substr(0, first.out.find_first_of(" \t\n"));
+    REQUIRE(!changed_id.empty());
+    auto up = run_vasana({"update", "--data", data, changed_id, "--text", "the tail after the checkpoint moved to canary"},
+                         tmp.path());
+    INFO(up.err);
+    REQUIRE(up.status.code == 0);
+    remember(data, tmp.path(), "note 11 staging was rewritten after the checkpoint");
+    REQUIRE(node.terminate());
+    INFO(node.stderr_text());
+    CHECK(contains(node.stderr_text(), "checkpoint: wrote generation 2"));
+    // The two records and the updated memory's history keys.
+    CHECK(contains(node.stderr_text(), "a delta of 3 items against generation 1"));
+  }
+  const std::string copy = tmp.sub("copy");
+  fs::create_directories(copy);
+  fs::copy(data + "/identity", copy + "/identity");
+  fs::copy(data + "/writers", copy + "/writers", fs::copy_options::recursive);
+  {
+    ServeProcess restarted(data, tmp.sub("restarted.err"), config);
+    REQUIRE(restarted.wait_ready() == "");
+    ServeProcess full(copy, tmp.sub("full.err"), off);
+    REQUIRE(full.wait_ready() == "");
+    const std::string log = restarted.stderr_text();
+    INFO(log);
+    CHECK(contains(log, "checkpoint: loaded generation 2 (21 memories"));
+    CHECK(contains(log, "(a delta of generation 1: 2 memories to index again)"));
+    for (const char* lane : {"keyword", "semantic", "hdc", "temporal"})
+      CHECK(contains(log, std::string("checkpoint: lanes: ") + lane + " loaded in "));
+    CHECK(digest_of(data, tmp.path()) == digest_of(copy, tmp.path()));
+    const auto a = recall_answers(data), b = recall_answers(copy);
+    CHECK(a == b);
+    // The updated memory is found by its new words, through the lanes loaded from the base.
+    bool found = false;
+    for (const auto& q : a)
+      if (contains(q[0], "tail after the checkpoint") && q.size() > 1 && q[1] == changed_id) found = true;
+    CHECK(found);
+    // An erasure asks for a whole checkpoint at once: the base must lose the erased text too.
+    auto er = run_vasana({"erase", "--data", data, changed_id, "--reason", "test"}, tmp.path());
+    INFO(er.err);
+    REQUIRE(er.status.code == 0);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!contains(restarted.stderr_text(), "checkpoint: wrote generation 3") && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    restarted.terminate();
+    full.terminate();
+    INFO(restarted.stderr_text());
+    CHECK(contains(restarted.stderr_text(), "(erasure): "));
+    CHECK_FALSE(contains(restarted.stderr_text(), "(erasure): a delta"));
+  }
+}
+
+// A checkpoint after an erasure is whole, whichever writes it (here the erasure's own or the
+// shutdown's, whichever comes first), never a delta whose base would keep the erased text; the
+// next one is a delta again.
+TEST_CASE("a checkpoint after an erasure is whole and the next one a delta again") {
+  TempDir tmp;
+  const std::string data = tmp.sub("data"), config = tmp.sub("node.toml");
+  write_text(config, "[checkpoint]\nmin_ops = 1\ndelta_percent = 50\n");
+  (void)checkpoint_and_tail(tmp, data, config, 20, 0);
+  ServeProcess node(data, tmp.sub("erase.err"), config);
+  REQUIRE(node.wait_ready() == "");
+  auto first = run_vasana({"list", "--data", data, "--realm", "work", "--limit", "1"}, tmp.path());
+  const std::string id = first.out.substr(0, first.out.find_first_of(" \t\n"));
+  auto er = run_vasana({"erase", "--data", data, id, "--reason", "test"}, tmp.path());
+  INFO(er.err);
+  REQUIRE(er.status.code == 0);
+  REQUIRE(node.terminate());
+  const std::string log = node.stderr_text();
+  INFO(log);
+  CHECK(contains(log, "checkpoint: wrote generation 2"));
+  CHECK_FALSE(contains(log, "a delta of"));
+  // Negative control on the same data: a plain update after it is a delta.
+  ServeProcess again(data, tmp.sub("update.err"), config);
+  REQUIRE(again.wait_ready() == "");
+  remember(data, tmp.path(), "a note after the erasure");
+  REQUIRE(again.terminate());
+  CHECK(contains(again.stderr_text(), "a delta of 1 items against generation"));
+}
+
 }  // namespace vasana::test

@@ -23,6 +23,9 @@
 
 namespace vasana::test::fault {
 
+const char* const kFaultRunConfig =
+    "\n[checkpoint]\nmin_ops = 200\ninterval_s = 1\ndelta_percent = 50\n[writer]\nseal_segment_bytes = 65536\n";
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -114,7 +117,10 @@ RunResult run_faults(const RunOptions& o, std::ostream& out) {
   res.schedule = make_schedule(o.seed, schedule_options(o, disk.mounted));
   for (const auto& f : res.schedule) log("scheduled: " + f.describe());
 
-  TestCluster c(tmp, TestCluster::mesh(o.nodes));
+  // Checkpoints every second once 200 ops came, deltas while half the items are unchanged, and
+  // segments sealed at 64 KiB: faults meet the checkpoints' forked children, delta and whole
+  // checkpoints and the starts from them, and the starts that take sealed segments on trust.
+  TestCluster c(tmp, TestCluster::mesh(o.nodes), kFaultRunConfig);
   std::unique_ptr<ProxiedLinks> links;
   if (o.network) links = std::make_unique<ProxiedLinks>(c, o.seed);
   if (std::string e = c.start_all(); !e.empty()) {

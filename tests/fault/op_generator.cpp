@@ -101,10 +101,16 @@ int64_t OpGenerator::now_ms() const {
 void OpGenerator::client_loop(size_t client) {
   std::mt19937_64 rng(seed_ * 1000003 + client + 1);
   std::map<size_t, std::unique_ptr<NodeClient>> conns;
+  // Outside the erasure windows an erased memory is not a target (a content op on one asks for
+  // another erasure's checkpoint): a few draws, then any.
   auto pick = [&](std::vector<MemoryId>& v, MemoryId& out) {
     std::lock_guard<std::mutex> g(mu_);
     if (v.empty()) return false;
-    out = v[rng() % v.size()];
+    const bool quiet = now_ms() / kErasureWindowMs % 2 == 1;
+    for (int draw = 0; draw < 8; ++draw) {
+      out = v[rng() % v.size()];
+      if (!quiet || !erased_.count(out)) break;
+    }
     return true;
   };
   while (!stop_) {
@@ -113,7 +119,12 @@ void OpGenerator::client_loop(size_t client) {
     op.node = rng() % data_dirs_.size();
     op.realm = workload_realms()[rng() % workload_realms().size()];
     ClientRequest req;
-    const unsigned roll = rng() % 100;
+    unsigned roll = rng() % 100;
+    // Erasures come in the first 4 s of every 8: an erasure's checkpoint is whole, and so is every
+    // one after a memory was erased, so the quiet half is when nodes write (and restart from)
+    // delta checkpoints. Outside it an erase roll is a forget.
+    if (roll >= 90 && roll < 95 && (roll >= 93 || member_keys_.empty()) && now_ms() / kErasureWindowMs % 2 == 1)
+      roll = 52;
     bool ok_target = true;
     if (roll < 40) {
       op.kind = OpKind::remember;
@@ -242,6 +253,7 @@ void OpGenerator::client_loop(size_t client) {
         if (r->stored_status == MemoryStatus::proposed) proposed_.push_back(r->id);
       }
       if (op.kind == OpKind::fact) triplets_.push_back(r->id);
+      if (op.kind == OpKind::erase) erased_.insert(op.target);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 25));
   }

@@ -1,5 +1,6 @@
 // The clients of a fault run: threads that write every op type a client can write (remember,
-// update, forget, erase, archive, restore, pin, unpin, fact, retract, correct, review) to random nodes
+// update, forget, erase (in every other 4-s window), archive, restore, pin, unpin, fact, retract,
+// correct, review) to random nodes
 // through the client protocol (frontends/node_client.hpp, the path the CLI takes), each op recorded
 // in the History with how it ended. Each thread draws its choices from its own generator
 // seeded from the run's seed; the targets of later ops are the memories and triplets the
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +19,9 @@
 #include "tests/fault/op_history.hpp"
 
 namespace vasana::test::fault {
+
+// Erasures are written in every other window of this length, from the start (op_generator.cpp).
+inline constexpr int64_t kErasureWindowMs = 4000;
 
 // The realms the workload writes: "alpha" and "beta".
 const std::vector<std::string>& workload_realms();
@@ -56,6 +61,7 @@ class OpGenerator {
   // Acknowledged memories (and which were held for review) and triplets: targets for later ops.
   std::mutex mu_;
   std::vector<MemoryId> memories_, proposed_, triplets_;
+  std::set<MemoryId> erased_;  // acknowledged erasures' targets
   // Keys of no node, admitted and removed by the workload: membership converges like every op,
   // and an admitted one at a port nothing listens on only adds a session that stays down.
   std::vector<std::string> member_keys_;

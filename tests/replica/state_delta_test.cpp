@@ -1,8 +1,8 @@
 // A checkpoint's state as a delta against a whole encoding (replica/state_codec.hpp
 // encode_delta): the base with the delta applied has the digest of the state the delta was made
-// from, for seeded multi-writer workloads cut at random points (every op type, erases that
-// remove triplets and claims); the delta holds only what changed, names the memories whose
-// records changed, and is refused when it would be too large or does not fit its base.
+// from, for seeded multi-writer workloads cut at random points (every op type); the delta holds
+// only what changed, removes what left, names the memories whose records changed, and is not
+// made when it would be too large or after an erasure, nor read when it does not fit its base.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -14,6 +14,22 @@
 
 namespace vasana {
 namespace {
+
+constexpr InstanceId kW{0xa1}, kV{0xb2};
+
+OrderKey at(uint64_t ms, InstanceId w, uint64_t seq) { return OrderKey{Hlc::make(ms, 0), w, Seqno(seq)}; }
+
+// Whether two states encode to the same items (what the digest leaves out too, such as early
+// retractions).
+bool same_items(const ReplicaState& a, const ReplicaState& b) {
+  StateItemTable x, y;
+  (void)StateCodec::encode(a, &x);
+  (void)StateCodec::encode(b, &y);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i].key != y[i].key || x[i].content != y[i].content) return false;
+  return true;
+}
 
 // The memory items of a table whose content differs from (or is missing in) base's.
 size_t changed_memory_items(const StateItemTable& base, const StateItemTable& now) {
@@ -32,8 +48,8 @@ TEST_CASE("a state delta applied to its base gives the state it was made from") 
   const uint64_t seed = test::test_seed();
   INFO("VASANA_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
-  size_t with_removals = 0, small_deltas = 0;
-  for (int round = 0; round < 12; ++round) {
+  size_t small_deltas = 0, made = 0, refused = 0;
+  for (int round = 0; round < 40; ++round) {
     auto streams = test::generate(rng, 3, 150);
     const auto order = test::interleave(streams, rng);
     const size_t cut = order.size() / 2 + rng() % (order.size() / 2);
@@ -46,13 +62,23 @@ TEST_CASE("a state delta applied to its base gives the state it was made from") 
     for (size_t i = cut; i < order.size(); ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
 
     auto delta = StateCodec::encode_delta(s, table, table.size() * 4, 5);
-    REQUIRE(delta);
+    if (!delta) {
+      // Refused only because a memory erased (or touched after its erasure) changed since the
+      // base: the state holds erased memories.
+      size_t erased = 0;
+      s.for_each_memory([&](const MemoryRecord& m) { erased += is_erased(m); });
+      CHECK(erased > 0);
+      ++refused;
+      continue;
+    }
+    ++made;
     ReplicaState loaded;
     std::vector<MemoryId> changed;
     Status st = StateCodec::decode(base, *delta, &loaded, &changed);
     INFO(st.to_string());
     REQUIRE(st.ok());
     CHECK(to_hex(loaded.digest()) == to_hex(s.digest()));
+    CHECK(same_items(loaded, s));
     CHECK(loaded.memory_count() == s.memory_count());
     CHECK(loaded.ops_applied() == s.ops_applied());
     CHECK(loaded.applied() == s.applied());
@@ -73,7 +99,6 @@ TEST_CASE("a state delta applied to its base gives the state it was made from") 
     });
     CHECK(delta->items < now.size());
     if (delta->items * 2 < now.size()) ++small_deltas;
-    if (!delta->removed.empty()) ++with_removals;
     // A delta of the base against itself is empty and loads the base.
     auto none = StateCodec::encode_delta(at_base, table, 0, 5);
     REQUIRE(none);
@@ -84,23 +109,46 @@ TEST_CASE("a state delta applied to its base gives the state it was made from") 
     CHECK(to_hex(same_state.digest()) == to_hex(at_base.digest()));
     CHECK(same > 0);
   }
-  CHECK(with_removals > 0);  // erases and retractions removed items of the base
+  CAPTURE(made, refused, small_deltas);
+  CHECK(made >= 3);  // the others: an erasure since the base
   CHECK(small_deltas > 0);
 }
 
-TEST_CASE("a state delta is not made past its item limit nor when a memory record left") {
-  std::mt19937_64 rng(77);
-  auto streams = test::generate(rng, 2, 200);
-  const auto order = test::interleave(streams, rng);
+TEST_CASE("a state delta is not made once a memory was erased since its base") {
   ReplicaState s;
-  for (size_t i = 0; i < order.size() / 2; ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "the door code is 4512";
+  REQUIRE(s.apply(at(100, kW, 1), p).ok());
+  p.text = "deploys go through staging";
+  REQUIRE(s.apply(at(200, kW, 2), p).ok());
   StateItemTable table;
   (void)StateCodec::encode(s, &table);
-  for (size_t i = order.size() / 2; i < order.size(); ++i) REQUIRE(s.apply(order[i]->key, order[i]->op).ok());
+  const MemoryId secret{InstanceId(0xa1), Seqno(1)};
+  ReplicaState updated = s;
+  REQUIRE(updated.apply(at(300, kW, 3), UpdateContentOp{MemoryId{InstanceId(0xa1), Seqno(2)}, "deploys go through canary", false, {}}).ok());
+  CHECK(StateCodec::encode_delta(updated, table, 100));  // positive control
+  REQUIRE(s.apply(at(300, kW, 3), EraseMemoryOp{secret, "work", Hlc::make(100, 0), "ana", "holds a secret"}).ok());
+  REQUIRE(is_erased(*s.memory(secret)));
+  CHECK_FALSE(StateCodec::encode_delta(s, table, 100));
+}
+
+TEST_CASE("a state delta is not made past its item limit nor when a memory record left") {
+  ReplicaState s;
+  PutMemoryOp p;
+  p.realm = "work";
+  for (uint64_t i = 1; i <= 30; ++i) {
+    p.text = "note " + std::to_string(i) + " about staging";
+    REQUIRE(s.apply(at(100 + i, kW, i), p).ok());
+  }
+  StateItemTable table;
+  (void)StateCodec::encode(s, &table);
+  for (uint64_t i = 1; i <= 4; ++i)
+    REQUIRE(s.apply(at(200 + i, kW, 30 + i), UpdateContentOp{MemoryId{kW, Seqno(i)}, "changed " + std::to_string(i), false, {}}).ok());
   auto whole = StateCodec::encode_delta(s, table, table.size() * 4);
   REQUIRE(whole);  // positive control: with room, a delta is made
   const size_t needed = whole->items + whole->removed.size();
-  REQUIRE(needed > 1);
+  CHECK(needed == 8);  // four records and their history keys
   CHECK(StateCodec::encode_delta(s, table, needed));
   CHECK_FALSE(StateCodec::encode_delta(s, table, needed - 1));
   // A base holding a memory record the state lacks (a state that did not grow from it).
@@ -108,6 +156,33 @@ TEST_CASE("a state delta is not made past its item limit nor when a memory recor
   more.push_back(StateItemHash{(uint64_t(1) << 56) | 12345, 1});
   std::sort(more.begin(), more.end());
   CHECK_FALSE(StateCodec::encode_delta(s, more, table.size() * 4));
+}
+
+TEST_CASE("a state delta removes what left the state since its base") {
+  ReplicaState s;
+  PutMemoryOp p;
+  p.realm = "work";
+  p.text = "the api uses postgres";
+  REQUIRE(s.apply(at(100, kW, 1), p).ok());
+  // A retraction of a triplet that has not arrived: kept as an early retraction.
+  REQUIRE(s.apply(at(300, kV, 1), RetractTripletOp{MemoryId{kW, Seqno(2)}, "wrong"}).ok());
+  StateItemTable table;
+  const EncodedState base = StateCodec::encode(s, &table);
+  // The triplet arrives: the early retraction leaves, the retraction and the triplet come in.
+  REQUIRE(s.apply(at(200, kW, 2), AddTripletOp{"work", "api", "uses", "postgres", kOpenPast, kOpenFuture, MemoryId{kW, Seqno(1)}}).ok());
+  auto delta = StateCodec::encode_delta(s, table, 100);
+  REQUIRE(delta);
+  CHECK(delta->removed.size() == 1);
+  ReplicaState loaded;
+  REQUIRE(StateCodec::decode(base, *delta, &loaded).ok());
+  CHECK(to_hex(loaded.digest()) == to_hex(s.digest()));
+  CHECK(same_items(loaded, s));
+  // Negative control: the same delta without its removal is another state.
+  EncodedStateDelta kept = *delta;
+  kept.removed.clear();
+  ReplicaState wrong;
+  REQUIRE(StateCodec::decode(base, kept, &wrong).ok());
+  CHECK_FALSE(same_items(wrong, s));
 }
 
 TEST_CASE("a state delta that does not fit its base is refused as corrupt") {
