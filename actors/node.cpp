@@ -83,6 +83,7 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   if (checkpoint) {
     if (auto m = checkpoint->last()) {
       st.checkpoint.generation = m->generation;
+      st.checkpoint.delta_of = m->base_generation;
       st.checkpoint.created_ms = m->created_ms;
       st.checkpoint.ops = m->ops_applied;
       for (const auto& c : m->covered) st.checkpoint.covered.push_back(WriterApplied{to_hex(c.writer), c.seqno.value, c.writer == identity.instance});

@@ -50,7 +50,8 @@ Result<double> start_once(const DataDir& dir, bool checkpoint, uint64_t min_ops,
   opts.checkpoint.enabled = checkpoint;
   opts.checkpoint.min_ops = min_ops;
   auto log = [lines](const std::string& l) {
-    if (l.rfind("checkpoint:", 0) == 0 || l.rfind("recovery: segments:", 0) == 0) lines->push_back(l);
+    if (l.rfind("checkpoint:", 0) == 0 || l.rfind("recovery: segments:", 0) == 0 || l.rfind("recovery: lanes", 0) == 0)
+      lines->push_back(l);
   };
   auto s0 = Clock::now();
   auto node = Node::start(opts, log);
@@ -253,20 +254,26 @@ int cmd_bench_start(const Words& words) {
     if (!from_delta.ok()) return bench::fail(kExitFailed, "start: " + from_delta.status().message());
     std::printf("  start to ready from the delta %.2f s\n", *from_delta);
     for (const auto& l : lines)
-      if (l.find("checkpoint: loaded") != std::string::npos || l.rfind("recovery: segments:", 0) == 0)
+      if (l.find("checkpoint: loaded") != std::string::npos || l.rfind("recovery: ", 0) == 0)
         std::printf("    %s\n", l.c_str());
     // The delta loaded into an engine here, twice: the load with the base's lanes, then the lane
     // backlog (the memories it changed) worked off.
     for (int round = 0; round < 2; ++round) {
       RecallEngine loaded(make_all_lanes(SemanticLaneOptions{}, NodeOptions{}.hdc_lane), ScoringWeights{});
       auto l0 = Clock::now();
-      auto cs = CheckpointStart::load(dir, loaded, [](const std::string&) {}, 2);
+      std::string phases;
+      auto cs = CheckpointStart::load(
+          dir, loaded,
+          [&phases](const std::string& l) {
+            if (l.rfind("checkpoint: loaded", 0) == 0) phases = l.substr(l.find("): read in") + 3);
+          },
+          2);
       const double load_s = s_since(l0);
       const size_t backlog = loaded.lanes_backlog();
       auto c0 = Clock::now();
       loaded.catch_up_lanes();
-      std::printf("  the delta loaded with the base's lanes %.2f s%s, then %zu backlog entries indexed %.2f s\n", load_s,
-                  cs.used() ? "" : " (NOT USED)", backlog, s_since(c0));
+      std::printf("  the delta loaded with the base's lanes %.2f s%s (%s), then %zu backlog entries indexed %.2f s\n",
+                  load_s, cs.used() ? "" : " (NOT USED)", phases.c_str(), backlog, s_since(c0));
     }
     if (args->has("keep")) std::printf("  kept: %s\n", dir.root.c_str());
     else std::filesystem::remove_all(root);

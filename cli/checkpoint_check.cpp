@@ -36,7 +36,9 @@ DeepCheck deep_check(const DataDir& dir, const Identity& id, const std::vector<W
   bool have_loaded = false;
   if (data) {
     const CheckpointManifest& m = data->manifest;
-    out.lines.push_back("checkpoint: generation " + std::to_string(m.generation) + ", " + std::to_string(m.memories) +
+    out.lines.push_back("checkpoint: generation " + std::to_string(m.generation) +
+                        (m.base_generation ? " (a delta of generation " + std::to_string(m.base_generation) + ")" : "") +
+                        ", " + std::to_string(m.memories) +
                         " memories, " + std::to_string(m.ops_applied) + " ops, written at " +
                         std::to_string(m.created_ms) + " ms since the epoch");
     CheckpointData copy = *data;

@@ -146,6 +146,7 @@ std::string status_to_json(const NodeStatus& s) {
     json covered = json::array();
     for (const WriterApplied& w : s.checkpoint.covered) covered.push_back({{"writer", w.writer}, {"seqno", w.applied_seqno}});
     j["checkpoint"] = {{"generation", s.checkpoint.generation},
+                       {"delta_of", s.checkpoint.delta_of},
                        {"created_ms", s.checkpoint.created_ms},
                        {"ops", s.checkpoint.ops},
                        {"covered", std::move(covered)},
@@ -365,6 +366,7 @@ Result<NodeStatus> status_from_json(std::string_view text) {
   if (const json* c = top.object("checkpoint")) {
     FieldReader r(*c, top.child("checkpoint"), &failure);
     r.u64("generation", &s.checkpoint.generation);
+    r.u64("delta_of", &s.checkpoint.delta_of);
     r.u64("created_ms", &s.checkpoint.created_ms);
     r.u64("ops", &s.checkpoint.ops);
     if (const json* covered = r.array("covered")) {

@@ -98,6 +98,7 @@ struct WriterProblem {
 // The last state checkpoint the node wrote or started from (actors/checkpoint_task.hpp).
 struct CheckpointStatus {
   uint64_t generation = 0;  // 0: none
+  uint64_t delta_of = 0;    // a delta: the whole checkpoint's generation it is made against (0: whole)
   uint64_t created_ms = 0;  // wall clock when it was taken
   uint64_t ops = 0;         // ops it holds, all writers
   std::vector<WriterApplied> covered;  // per writer, the last seqno it holds

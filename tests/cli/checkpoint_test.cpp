@@ -60,6 +60,7 @@ std::string checkpoint_and_tail(const TempDir& tmp, const std::string& data, con
   auto st = status_from_json(r.out);
   REQUIRE(st.ok());
   CHECK(st->checkpoint.generation == 1);
+  CHECK(st->checkpoint.delta_of == 0);  // the first is whole
   CHECK(st->checkpoint.ops == uint64_t(before));
   REQUIRE(st->checkpoint.covered.size() == 1);
   CHECK(st->checkpoint.covered[0].applied_seqno == uint64_t(before));
@@ -374,6 +375,11 @@ TEST_CASE("a start from a delta checkpoint serves the digest and the answers of 
     for (const char* lane : {"keyword", "semantic", "hdc", "temporal"})
       CHECK(contains(log, std::string("checkpoint: lanes: ") + lane + " loaded in "));
     CHECK(digest_of(data, tmp.path()) == digest_of(copy, tmp.path()));
+    auto st = run_vasana({"status", "--data", data, "--json"}, tmp.path());
+    auto parsed = status_from_json(st.out);
+    REQUIRE(parsed.ok());
+    CHECK(parsed->checkpoint.generation == 2);
+    CHECK(parsed->checkpoint.delta_of == 1);
     const auto a = recall_answers(data), b = recall_answers(copy);
     CHECK(a == b);
     // The updated memory is found by its new words, through the lanes loaded from the base.

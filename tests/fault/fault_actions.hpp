@@ -42,6 +42,8 @@ class FaultActions {
 
  private:
   std::string restart(size_t i, const std::string& why);
+  // Whether node i's status shows a segment-damaged problem.
+  bool damaged_after_start(size_t i);
   std::string corrupt(const Fault& f);
   std::string await_replicated_own(size_t i, std::chrono::milliseconds timeout);
 

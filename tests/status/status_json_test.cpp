@@ -256,12 +256,14 @@ TEST_CASE("the checkpoint's failure counts go through JSON, the report and Prome
           "[status]") {
   NodeStatus s = sample_status();
   s.checkpoint.generation = 4;
+  s.checkpoint.delta_of = 2;
   s.checkpoint.write_failures = 7;
   s.checkpoint.set_aside = 1;
   s.problems.push_back({"00000000000000aa", "checkpoint-failed", 0, "checkpoint: not enough free space"});
   auto back = status_from_json(status_to_json(s));
   REQUIRE(back.ok());
   CHECK(back->checkpoint.generation == 4);
+  CHECK(back->checkpoint.delta_of == 2);
   CHECK(back->checkpoint.write_failures == 7);
   CHECK(back->checkpoint.set_aside == 1);
   require_equal(s, *back);
