@@ -62,7 +62,10 @@ Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& 
   CheckpointWrite w;
   CheckpointData data;
   uint64_t base_generation = 0;
-  const StateItemTable base = delta_percent > 0 ? delta_base(store, &base_generation) : StateItemTable();
+  // Whole after a whole one whose compaction failed: only a whole write compacts the older
+  // generations away.
+  const bool may_delta = delta_percent > 0 && store.older_generations_left().empty();
+  const StateItemTable base = may_delta ? delta_base(store, &base_generation) : StateItemTable();
   auto t0 = Clock::now();
   auto snap = take_checkpoint_snapshot(engine, /*fork_child=*/true, &w.fell_back, &base,
                                        base.size() * delta_percent / 100);
@@ -226,11 +229,10 @@ struct CheckpointTask::Impl {
       log(*line);
   }
 
-  // False when it failed (the failure is counted and logged) or left the older generations in
-  // the files (said in health and the log); true when written, or when no op is applied yet
-  // (nothing to write).
-  // A delta or whole as write_checkpoint decides: after an erasure it is whole, since the erased
-  // memory's record changed since the last whole one (StateCodec::encode_delta).
+  // Writes a delta or a whole checkpoint, as write_checkpoint decides (after an erasure it is
+  // whole: the erased memory's record changed since the last whole one). False when it failed
+  // (the failure is counted and logged) or left the older generations in the files (said in
+  // health and the log); true when written, or when no op is applied yet (nothing to write).
   bool write_one(const char* why) {
     Status opened = open_store();
     auto w = opened.ok() ? write_checkpoint(dir, space, *engine, *store, segments.get(), options.delta_percent)

@@ -155,7 +155,9 @@ struct CheckpointWrite {
 // it is Corruption only when the store found its database damaged.
 // With delta_percent > 0 and a whole checkpoint of this state format in store (or a delta's base),
 // it is written as a delta against that one when at most delta_percent of its items changed
-// (actors/checkpoint_snapshot.hpp); else whole, with its lanes and its item table.
+// and no memory was erased since (actors/checkpoint_snapshot.hpp); else whole, with its lanes
+// and its item table. Whole also while the older generations are left in the store's files
+// (CheckpointStore::older_generations_left: only a whole write compacts them).
 Result<CheckpointWrite> write_checkpoint(const DataDir& dir, const VectorSpace& space, RecallEngine& engine,
                                          CheckpointStore& store, VerifiedSegments* segments = nullptr,
                                          uint32_t delta_percent = 0);

@@ -8,13 +8,22 @@
 
 namespace vasana {
 
-Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n, uint64_t seal_bytes) {
+namespace {
+
+// id's own stream in dir, recovered and opened for appending, sealing segments at seal_bytes.
+Result<std::unique_ptr<LogWriter>> open_own_stream(const DataDir& dir, const Identity& id, uint64_t seal_bytes) {
   auto rec = recover_own_stream(dir, id, nullptr, false);
   if (!rec.ok()) return rec.status();
   LogWriterOptions options;
   options.seal_bytes = seal_bytes;
-  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
-                           options, system_wall_ms());
+  return LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
+                         options, system_wall_ms());
+}
+
+}  // namespace
+
+Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n, uint64_t seal_bytes) {
+  auto w = open_own_stream(dir, id, seal_bytes);
   if (!w.ok()) return w.status();
   SyntheticCorpus corpus;
   const uint64_t ms = system_wall_ms() - n;
@@ -32,12 +41,7 @@ Status write_synthetic_memories(const DataDir& dir, const Identity& id, size_t n
 
 Status write_synthetic_updates(const DataDir& dir, const Identity& id, size_t n, size_t count, uint64_t seal_bytes) {
   if (count == 0 || count > n) return Status::InvalidArgument("updates: 1 to n memories");
-  auto rec = recover_own_stream(dir, id, nullptr, false);
-  if (!rec.ok()) return rec.status();
-  LogWriterOptions options;
-  options.seal_bytes = seal_bytes;
-  auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id.instance), id.instance, id.vector_space, rec->tail,
-                           options, system_wall_ms());
+  auto w = open_own_stream(dir, id, seal_bytes);
   if (!w.ok()) return w.status();
   SyntheticCorpus corpus;
   const uint64_t ms = system_wall_ms();

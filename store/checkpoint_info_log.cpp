@@ -14,7 +14,9 @@ namespace vasana {
 
 CheckpointInfoLog::CheckpointInfoLog(const std::string& path)
     : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL),
-      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, private_file_mode())) {}
+      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, private_file_mode())) {
+  if (fd_ >= 0) (void)::fchmod(fd_, private_file_mode());  // exactly, whatever the umask
+}
 
 CheckpointInfoLog::~CheckpointInfoLog() {
   if (fd_ >= 0) ::close(fd_);

@@ -18,7 +18,8 @@ namespace vasana {
 
 class CheckpointInfoLog : public rocksdb::Logger {
  public:
-  // Opens (creating, private mode) the file at path. A file that cannot be opened logs nothing.
+  // Opens (creating) the file at path, with private_file_mode() (store/file_access.hpp). A file
+  // that cannot be opened logs nothing.
   explicit CheckpointInfoLog(const std::string& path);
   ~CheckpointInfoLog() override;
   CheckpointInfoLog(const CheckpointInfoLog&) = delete;

@@ -69,6 +69,15 @@ std::string checkpoint_and_tail(const TempDir& tmp, const std::string& data, con
   return digest;
 }
 
+// A copy of data's identity and segments, without its checkpoint: what a full replay starts from.
+std::string copy_without_checkpoint(const TempDir& tmp, const std::string& data) {
+  const std::string copy = tmp.sub("copy");
+  fs::create_directories(copy);
+  fs::copy(data + "/identity", copy + "/identity");
+  fs::copy(data + "/writers", copy + "/writers", fs::copy_options::recursive);
+  return copy;
+}
+
 // The digest a node serves on data, and its log.
 std::pair<std::string, std::string> start_and_read(const TempDir& tmp, const std::string& data,
                                                    const std::string& config, const std::string& name) {
@@ -116,10 +125,7 @@ TEST_CASE("a start from a checkpoint loads the saved lanes and recalls what a fu
   write_text(config, "[checkpoint]\nmin_ops = 1\n[recall]\nhdc_lane = true\n");
   write_text(off, "[checkpoint]\nenabled = false\n[recall]\nhdc_lane = true\n");
   (void)checkpoint_and_tail(tmp, data, config, 14, 4);
-  const std::string copy = tmp.sub("copy");
-  fs::create_directories(copy);
-  fs::copy(data + "/identity", copy + "/identity");
-  fs::copy(data + "/writers", copy + "/writers", fs::copy_options::recursive);
+  const std::string copy = copy_without_checkpoint(tmp, data);
 
   // Both at once, so that both answer at the same moment.
   ServeProcess restarted(data, tmp.sub("restarted.err"), config);
@@ -183,10 +189,7 @@ TEST_CASE("a start from a checkpoint and the ops after it serves the digest of a
   const std::string served = checkpoint_and_tail(tmp, data, config, 12, 5);
 
   // A copy without its checkpoint, started with checkpoints off: the full replay's digest.
-  const std::string copy = tmp.sub("copy");
-  fs::create_directories(copy);
-  fs::copy(data + "/identity", copy + "/identity");
-  fs::copy(data + "/writers", copy + "/writers", fs::copy_options::recursive);
+  const std::string copy = copy_without_checkpoint(tmp, data);
   auto [full, full_log] = start_and_read(tmp, copy, off, "full");
   CHECK_FALSE(contains(full_log, "checkpoint:"));
   CHECK(full == served);
@@ -359,10 +362,7 @@ TEST_CASE("a start from a delta checkpoint serves the digest and the answers of 
     // The two records and the updated memory's history keys.
     CHECK(contains(node.stderr_text(), "a delta of 3 items against generation 1"));
   }
-  const std::string copy = tmp.sub("copy");
-  fs::create_directories(copy);
-  fs::copy(data + "/identity", copy + "/identity");
-  fs::copy(data + "/writers", copy + "/writers", fs::copy_options::recursive);
+  const std::string copy = copy_without_checkpoint(tmp, data);
   {
     ServeProcess restarted(data, tmp.sub("restarted.err"), config);
     REQUIRE(restarted.wait_ready() == "");

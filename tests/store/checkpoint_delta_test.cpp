@@ -11,22 +11,14 @@
 #include <map>
 #include <random>
 
+#include "../support/marked_bytes.hpp"
 #include "../support/temp_dir.hpp"
 #include "store/checkpoint_store.hpp"
 
 namespace vasana {
 namespace {
 
-// Bytes that do not compress, with marker in the middle.
-std::string chunk_with(const std::string& marker, size_t n, std::mt19937_64& rng) {
-  std::string c(n, '\0');
-  for (size_t i = 0; i + 8 <= n; i += 8) {
-    const uint64_t x = rng();
-    std::memcpy(&c[i], &x, 8);
-  }
-  c.replace(n / 2, marker.size(), marker);
-  return c;
-}
+using test::chunk_with;
 
 CheckpointData whole(uint64_t ops, const std::string& marker, std::mt19937_64& rng) {
   CheckpointData d;
