@@ -41,8 +41,7 @@ DeepCheck deep_check(const DataDir& dir, const Identity& id, const std::vector<W
                         ", " + std::to_string(m.memories) +
                         " memories, " + std::to_string(m.ops_applied) + " ops, written at " +
                         std::to_string(m.created_ms) + " ms since the epoch");
-    CheckpointData copy = *data;
-    Status s = decode_checkpoint_state(copy, &loaded);
+    Status s = decode_checkpoint_state(*data, &loaded);  // takes the chunks: only the manifest is read below
     if (!s.ok()) {
       problem("checkpoint: its state does not load: " + s.message());
     } else if (loaded.digest() != m.digest) {

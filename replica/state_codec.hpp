@@ -10,7 +10,7 @@
 // Sections come in the order memories, triplets, retractions, corrections, refs, claim groups,
 // history keys (per memory, the ops after its put), early retractions, members; each is cut
 // into chunks of at most items_per_chunk items (a section may have none). Each item's fields are
-// listed once, in state_codec.cpp's describe() for its type, and the state's own fields once, in
+// listed once, in replica/state_fields.hpp's describe() for its type, and the state's own fields once, in
 // meta_fields() and sections() below: each list both writes and reads, so a field added to a
 // record or to the state needs one line there (and the version raised when old checkpoints
 // cannot be read any more: a checkpoint of another version is refused, and the start replays

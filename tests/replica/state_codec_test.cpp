@@ -1,5 +1,5 @@
 // The state codec round trip is judged by the state digest: a field the codec forgets (one
-// added to MemoryRecord or ReplicaState and not to state_codec.cpp's describe()) makes a loaded
+// added to MemoryRecord or ReplicaState and not to replica/state_fields.hpp's describe()) makes a loaded
 // state's digest differ from the original's, and these tests fail.
 #include <catch2/catch.hpp>
 
