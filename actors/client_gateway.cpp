@@ -5,7 +5,6 @@
 #include "actors/candidate_join.hpp"
 #include "actors/request_labels.hpp"
 #include "protocol/recall_input.hpp"
-#include "status/status_json.hpp"
 
 namespace vasana {
 
@@ -17,7 +16,7 @@ ClientGateway::ClientGateway(writer_actor writer, std::shared_ptr<const WriterSt
                              std::vector<query_actor> queries, std::shared_ptr<const RecallEngine> engine,
                              ClientEndpoint* endpoint, InputLimits limits,
                              InstanceId instance, std::string vector_space_id, AckGate* ack_gate,
-                             std::function<NodeStatus()> status)
+                             std::function<void(ClientCall&&)> status)
     : writer_(std::move(writer)),
       writer_state_(std::move(writer_state)),
       queries_(std::move(queries)),
@@ -98,14 +97,12 @@ void ClientGateway::handle_one(ClientCall&& call, AppendBatch& batch) {
       ep->reply(call, r);
       return;
     }
-    case ClientRequest::Kind::status: {
-      ClientResponse r;
-      r.request_id = rid;
-      r.kind = ClientResponse::Kind::status;
-      r.status_json = status_to_json(status_ ? status_() : NodeStatus{});
-      endpoint_->reply(call, r);
+    case ClientRequest::Kind::status:
+      if (status_)
+        status_(std::move(call));
+      else
+        endpoint_->reply(call, error_response(rid, ClientError::unavailable, "this node answers no status"));
       return;
-    }
     case ClientRequest::Kind::recall: {
       const size_t qdim = call.request.recall.vector.size();
       if (qdim != 0 && limits_.vector_dim != 0 && qdim != limits_.vector_dim) {

@@ -1,9 +1,10 @@
 // The client gateway: answers the calls the client endpoint decodes, on the endpoint's socket
 // thread (a write whose checks must wait for the replica is checked on the gateway's own thread:
-// handle()). Validates every request (bad input is answered at once and never reaches the writer or
-// a query actor: protocol/memory_input.hpp for a remember, protocol/recall_input.hpp for a recall),
-// turns a remember into a put_memory op and hands it to the writer, whose completion queues
-// the reply. Includes CAF (through writer_actor.hpp): include only from actor code and tests.
+// handle(); a status is taken on the status responder's: actors/status_responder.hpp). Validates
+// every request (bad input is answered at once and never reaches the writer or a query actor:
+// protocol/memory_input.hpp for a remember, protocol/recall_input.hpp for a recall), turns a
+// remember into a put_memory op and hands it to the writer, whose completion queues the reply.
+// Includes CAF (through writer_actor.hpp): include only from actor code and tests.
 #pragma once
 
 #include <atomic>
@@ -34,12 +35,13 @@ class ClientGateway {
   // endpoint must outlive the gateway (it owns the thread that calls handle()).
   // engine answers whether a ref is already held (remember is idempotent by realm and ref).
   // ack_gate: in replicated:N mode, a remember is answered once N peers synced it (null: after
-  // the local sync). status answers `vasana status`.
+  // the local sync). status takes a `status` call and answers it off the endpoint thread
+  // (actors/status_responder.hpp).
   // writer_state answers pings (WriterState::info(), read on the endpoint's thread).
   ClientGateway(writer_actor writer, std::shared_ptr<const WriterState> writer_state, std::vector<query_actor> queries,
                 std::shared_ptr<const RecallEngine> engine,
                 ClientEndpoint* endpoint, InputLimits limits, InstanceId instance, std::string vector_space_id,
-                AckGate* ack_gate, std::function<NodeStatus()> status);
+                AckGate* ack_gate, std::function<void(ClientCall&&)> status);
 
   // Call before the endpoint runs. policy: what the node does with each realm's writes.
   // acknowledged: the own stream's seqno the writer has acknowledged up to. A write request is
@@ -98,7 +100,7 @@ class ClientGateway {
   InstanceId instance_;
   std::string vector_space_id_;
   AckGate* ack_gate_;  // outlives the gateway (the node stops the endpoint first)
-  std::function<NodeStatus()> status_;
+  std::function<void(ClientCall&&)> status_;
   std::vector<std::string> lane_names_;  // the lanes a recall may name (fixed for the engine's life)
 
   const ClientGrants* grants_;  // never null (an empty set until set_grants)

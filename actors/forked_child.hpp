@@ -4,12 +4,15 @@
 // while the node's threads go on. Taking a checkpoint's snapshot (actors/checkpoint_snapshot.hpp)
 // and the state digest (actors/forked_digest.hpp) run this way.
 //
-// The child has only the forking thread: it must take no lock another thread may have held at
-// the fork (whoever calls run_in_forked_child holds those in hold) and touch no actor, socket or
-// log. It ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT (a terminal's Ctrl-C reaches the whole
-// process group, and a shutdown's last checkpoint is still taken), is killed when the forking
-// thread ends (PR_SET_PDEATHSIG), closes every inherited descriptor but its end of the pipe, and
-// sets its oom_score_adj to 1000, so that if memory runs out the kernel kills it, not the node.
+// The child has only the forking thread: it must take no lock another thread may have held at the
+// fork (whoever calls run_in_forked_child holds those in hold) and touch no actor, socket or log.
+// That includes glibc's exit-handler lock, which the first use of a function-local static with a
+// destructor takes: values the child reads are made when the program loads
+// (replica/out_of_line.hpp; tests/actors/forked_child_exit_lock_test.cpp). It ignores SIGINT,
+// SIGTERM, SIGHUP and SIGQUIT (a terminal's Ctrl-C reaches the whole process group, and a
+// shutdown's last checkpoint is still taken), is killed when the forking thread ends
+// (PR_SET_PDEATHSIG), closes every inherited descriptor but its end of the pipe, and sets its
+// oom_score_adj to 1000, so that if memory runs out the kernel kills it, not the node.
 //
 // Memory: the pages the node changes while the child runs are copied (the kernel's
 // copy-on-write), and the child's own buffers are its own.

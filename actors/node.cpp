@@ -80,7 +80,8 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
   st.lanes_backlog = engine->lanes_backlog();
   if (endpoint) st.client_replies_dropped = endpoint->dropped_replies();
   st.client_refusals = refusals->snapshot();
-  if (checkpoint) {
+  const bool started = background_started.load(std::memory_order_acquire);
+  if (started && checkpoint) {
     if (auto m = checkpoint->last()) {
       st.checkpoint.generation = m->generation;
       st.checkpoint.delta_of = m->base_generation;
@@ -95,7 +96,7 @@ NodeStatus Node::Impl::status(bool fresh_digest) const {
     if (!h.failed.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-failed", 0, h.failed});
     if (!h.damaged.empty()) st.problems.push_back(WriterProblem{st.instance, "checkpoint-damaged", 0, h.damaged});
   }
-  if (scrub)
+  if (started && scrub)
     for (const SegmentDamage& d : scrub->damage())
       st.problems.push_back(WriterProblem{to_hex(d.writer), "segment-damaged", d.seqno.value,
                                           d.describe() + " (found after start; serving the verified in-RAM state; "
@@ -131,6 +132,7 @@ void Node::stop() {
   if (i.stopped) return;
   i.stopped = true;
   if (i.endpoint) i.endpoint->stop();
+  i.status_responder.reset();
   // No more requests to the provider or vectors to the writer (the object stays until the
   // actors are gone: a vector's completion may still call it).
   if (i.embedder) i.embedder->stop();

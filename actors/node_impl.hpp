@@ -19,6 +19,7 @@
 #include "actors/erasure_task.hpp"
 #include "actors/client_endpoint.hpp"
 #include "actors/client_gateway.hpp"
+#include "actors/status_responder.hpp"
 #include "actors/embedding_worker.hpp"
 #include "actors/forked_digest.hpp"
 #include "actors/node.hpp"
@@ -65,6 +66,9 @@ struct Node::Impl {
   std::condition_variable indexer_wake;
   std::unique_ptr<ClientEndpoint> endpoint;
   std::shared_ptr<ClientGateway> gateway;
+  // Answers `status` calls off the endpoint thread; stopped right after the endpoint, before
+  // anything a status reads is let go.
+  std::unique_ptr<StatusResponder> status_responder;
   std::vector<std::string> endpoints;
   std::shared_ptr<ClientRefusals> refusals = std::make_shared<ClientRefusals>();
   // Replication: the version vector, the copies of other writers, the peer links.
@@ -97,6 +101,10 @@ struct Node::Impl {
   std::shared_ptr<EmbeddingWorker> embedder;   // null without an [embedding] provider
   mutable ApplyFailures apply_failures;  // ops that could not be applied, by writer; thread-safe
   bool stopped = false;
+  // Set once start_background_work has made scrub and checkpoint: a status taken before (a
+  // client's or a scrape's, while the start finishes) leaves them out rather than read them
+  // while they are being set.
+  std::atomic<bool> background_started{false};
   bool endpoint_file_written = false;  // DIR/client.endpoint is this node's: stop() removes it
 
   // Books an op that could not be applied; the first failure of a writer is logged.

@@ -540,12 +540,18 @@ struct NodeStart {
           },
           impl->probe));
     impl->queries = queries;
+    impl->status_responder = std::make_unique<StatusResponder>(
+        [raw = impl] { return raw->status(/*fresh_digest=*/true); },
+        [ep = impl->endpoint.get()](const ClientCall& call, const ClientResponse& r) { ep->reply(call, r); },
+        impl->log);
     impl->gateway = std::make_shared<ClientGateway>(impl->writer, impl->writer_state, std::move(queries), impl->engine,
                                                     impl->endpoint.get(),
                                                     impl->options.limits, impl->identity.instance,
                                                     impl->identity.vector_space.id(),
                                                     impl->replicator ? impl->replicator->ack_gate() : nullptr,
-                                                    [raw = impl] { return raw->status(/*fresh_digest=*/true); });
+                                                    [responder = impl->status_responder.get()](ClientCall&& call) {
+                                                      responder->submit(std::move(call));
+                                                    });
     impl->gateway->set_write_context(impl->options.write_policy, impl->acknowledged);
     impl->gateway->set_grants(&impl->options.clients, impl->refusals);
     if (impl->embedder)
@@ -651,6 +657,7 @@ struct NodeStart {
     CheckpointTask* cp = impl->checkpoint.get();
     impl->erasure = ErasureTask::start(
         dir, impl->identity.vector_space, impl->engine, [cp] { if (cp) cp->request(); }, impl->log);
+    impl->background_started.store(true, std::memory_order_release);
   }
 };
 

@@ -48,10 +48,11 @@ class OutOfLine {
   }
 
  private:
-  static const T& default_value() {
-    static const T d{};
-    return d;
-  }
+  static const T& default_value() { return kDefault; }
+  // Made when the program loads, not on first use: a first use registers its destructor under
+  // glibc's exit-handler lock, which another thread may hold when a child is forked
+  // (actors/forked_child.hpp), and the child reads these values.
+  static inline const T kDefault{};
   std::unique_ptr<T> p_;
 };
 
