@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "actors/heap_return.hpp"
 #include "actors/history_answer.hpp"
 #include "actors/node_impl.hpp"
 #include "actors/request_labels.hpp"
@@ -638,8 +639,15 @@ struct NodeStart {
       (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
       // kBackgroundStepIds backlog memories a step: one write-lock hold of about 1 ms
       // (replica/README.md).
+      HeapReturn heap;
       while (!raw->indexer_stop.load(std::memory_order_relaxed)) {
-        if (engine->background_step(kBackgroundStepIds) > 0) continue;
+        if (const size_t done = engine->background_step(kBackgroundStepIds); done > 0) {
+          heap.note_work(done);
+          continue;
+        }
+        if (auto took = heap.on_idle(); took && *took >= std::chrono::milliseconds(100))
+          raw->log("memory: returning the heap's free pages to the system took " + std::to_string(took->count()) +
+                   " ms (allocations waited meanwhile)");
         std::unique_lock<std::mutex> g(raw->indexer_mutex);
         raw->indexer_wake.wait_for(g, std::chrono::milliseconds(20), [&] {
           return raw->indexer_stop.load(std::memory_order_relaxed) || engine->lanes_backlog() > 0;
