@@ -188,17 +188,15 @@ void Bm25Index::swap(Bm25Index& o) noexcept {
 }
 
 size_t Bm25Index::seek(const PostingList& list, size_t from, uint32_t slot) {
-  const Posting* p = list.begin();
+  const uint32_t* p = list.slots();
   const size_t n = list.size();
   // Invariant: every position before lo holds a smaller slot.
   size_t lo = from, step = 1;
-  while (lo + step < n && p[lo + step].slot < slot) {
+  while (lo + step < n && p[lo + step] < slot) {
     lo += step;
     step *= 2;
   }
-  return static_cast<size_t>(std::lower_bound(p + lo, p + std::min(n, lo + step + 1), slot,
-                                              [](const Posting& q, uint32_t s) { return q.slot < s; }) -
-                             p);
+  return static_cast<size_t>(std::lower_bound(p + lo, p + std::min(n, lo + step + 1), slot) - p);
 }
 
 Bm25Index::RealmSet Bm25Index::realm_set(const std::vector<std::string>& realms) const {
@@ -323,7 +321,12 @@ size_t Bm25Index::postings() const {
   return n;
 }
 
-size_t Bm25Index::posting_bytes() const { return postings() * sizeof(Posting); }
+size_t Bm25Index::posting_bytes() const {
+  size_t n = 0;
+  for (const PairTable& shard : pairs_)
+    for (const auto& [key, pair] : shard) n += pair.list.size() * (sizeof(uint32_t) + (pair.list.wide() ? 4 : 1));
+  return n;
+}
 
 size_t Bm25Index::term_realm_pairs() const {
   size_t n = 0;

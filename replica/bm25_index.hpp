@@ -60,18 +60,19 @@
 // milliseconds at 1M documents (README, "Status"). Growth with the vocabulary still does: the
 // term dictionary's rehash and the per-term arrays' doubling, each time the number of distinct
 // terms doubles.
-// Memory: 8 bytes per posting (up to 1.5 times that while a list's capacity runs ahead: lists
-// grow by half, replica/posting_list.hpp); per (term, realm) pair a hash node of 48 bytes (key,
-// document count, 16-bit bounds and a 16-byte PostingList, which holds a single posting in
-// place) and a bucket of 8, plus malloc's header of its array from 3 postings; 12 bytes per term
-// (live documents, largest tf, shortest document); 4 bytes per distinct term of each document
-// (to undo its statistics on remove); about 60 bytes per document (slot arrays and id map, up
-// to twice that while their capacity runs ahead); and the term dictionary. On the synthetic
-// corpus (20,000 words, 10 realms; `vasana-bench keyword --memories 100000`): 2.06M postings in
-// 50k pairs, 11.4 bytes a posting with capacity and pairs, about 424 bytes a document for the
-// whole index (memory_bytes()); `vasana-bench footprint --memories 100000 --no-graph` counts
-// 496 bytes a memory for the keyword lane (heap in use, malloc's headers included). A realm of a few
-// documents costs a pair per distinct word it holds: about 56 bytes, the posting in place.
+// Memory: 5 bytes per posting (a 32-bit slot and a one-byte tf; 8 in a list that holds a tf of
+// 255 or more; up to 1.5 times that while a list's capacity runs ahead: replica/posting_list.hpp);
+// per (term, realm) pair a hash node of 48 bytes (key, document count, 16-bit bounds and a
+// 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
+// header of its array from 2 postings; 12 bytes per term (live documents, largest tf, shortest
+// document); 4 bytes per distinct term of each document (to undo its statistics on remove);
+// about 60 bytes per document (slot arrays and id map, up to twice that while their capacity
+// runs ahead); and the term dictionary. On the synthetic corpus (20,000 words, 10 realms;
+// `vasana-bench keyword --memories 100000`): 2.06M postings in 50k pairs, 7.8 bytes a posting
+// with capacity and pairs, about 350 bytes a document for the whole index (memory_bytes());
+// `vasana-bench footprint --memories 100000 --no-graph` counts 422 bytes a memory for the
+// keyword lane (heap in use, malloc's headers included). A realm of a few documents costs a
+// pair per distinct word it holds: about 56 bytes, the posting in place.
 //
 // Snapshots (save/load in bm25_snapshot.cpp, for the keyword lane's checkpoint, format 2 of
 // replica/keyword_lane.hpp): the term dictionary, the live documents and every (term, realm)

@@ -85,14 +85,14 @@ void Bm25Index::save(SnapshotWriter& out) const {
   out.u64(n_postings);
   std::vector<Posting> kept;
   for (const auto& [key, pair] : pairs) {
-    const PostingList& list = pair->list;
-    if (removed_slots_ == 0) {
-      out.raw(list.begin(), list.size() * sizeof(Posting));
-      continue;
+    kept.resize(pair->list.size());
+    pair->list.copy_to(kept.data());
+    if (removed_slots_ > 0) {
+      size_t live = 0;
+      for (const Posting& p : kept)
+        if (new_slot[p.slot] != kRemoved) kept[live++] = Posting{new_slot[p.slot], p.tf};
+      kept.resize(live);
     }
-    kept.clear();
-    for (const Posting& p : list)
-      if (new_slot[p.slot] != kRemoved) kept.push_back(Posting{new_slot[p.slot], p.tf});
     out.raw(kept.data(), kept.size() * sizeof(Posting));
   }
 }
@@ -180,11 +180,10 @@ Status Bm25Index::load_pairs(const SnapshotArrays& a) {
     const uint64_t key = df_key(t, a.pair_realm[k]);
     TermRealm& pair = pair_shard(key)[key];
     pair.df = a.pair_df[k];
-    pair.list.reserve(pair.df);
+    pair.list.append(&a.postings[at], pair.df);
     live_df_[t] += pair.df;
     for (size_t i = at; i < at + pair.df; ++i) {
       const Posting& p = a.postings[i];
-      pair.list.push_back(p);
       pair.note(p.tf, slots_[p.slot].length);
       max_tf_[t] = std::max(max_tf_[t], p.tf);
       min_length_[t] = std::min(min_length_[t], slots_[p.slot].length);

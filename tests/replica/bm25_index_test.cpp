@@ -537,6 +537,42 @@ TEST_CASE("a loaded index answers exactly as the saved one, with removed and upd
   CHECK(count_differences(original, stale, queries) > 0);
 }
 
+TEST_CASE("a term repeated 255 times or more scores by its exact count, pruned or not and after a snapshot",
+          "[bm25][snapshot]") {
+  auto repeated = [](const char* word, int times) {
+    std::string t;
+    for (int i = 0; i < times; ++i) t += std::string(word) + " ";
+    return t;
+  };
+  Bm25Index index;
+  // "flow" gets a list of several postings first (on the heap, tfs in bytes), then one of 300.
+  for (uint64_t n = 1; n <= 6; ++n) index.add(id(n), "a", "flow wing");
+  index.add(id(7), "a", repeated("flow", 300));
+  index.add(id(8), "a", repeated("flow", 254) + "wing");
+  for (uint64_t n = 9; n <= 12; ++n) index.add(id(n), "a", "mach wing");
+
+  // N = 12, lengths 2 (x6), 300, 255, 2 (x4): avgdl = (20 + 555) / 12. For the one-term query the
+  // share of the query's weight is the tf part alone.
+  const double avgdl = (20.0 + 555.0) / 12.0;
+  const auto hits = search(index, "flow");
+  CHECK(score_of(hits, 7) == Approx(tf_part(300, 300, avgdl)).epsilon(1e-12));
+  CHECK(score_of(hits, 8) == Approx(tf_part(254, 255, avgdl)).epsilon(1e-12));
+  // Control: a tf cut to 255 would score otherwise.
+  CHECK(score_of(hits, 7) != Approx(tf_part(255, 300, avgdl)).epsilon(1e-9));
+  // Pruned and exhaustive agree, bit for bit.
+  auto every = index.search_exhaustive("flow", kRealmA, 100);
+  REQUIRE(every.ok());
+  REQUIRE(every->size() == hits.size());
+  for (size_t i = 0; i < hits.size(); ++i) CHECK((hits[i].id == (*every)[i].id && hits[i].score == (*every)[i].score));
+
+  const auto chunks = snapshot_of(index);
+  Bm25Index loaded;
+  SnapshotReader r(chunks);
+  REQUIRE(loaded.load(r).ok());
+  CHECK(count_differences(index, loaded, {"flow", "wing", "flow wing", "mach flow"}) == 0);
+  CHECK(score_of(search(loaded, "flow"), 7) == score_of(hits, 7));
+}
+
 TEST_CASE("a cut or damaged index snapshot is Corruption", "[bm25][snapshot]") {
   Bm25Index original;
   original.add(id(1), "a", "steady flow over a thin wing");
