@@ -169,7 +169,7 @@ struct VectorIndex::Impl {
 
   void delete_graph_copy(uint32_t slot) {
     if (slot >= copy.size() || copy[slot] != GraphCopy::live) return;
-    graph->markDelete(slot);
+    graph->markDeletedInternal(internal[slot]);
     copy[slot] = GraphCopy::deleted;
     --graph_live;
   }
@@ -330,12 +330,22 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
     // buffer_lock; searches cannot run meanwhile (graph_lock is held), so none sees it twice.
     s.grow_graph_slots(slot);
     try {
-      if (s.copy[slot] == GraphCopy::none && graph.cur_element_count >= graph.max_elements_) {
-        graph.resizeIndex(graph.max_elements_ * 2);
-        Impl::advise_graph(graph);
+      if (s.copy[slot] == GraphCopy::none) {
+        if (graph.cur_element_count >= graph.max_elements_) {
+          graph.resizeIndex(graph.max_elements_ * 2);
+          Impl::advise_graph(graph);
+        }
+        s.internal[slot] = graph.addPoint(v.data(), slot, -1);
+        // The index finds a slot's point through internal, never through hnswlib's label map:
+        // emptied at once, it costs no node per point.
+        graph.label_lookup_.erase(slot);
+      } else {
+        // A copy already in the graph (marked deleted) is updated in place and undeleted, as
+        // hnswlib's addPoint does for a label it holds.
+        const hnswlib::tableint point = s.internal[slot];
+        if (graph.isMarkedDeleted(point)) graph.unmarkDeletedInternal(point);
+        graph.updatePoint(v.data(), point, 1.0);
       }
-      // A label already in the graph (marked deleted) is updated in place and undeleted.
-      s.internal[slot] = graph.addPoint(v.data(), slot, -1);
     } catch (const std::exception& e) {
       return Status::FailedPrecondition(std::string("vector index: cannot add to the HNSW graph: ") + e.what());
     }
@@ -600,7 +610,6 @@ Status VectorIndex::load(SnapshotReader& in) {
       const bool deleted = g.isMarkedDeleted(hnswlib::tableint(i));
       s.copy[label] = deleted ? GraphCopy::deleted : GraphCopy::live;
       s.internal[label] = hnswlib::tableint(i);
-      g.label_lookup_.emplace(label, hnswlib::tableint(i));
       g.num_deleted_ += deleted;
       s.graph_live += !deleted;
     }

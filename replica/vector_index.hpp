@@ -30,11 +30,13 @@
 //
 // Graph details the caller never sees: putting a slot that is in the graph buffers the new
 // vector, and searches skip the graph copy from then on; the indexer marks that copy deleted
-// before its next insertion and later re-adds the same label, which hnswlib turns into an
-// in-place update (and un-delete). remove() works the same way (skipped at once, marked deleted
-// by the indexer, never twice). Deleted points keep their capacity until their slot is reused,
-// so callers should reuse freed slots. Capacity doubles (resizeIndex) before an insert would
-// exceed it.
+// before its next insertion and later moves the new vector into the same point: updated in
+// place and undeleted, as hnswlib's addPoint does for a label it holds. remove() works the same
+// way (skipped at once, marked deleted by the indexer, never twice). Deleted points keep their
+// capacity until their slot is reused, so callers should reuse freed slots. Capacity doubles
+// (resizeIndex) before an insert would exceed it. The index maps each slot to its point itself,
+// so hnswlib's label map is emptied after every insertion (a hash node per point saved); a point
+// still carries its slot as its label, which searches report.
 //
 // Threading: every method may be called from any thread at any time. Two internal
 // reader-writer locks order them:
