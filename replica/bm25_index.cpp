@@ -63,9 +63,13 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
     ++live_df_[term];
     max_tf_[term] = std::max(max_tf_[term], tf);
     min_length_[term] = std::min(min_length_[term], length);
-    slot_terms_.push_back(term);
   }
-  slot_terms_begin_.push_back(static_cast<uint32_t>(slot_terms_.size()));
+  std::vector<uint32_t> distinct;
+  distinct.reserve(tfs.size());
+  for (const auto& [term, tf] : tfs) distinct.push_back(term);
+  std::sort(distinct.begin(), distinct.end());
+  append_ascending_ids(slot_terms_, distinct.data(), distinct.size());
+  slot_terms_begin_.push_back(slot_terms_.size());
   slot_ids_.push_back(id);
   id_shard(id).insert(id, slot);
   ++live_docs_;
@@ -81,14 +85,13 @@ bool Bm25Index::remove(const MemoryId& id) {
   ids.erase(id);
   --live_docs_;
   Slot& s = slots_[slot];
-  for (uint32_t i = slot_terms_begin_[slot]; i < slot_terms_begin_[slot + 1]; ++i) {
-    const uint32_t term = slot_terms_[i];
+  for_each_slot_term(slot, [&](uint32_t term) {
     --live_df_[term];
     // A pair no live document holds has only removed slots left: it goes now.
     PairTable& shard = pair_shard(df_key(term, s.realm));
     auto pair = shard.find(df_key(term, s.realm));
     if (--pair->second.df == 0) shard.erase(pair);
-  }
+  });
   --realms_[s.realm].docs;
   realms_[s.realm].length -= s.length;
   s.realm = kRemoved;
@@ -148,13 +151,17 @@ void Bm25Index::compact() {
     }
   }
 
-  GrowableArray<uint32_t> begin;
+  // new_term keeps the order of the terms it keeps, so each document's terms stay ascending.
+  GrowableArray<uint64_t> begin;
   begin.push_back(0);
-  GrowableArray<uint32_t> terms;
+  GrowableArray<uint8_t> terms;
+  std::vector<uint32_t> mapped;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (new_slot[s] == kRemoved) continue;
-    for (uint32_t i = slot_terms_begin_[s]; i < slot_terms_begin_[s + 1]; ++i) terms.push_back(new_term[slot_terms_[i]]);
-    begin.push_back(static_cast<uint32_t>(terms.size()));
+    mapped.clear();
+    for_each_slot_term(s, [&](uint32_t t) { mapped.push_back(new_term[t]); });
+    append_ascending_ids(terms, mapped.data(), mapped.size());
+    begin.push_back(terms.size());
   }
   for (auto& shard : by_id_) shard.clear();
   for (uint32_t s = 0; s < slot_ids.size(); ++s) id_shard(slot_ids[s]).insert(slot_ids[s], s);
@@ -352,7 +359,7 @@ size_t Bm25Index::list_bytes() const {
 size_t Bm25Index::memory_bytes() const {
   size_t n = list_bytes();
   n += slots_.capacity() * sizeof(Slot) + slot_ids_.capacity() * sizeof(MemoryId) +
-       slot_terms_begin_.capacity() * sizeof(uint32_t) + slot_terms_.capacity() * sizeof(uint32_t);
+       slot_terms_begin_.capacity() * sizeof(uint64_t) + slot_terms_.capacity();
   for (const auto& shard : by_id_) n += shard.capacity() * (sizeof(MemoryId) + sizeof(uint32_t) + 4);
   // The term dictionary: a node per term (the string inline up to 15 bytes) and the per-term
   // arrays.

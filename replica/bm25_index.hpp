@@ -65,12 +65,13 @@
 // per (term, realm) pair a hash node of 48 bytes (key, document count, 16-bit bounds and a
 // 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
 // header of its array from 2 postings; 12 bytes per term (live documents, largest tf, shortest
-// document); 4 bytes per distinct term of each document (to undo its statistics on remove);
-// about 60 bytes per document (slot arrays and id map, up to twice that while their capacity
-// runs ahead); and the term dictionary. On the synthetic corpus (20,000 words, 10 realms;
-// `vasana-bench keyword --memories 100000`): 2.06M postings in 50k pairs, 7.8 bytes a posting
-// with capacity and pairs, about 350 bytes a document for the whole index (memory_bytes());
-// `vasana-bench footprint --memories 100000 --no-graph` counts 422 bytes a memory for the
+// document); about 2 bytes per distinct term of each document, to undo its statistics on remove
+// (the gaps between its ascending term ids as varints, replica/ascending_ids.hpp); about 64
+// bytes per document (slot arrays and id map, up to twice that while their capacity runs ahead);
+// and the term dictionary. On the synthetic corpus (20,000 words, 10 realms; `vasana-bench
+// keyword --memories 100000`): 2.06M postings in 50k pairs, 7.8 bytes a posting with capacity
+// and pairs, about 314 bytes a document for the whole index (memory_bytes());
+// `vasana-bench footprint --memories 100000 --no-graph` counts 368 bytes a memory for the
 // keyword lane (heap in use, malloc's headers included). A realm of a few documents costs a
 // pair per distinct word it holds: about 56 bytes, the posting in place.
 //
@@ -117,6 +118,7 @@
 
 #include "protocol/ids.hpp"
 #include "protocol/status.hpp"
+#include "replica/ascending_ids.hpp"
 #include "replica/growable_array.hpp"
 #include "replica/id_table.hpp"
 #include "replica/lane_snapshot.hpp"
@@ -306,6 +308,16 @@ class Bm25Index {
   // The pairs in (term, realm) order.
   std::vector<std::pair<uint64_t, const TermRealm*>> sorted_pairs() const;
   void compact();
+  // Calls f(term id) for each distinct term of the slot's document, ascending.
+  template <class F>
+  void for_each_slot_term(uint32_t slot, F&& f) const {
+    const uint8_t* terms = slot_terms_.data();
+    for_each_ascending_id(terms + slot_terms_begin_[slot], terms + slot_terms_begin_[slot + 1], f);
+  }
+  size_t slot_term_count(uint32_t slot) const {
+    const uint8_t* terms = slot_terms_.data();
+    return count_ascending_ids(terms + slot_terms_begin_[slot], terms + slot_terms_begin_[slot + 1]);
+  }
   // load(), after the arrays are read and checked: the pairs' lists, then each document's terms
   // and length by a transpose of them (bm25_snapshot.cpp).
   struct SnapshotArrays;
@@ -335,8 +347,9 @@ class Bm25Index {
   // By slot; they grow without copying (growable_array.hpp).
   GrowableArray<Slot> slots_;
   GrowableArray<MemoryId> slot_ids_;
-  GrowableArray<uint32_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
-  GrowableArray<uint32_t> slot_terms_;        // distinct term ids of each slot, concatenated
+  GrowableArray<uint64_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
+  GrowableArray<uint8_t> slot_terms_;         // distinct term ids of each slot, ascending, coded as
+                                              // replica/ascending_ids.hpp says; concatenated
   std::array<IdTable<uint32_t>, kShards> by_id_;  // live documents -> slot, in id_shard(id)
   size_t live_docs_ = 0;
   size_t removed_slots_ = 0;

@@ -61,7 +61,7 @@ void Bm25Index::save(SnapshotWriter& out) const {
     new_slot[s] = static_cast<uint32_t>(ids.size());
     ids.push_back(slot_ids_[s]);
     realm.push_back(slots_[s].realm);
-    distinct.push_back(slot_terms_begin_[s + 1] - slot_terms_begin_[s]);
+    distinct.push_back(static_cast<uint32_t>(slot_term_count(s)));
   }
   out.array(ids);
   out.array(realm);
@@ -198,8 +198,9 @@ Status Bm25Index::load_documents(const SnapshotArrays& a) {
   const auto& postings = a.postings;
   // Each document's terms and length, from the pairs' postings (a transpose), a block of
   // documents at a time, every pair's run of postings in the block in turn, so that the writes
-  // stay within the block's part of slot_terms_, about 8 MiB (random writes over all of it are
-  // slow at 1M documents; smaller blocks cost a cache miss more per pair and block).
+  // stay within the block's terms, about 8 MiB (random writes over all of them are slow at 1M
+  // documents; smaller blocks cost a cache miss more per pair and block). The pairs are in term
+  // order, so each document's terms arrive ascending, as slot_terms_ codes them.
   const size_t kBlock = std::max<size_t>(4096, n_docs * (size_t{2} << 20) / std::max<size_t>(1, postings.size()));
   std::vector<size_t> cursor(n_pairs), end(n_pairs);
   std::vector<uint32_t> next_slot(n_pairs);
@@ -208,31 +209,34 @@ Status Bm25Index::load_documents(const SnapshotArrays& a) {
     end[k] = at + a.pair_df[k];
     next_slot[k] = postings[at].slot;
   }
-  std::vector<uint32_t> pos(kBlock);
+  std::vector<size_t> first(kBlock + 1), pos(kBlock);  // each document's range in terms
+  std::vector<uint32_t> terms;
   std::vector<uint64_t> length(kBlock);
   for (size_t block = 0; block < n_docs; block += kBlock) {
     const size_t block_end = std::min(n_docs, block + kBlock);
+    first[0] = 0;
     for (size_t s = block; s < block_end; ++s) {
-      pos[s - block] = static_cast<uint32_t>(slot_terms_.size());
+      pos[s - block] = first[s - block];
+      first[s - block + 1] = first[s - block] + a.distinct[s];
       length[s - block] = 0;
-      for (uint32_t k = 0; k < a.distinct[s]; ++k) slot_terms_.push_back(0);
     }
+    terms.resize(first[block_end - block]);
     for (size_t k = 0; k < n_pairs; ++k) {
       if (next_slot[k] >= block_end) continue;
       size_t i = cursor[k];
       for (; i < end[k] && postings[i].slot < block_end; ++i) {
         const uint32_t s = postings[i].slot - static_cast<uint32_t>(block);
-        if (pos[s] == slot_terms_.size()) return corrupt("a document's term count differs from its postings");
-        slot_terms_[pos[s]++] = a.pair_term[k];
+        if (pos[s] == first[s + 1]) return corrupt("a document's term count differs from its postings");
+        terms[pos[s]++] = a.pair_term[k];
         length[s] += postings[i].tf;
       }
       cursor[k] = i;
       next_slot[k] = i < end[k] ? postings[i].slot : kRemoved;
     }
     for (size_t s = block; s < block_end; ++s) {
-      if (pos[s - block] != slot_terms_begin_.back() + a.distinct[s])
-        return corrupt("a document's term count differs from its postings");
-      slot_terms_begin_.push_back(pos[s - block]);
+      if (pos[s - block] != first[s - block + 1]) return corrupt("a document's term count differs from its postings");
+      append_ascending_ids(slot_terms_, terms.data() + first[s - block], a.distinct[s]);
+      slot_terms_begin_.push_back(slot_terms_.size());
       if (length[s - block] > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
       slots_.push_back(Slot{a.realm[s], static_cast<uint32_t>(length[s - block])});
       slot_ids_.push_back(a.ids[s]);
