@@ -30,7 +30,7 @@ uint32_t Bm25Index::realm_id(std::string_view realm) {
   return it->second;
 }
 
-void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view text) {
+void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view text, const OrderKey& version) {
   remove(id);
   const uint32_t slot = static_cast<uint32_t>(slots_.size());
   const uint32_t rid = realm_id(realm);
@@ -71,10 +71,23 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
   append_ascending_ids(slot_terms_, distinct.data(), distinct.size());
   slot_terms_begin_.push_back(slot_terms_.size());
   slot_ids_.push_back(id);
+  slot_versions_.push_back(version);
   id_shard(id).insert(id, slot);
   ++live_docs_;
   ++realms_[rid].docs;
   realms_[rid].length += terms.size();
+}
+
+const OrderKey* Bm25Index::version_of(const MemoryId& id) const {
+  const uint32_t* slot = by_id_[shard_of(id_table_detail::mix(id))].find(id);
+  return slot ? &slot_versions_[*slot] : nullptr;
+}
+
+bool Bm25Index::set_version(const MemoryId& id, const OrderKey& version) {
+  const uint32_t* slot = id_shard(id).find(id);
+  if (!slot) return false;
+  slot_versions_[*slot] = version;
+  return true;
 }
 
 bool Bm25Index::remove(const MemoryId& id) {
@@ -105,11 +118,13 @@ void Bm25Index::compact() {
   std::vector<uint32_t> new_slot(slots_.size(), kRemoved);
   GrowableArray<Slot> slots;
   GrowableArray<MemoryId> slot_ids;
+  GrowableArray<OrderKey> slot_versions;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (slots_[s].realm == kRemoved) continue;
     new_slot[s] = static_cast<uint32_t>(slots.size());
     slots.push_back(slots_[s]);
     slot_ids.push_back(slot_ids_[s]);
+    slot_versions.push_back(slot_versions_[s]);
   }
 
   std::vector<uint32_t> new_term(live_df_.size(), kRemoved);
@@ -168,6 +183,7 @@ void Bm25Index::compact() {
 
   slots_ = std::move(slots);
   slot_ids_ = std::move(slot_ids);
+  slot_versions_ = std::move(slot_versions);
   live_df_ = std::move(live_df);
   max_tf_ = std::move(max_tf);
   min_length_ = std::move(min_length);
@@ -187,6 +203,7 @@ void Bm25Index::swap(Bm25Index& o) noexcept {
   realms_.swap(o.realms_);
   std::swap(slots_, o.slots_);
   std::swap(slot_ids_, o.slot_ids_);
+  std::swap(slot_versions_, o.slot_versions_);
   std::swap(slot_terms_begin_, o.slot_terms_begin_);
   std::swap(slot_terms_, o.slot_terms_);
   for (size_t i = 0; i < kShards; ++i) by_id_[i].swap(o.by_id_[i]);
@@ -359,6 +376,7 @@ size_t Bm25Index::list_bytes() const {
 size_t Bm25Index::memory_bytes() const {
   size_t n = list_bytes();
   n += slots_.capacity() * sizeof(Slot) + slot_ids_.capacity() * sizeof(MemoryId) +
+       slot_versions_.capacity() * sizeof(OrderKey) +
        slot_terms_begin_.capacity() * sizeof(uint64_t) + slot_terms_.capacity();
   for (const auto& shard : by_id_) n += shard.capacity() * (sizeof(MemoryId) + sizeof(uint32_t) + 4);
   // The term dictionary: a node per term (the string inline up to 15 bytes) and the per-term

@@ -66,14 +66,15 @@
 // 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
 // header of its array from 2 postings; 12 bytes per term (live documents, largest tf, shortest
 // document); about 2 bytes per distinct term of each document, to undo its statistics on remove
-// (the gaps between its ascending term ids as varints, replica/ascending_ids.hpp); about 64
-// bytes per document (slot arrays and id map, up to twice that while their capacity runs ahead);
-// and the term dictionary. On the synthetic corpus (20,000 words, 10 realms; `vasana-bench
-// keyword --memories 100000`): 2.06M postings in 50k pairs, 7.8 bytes a posting with capacity
-// and pairs, about 314 bytes a document for the whole index (memory_bytes());
-// `vasana-bench footprint --memories 100000 --no-graph` counts 368 bytes a memory for the
-// keyword lane (heap in use, malloc's headers included). A realm of a few documents costs a
-// pair per distinct word it holds: about 56 bytes, the posting in place.
+// (the gaps between its ascending term ids as varints, replica/ascending_ids.hpp); about 88
+// bytes per document (slot arrays, each document's version among them, and the id map; up to
+// twice that while their capacity runs ahead); and the term dictionary. On the synthetic corpus
+// (20,000 words, 10 realms; `vasana-bench keyword --memories 100000`): 2.06M postings in 50k
+// pairs, 7.8 bytes a posting with capacity and pairs, about 356 bytes a document for the whole
+// index (memory_bytes(), counting the slot arrays' whole capacity); `vasana-bench footprint
+// --memories 100000 --no-graph` counts 312 bytes a memory for the keyword lane (heap in use,
+// malloc's headers included). A realm of a few documents costs a pair per distinct word it
+// holds: about 56 bytes, the posting in place.
 //
 // Snapshots (save/load in bm25_snapshot.cpp, for the keyword lane's checkpoint, format 2 of
 // replica/keyword_lane.hpp): the term dictionary, the live documents and every (term, realm)
@@ -122,6 +123,7 @@
 #include "replica/growable_array.hpp"
 #include "replica/id_table.hpp"
 #include "replica/lane_snapshot.hpp"
+#include "replica/order_key.hpp"
 #include "replica/posting_list.hpp"
 #include "replica/text_analyzer.hpp"
 
@@ -141,9 +143,21 @@ class Bm25Index {
  public:
   explicit Bm25Index(Bm25Params params = {});
 
-  // Indexes text as the document id in realm. A document already held under id is replaced
-  // (an update): afterwards only the new text and realm find it.
-  void add(const MemoryId& id, std::string_view realm, std::string_view text);
+  // Indexes text as the document id in realm, with the caller's version of it (the keyword
+  // lane: the key of the content write it indexed). A document already held under id is
+  // replaced (an update): afterwards only the new text and realm find it.
+  void add(const MemoryId& id, std::string_view realm, std::string_view text, const OrderKey& version = {});
+  // The version add() was given for a held document (a loaded index: what set_version() gave,
+  // zero until then); nullptr when id is not held. Valid until the next add or remove.
+  const OrderKey* version_of(const MemoryId& id) const;
+  // Sets a held document's version; false when id is not held.
+  bool set_version(const MemoryId& id, const OrderKey& version);
+  // Calls f(id, version) for every held document, in no particular order.
+  template <class F>
+  void for_each_document(F&& f) const {
+    for (uint32_t s = 0; s < slots_.size(); ++s)
+      if (slots_[s].realm != kRemoved) f(slot_ids_[s], slot_versions_[s]);
+  }
   // Returns false when id is not held. A removed document is never returned by search.
   bool remove(const MemoryId& id);
   // Drops the removed documents and the terms no live document holds now (remove() does so only
@@ -347,6 +361,7 @@ class Bm25Index {
   // By slot; they grow without copying (growable_array.hpp).
   GrowableArray<Slot> slots_;
   GrowableArray<MemoryId> slot_ids_;
+  GrowableArray<OrderKey> slot_versions_;  // by slot: the version add() was given
   GrowableArray<uint64_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
   GrowableArray<uint8_t> slot_terms_;         // distinct term ids of each slot, ascending, coded as
                                               // replica/ascending_ids.hpp says; concatenated

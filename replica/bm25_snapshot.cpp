@@ -240,6 +240,7 @@ Status Bm25Index::load_documents(const SnapshotArrays& a) {
       if (length[s - block] > std::numeric_limits<uint32_t>::max()) return corrupt("a document longer than 2^32 terms");
       slots_.push_back(Slot{a.realm[s], static_cast<uint32_t>(length[s - block])});
       slot_ids_.push_back(a.ids[s]);
+      slot_versions_.push_back(OrderKey{});
       ++realms_[a.realm[s]].docs;
       realms_[a.realm[s]].length += length[s - block];
     }

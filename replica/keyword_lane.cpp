@@ -1,12 +1,14 @@
 #include "replica/keyword_lane.hpp"
 
+#include <algorithm>
+
 #include "replica/replica_state.hpp"
 
 namespace vasana {
 
 namespace {
 
-// One entry of KeywordLane::indexed_ as saved.
+// A document and the content version it was indexed at, as saved.
 struct IndexedAt {
   MemoryId id;
   OrderKey version;
@@ -21,18 +23,16 @@ void KeywordLane::update(const StateChange& change, const ReplicaState& state) {
   if (!m) return;  // an update waiting for its put: nothing to index yet
   // A deleted memory stays indexed: a known_at query may show it as it was (admit() decides).
   // An erased one leaves: nothing of its text may stay.
-  auto it = indexed_.find(m->id);
+  const OrderKey* indexed = index_.version_of(m->id);
   if (is_erased(*m)) {
-    if (it != indexed_.end()) {
+    if (indexed) {
       index_.remove(m->id);
       index_.purge_removed();
-      indexed_.erase(it);
     }
     return;
   }
-  if (it != indexed_.end() && it->second == m->content.version) return;  // text unchanged
-  index_.add(m->id, m->realm.str(), m->content.value.text);
-  indexed_[m->id] = m->content.version;
+  if (indexed && *indexed == m->content.version) return;  // text unchanged
+  index_.add(m->id, m->realm.str(), m->content.value.text, m->content.version);
 }
 
 std::vector<LaneHit> KeywordLane::search(const LaneQuery& q, const ReplicaState&) const {
@@ -53,8 +53,9 @@ std::vector<double> KeywordLane::coverage(const LaneQuery& q, const std::vector<
 void KeywordLane::save(SnapshotWriter& out) const {
   index_.save(out);
   std::vector<IndexedAt> versions;
-  versions.reserve(indexed_.size());
-  for (const auto& [id, version] : indexed_) versions.push_back(IndexedAt{id, version});
+  versions.reserve(index_.size());
+  index_.for_each_document([&](const MemoryId& id, const OrderKey& version) { versions.push_back(IndexedAt{id, version}); });
+  std::sort(versions.begin(), versions.end(), [](const IndexedAt& a, const IndexedAt& b) { return a.id < b.id; });
   out.array(versions);
 }
 
@@ -63,14 +64,13 @@ Status KeywordLane::load(SnapshotReader& in) {
   if (Status s = index.load(in); !s.ok()) return s;
   const auto versions = in.array<IndexedAt>();
   if (Status s = in.finish("keyword lane"); !s.ok()) return s;
-  // Saved in id order, so each insertion goes at the end.
-  std::map<MemoryId, OrderKey> indexed;
-  for (const IndexedAt& v : versions) indexed.emplace_hint(indexed.end(), v.id, v.version);
-  // Every indexed memory is a document of the index and the other way round.
-  if (indexed.size() != versions.size() || indexed.size() != index.size())
-    return Status::Corruption("keyword lane: the versions do not match the documents");
+  // Every indexed memory is a document of the index and the other way round: as many versions
+  // as documents, in strictly ascending id order (no id twice), each of a held document.
+  bool match = versions.size() == index.size();
+  for (size_t i = 0; match && i < versions.size(); ++i)
+    match = (i == 0 || versions[i - 1].id < versions[i].id) && index.set_version(versions[i].id, versions[i].version);
+  if (!match) return Status::Corruption("keyword lane: the versions do not match the documents");
   index_.swap(index);
-  indexed_.swap(indexed);
   return Status::Ok();
 }
 

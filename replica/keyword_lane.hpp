@@ -12,8 +12,6 @@
 // text: about 45 s at 1M).
 #pragma once
 
-#include <map>
-
 #include "replica/bm25_index.hpp"
 #include "replica/lane.hpp"
 
@@ -33,8 +31,7 @@ class KeywordLane final : public Lane {
   Status load(SnapshotReader& in) override;
 
  private:
-  Bm25Index index_;
-  std::map<MemoryId, OrderKey> indexed_;  // content version each memory was indexed at
+  Bm25Index index_;  // each document's version: the content version it was indexed at
 };
 
 }  // namespace vasana
