@@ -72,30 +72,29 @@ void Bm25Index::add(const MemoryId& id, std::string_view realm, std::string_view
   slot_terms_begin_.push_back(slot_terms_.size());
   slot_ids_.push_back(id);
   slot_versions_.push_back(version);
-  id_shard(id).insert(id, slot);
+  by_id_.insert(id, slot);
   ++live_docs_;
   ++realms_[rid].docs;
   realms_[rid].length += terms.size();
 }
 
 const OrderKey* Bm25Index::version_of(const MemoryId& id) const {
-  const uint32_t* slot = by_id_[shard_of(id_table_detail::mix(id))].find(id);
+  const uint32_t* slot = by_id_.find(id);
   return slot ? &slot_versions_[*slot] : nullptr;
 }
 
 bool Bm25Index::set_version(const MemoryId& id, const OrderKey& version) {
-  const uint32_t* slot = id_shard(id).find(id);
+  const uint32_t* slot = by_id_.find(id);
   if (!slot) return false;
   slot_versions_[*slot] = version;
   return true;
 }
 
 bool Bm25Index::remove(const MemoryId& id) {
-  IdTable<uint32_t>& ids = id_shard(id);
-  const uint32_t* found = ids.find(id);
+  const uint32_t* found = by_id_.find(id);
   if (!found) return false;
   const uint32_t slot = *found;
-  ids.erase(id);
+  by_id_.erase(id);
   --live_docs_;
   Slot& s = slots_[slot];
   for_each_slot_term(slot, [&](uint32_t term) {
@@ -178,8 +177,8 @@ void Bm25Index::compact() {
     append_ascending_ids(terms, mapped.data(), mapped.size());
     begin.push_back(terms.size());
   }
-  for (auto& shard : by_id_) shard.clear();
-  for (uint32_t s = 0; s < slot_ids.size(); ++s) id_shard(slot_ids[s]).insert(slot_ids[s], s);
+  by_id_ = RecordIndex<uint32_t>();
+  for (uint32_t s = 0; s < slot_ids.size(); ++s) by_id_.insert(slot_ids[s], s);
 
   slots_ = std::move(slots);
   slot_ids_ = std::move(slot_ids);
@@ -206,7 +205,7 @@ void Bm25Index::swap(Bm25Index& o) noexcept {
   std::swap(slot_versions_, o.slot_versions_);
   std::swap(slot_terms_begin_, o.slot_terms_begin_);
   std::swap(slot_terms_, o.slot_terms_);
-  for (size_t i = 0; i < kShards; ++i) by_id_[i].swap(o.by_id_[i]);
+  std::swap(by_id_, o.by_id_);
   std::swap(live_docs_, o.live_docs_);
   std::swap(removed_slots_, o.removed_slots_);
 }
@@ -378,7 +377,7 @@ size_t Bm25Index::memory_bytes() const {
   n += slots_.capacity() * sizeof(Slot) + slot_ids_.capacity() * sizeof(MemoryId) +
        slot_versions_.capacity() * sizeof(OrderKey) +
        slot_terms_begin_.capacity() * sizeof(uint64_t) + slot_terms_.capacity();
-  for (const auto& shard : by_id_) n += shard.capacity() * (sizeof(MemoryId) + sizeof(uint32_t) + 4);
+  n += by_id_.capacity_bytes();
   // The term dictionary: a node per term (the string inline up to 15 bytes) and the per-term
   // arrays.
   n += term_ids_.size() * (48 + 16) + term_ids_.bucket_count() * sizeof(void*) + live_df_.capacity() * 12;
@@ -397,7 +396,7 @@ std::vector<double> Bm25Index::coverage(std::string_view query, const std::vecto
   // postings are probed in one forward pass.
   std::vector<std::pair<uint32_t, size_t>> slots;
   for (size_t i = 0; i < ids.size(); ++i) {
-    const uint32_t* slot = by_id_[shard_of(id_table_detail::mix(ids[i]))].find(ids[i]);
+    const uint32_t* slot = by_id_.find(ids[i]);
     if (slot && slots_[*slot].realm != kRemoved && set.allowed[slots_[*slot].realm]) slots.emplace_back(*slot, i);
   }
   std::sort(slots.begin(), slots.end());

@@ -53,28 +53,29 @@
 // Scratch: one double per document, per searching thread, reused. add is O(terms of the text)
 // expected; remove is O(distinct terms of the document) and compacts (O(all postings)) once
 // removed documents outnumber live ones: O(1) amortised; a pair no live document holds any more
-// is dropped at once. Growth with the documents copies no whole table: the id map and the
+// is dropped at once. Growth with the documents copies no big table but the id map's: the
 // (term, realm) pairs are 64 tables each that rehash on their own (a rehash moves no list: the
-// tables are node-based), and the slot arrays and the posting lists past 65,536 postings grow by
-// mremap (growable_array.hpp), so an add under the engine's write lock stays within
-// milliseconds at 1M documents (README, "Status"). Growth with the vocabulary still does: the
-// term dictionary's rehash and the per-term arrays' doubling, each time the number of distinct
-// terms doubles.
+// tables are node-based), the slot arrays and the posting lists past 65,536 postings grow by
+// mremap (growable_array.hpp), and the id map, a 4-byte slot per seqno of each writer
+// (replica/record_index.hpp), doubles a writer's array by copying it (4 MiB for a writer of 1M
+// ops), so an add under the engine's write lock stays within milliseconds at 1M documents
+// (README, "Status"). Growth with the vocabulary still copies: the term dictionary's rehash and
+// the per-term arrays' doubling, each time the number of distinct terms doubles.
 // Memory: 5 bytes per posting (a 32-bit slot and a one-byte tf; 8 in a list that holds a tf of
 // 255 or more; up to 1.5 times that while a list's capacity runs ahead: replica/posting_list.hpp);
 // per (term, realm) pair a hash node of 48 bytes (key, document count, 16-bit bounds and a
 // 16-byte PostingList, which holds a single posting in place) and a bucket of 8, plus malloc's
 // header of its array from 2 postings; 12 bytes per term (live documents, largest tf, shortest
 // document); about 2 bytes per distinct term of each document, to undo its statistics on remove
-// (the gaps between its ascending term ids as varints, replica/ascending_ids.hpp); about 88
-// bytes per document (slot arrays, each document's version among them, and the id map; up to
-// twice that while their capacity runs ahead); and the term dictionary. On the synthetic corpus
-// (20,000 words, 10 realms; `vasana-bench keyword --memories 100000`): 2.06M postings in 50k
-// pairs, 7.8 bytes a posting with capacity and pairs, about 356 bytes a document for the whole
-// index (memory_bytes(), counting the slot arrays' whole capacity); `vasana-bench footprint
-// --memories 100000 --no-graph` counts 312 bytes a memory for the keyword lane (heap in use,
-// malloc's headers included). A realm of a few documents costs a pair per distinct word it
-// holds: about 56 bytes, the posting in place.
+// (the gaps between its ascending term ids as varints, replica/ascending_ids.hpp); 56 bytes per
+// document in the slot arrays (its realm, length, id, version and terms' offset) and 4 per seqno
+// of its writer in the id map, up to twice that while their capacity runs ahead; and the term
+// dictionary. On the synthetic corpus (20,000 words, 10 realms; `vasana-bench keyword
+// --memories 100000`): 2.06M postings in 50k pairs, 7.8 bytes a posting with capacity and
+// pairs, about 298 bytes a document for the whole index (memory_bytes(), counting the slot
+// arrays' whole capacity); `vasana-bench footprint --memories 100000 --no-graph` counts 255
+// bytes a memory for the keyword lane (heap in use, malloc's headers included). A realm of a
+// few documents costs a pair per distinct word it holds: about 56 bytes, the posting in place.
 //
 // Snapshots (save/load in bm25_snapshot.cpp, for the keyword lane's checkpoint, format 2 of
 // replica/keyword_lane.hpp): the term dictionary, the live documents and every (term, realm)
@@ -121,7 +122,7 @@
 #include "protocol/status.hpp"
 #include "replica/ascending_ids.hpp"
 #include "replica/growable_array.hpp"
-#include "replica/id_table.hpp"
+#include "replica/record_index.hpp"
 #include "replica/lane_snapshot.hpp"
 #include "replica/order_key.hpp"
 #include "replica/posting_list.hpp"
@@ -309,12 +310,11 @@ class Bm25Index {
 
   uint32_t realm_id(std::string_view realm);
   static uint64_t df_key(uint32_t term, uint32_t realm) { return (uint64_t{term} << 32) | realm; }
-  // The id map and the (term, realm) pairs are split in kShards tables, chosen by
-  // the key's hash: each grows (rehashes) on its own at 1/kShards of the size, so no single
-  // add touches more than a shard's worth of fresh memory (growable_array.hpp says why).
+  // The (term, realm) pairs are split in kShards tables, chosen by the key's hash: each grows
+  // (rehashes) on its own at 1/kShards of the size, so no single add touches more than a
+  // shard's worth of fresh memory (growable_array.hpp says why).
   static constexpr size_t kShards = 64;
   static size_t shard_of(uint64_t hash) { return static_cast<size_t>(hash >> 58); }
-  IdTable<uint32_t>& id_shard(const MemoryId& id) { return by_id_[shard_of(id_table_detail::mix(id))]; }
   using PairTable = std::unordered_map<uint64_t, TermRealm>;
   PairTable& pair_shard(uint64_t key) { return pairs_[pair_shard_index(key)]; }
   const PairTable& pair_shard(uint64_t key) const { return pairs_[pair_shard_index(key)]; }
@@ -365,7 +365,8 @@ class Bm25Index {
   GrowableArray<uint64_t> slot_terms_begin_;  // by slot: range in slot_terms_ (one past the end: next slot's begin)
   GrowableArray<uint8_t> slot_terms_;         // distinct term ids of each slot, ascending, coded as
                                               // replica/ascending_ids.hpp says; concatenated
-  std::array<IdTable<uint32_t>, kShards> by_id_;  // live documents -> slot, in id_shard(id)
+  // Live documents -> slot: 4 bytes a seqno of each writer (replica/record_index.hpp).
+  RecordIndex<uint32_t> by_id_;
   size_t live_docs_ = 0;
   size_t removed_slots_ = 0;
 };

@@ -246,11 +246,8 @@ Status Bm25Index::load_documents(const SnapshotArrays& a) {
     }
   }
 
-  for (auto& shard : by_id_) shard.reserve(n_docs / kShards + n_docs / (4 * kShards) + 16);
-  for (uint32_t s = 0; s < n_docs; ++s) id_shard(a.ids[s]).insert(a.ids[s], s);
-  size_t held = 0;
-  for (const auto& shard : by_id_) held += shard.size();
-  if (held != n_docs) return corrupt("a document id held twice");
+  for (uint32_t s = 0; s < n_docs; ++s)
+    if (!by_id_.insert(a.ids[s], s)) return corrupt("a document id held twice");
   live_docs_ = n_docs;
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
-// The state's index from a memory's id to its record: one dense array per writer, indexed by
-// seqno, with an IdTable beside it for ids far past their writer's array. It also lists its
-// ids in id order (for_each_after), so the state needs no ordered map beside it.
+// An index from a memory's id to a pointer (the state's, to its record) or a small number (the
+// keyword index's, to its document's slot): one dense array per writer, indexed by seqno, with
+// an IdTable beside it for ids far past their writer's array. It also lists its ids in id order
+// (for_each_after), so the state needs no ordered map beside it.
 //
 // Why: a memory's id is the (writer, seqno) of its put, and a writer's seqnos are dense, so a
 // catch-up's new ids come in seqno order, writer after writer. In a hash table (IdTable) each
@@ -14,10 +15,12 @@
 // the array once the array extends over it. Memory: 8 bytes per seqno of each writer up to its
 // highest id in the array, whether that op was a put or not (against about 34 bytes per id in
 // an IdTable at 70% load); at most 8 * (kGrowAhead + 1) bytes more per insert, whatever ids an
-// op names. Arrays of 4 MiB and more are on transparent huge pages (replica/huge_pages.hpp).
+// op names; 4 bytes a seqno for a 32-bit value. Arrays of 4 MiB and more are on transparent huge
+// pages (replica/huge_pages.hpp).
 //
-// Limits: values are never removed (records are never erased). Pointers returned by find()
-// are valid until the next insert.
+// Limits: V is a pointer (nullptr: absent) or an unsigned number (its largest value: absent);
+// the absent value cannot be inserted. An erased id leaves its slot in its writer's array (the
+// arrays never shrink). Pointers returned by find() are valid until the next insert or erase.
 //
 // Threading: none of its own; the owner serialises inserts, and const calls may run
 // concurrently with each other only.
@@ -36,11 +39,22 @@
 
 namespace vasana {
 
+namespace record_index_detail {
+template <class V>
+constexpr V absent() {
+  if constexpr (std::is_pointer<V>::value) return nullptr;
+  else return V(~V{});
+}
+}  // namespace record_index_detail
+
 template <class V>
 class RecordIndex {
-  static_assert(std::is_pointer<V>::value, "a RecordIndex maps ids to pointers (nullptr: absent)");
+  static_assert(std::is_pointer<V>::value || std::is_unsigned<V>::value,
+                "a RecordIndex maps ids to pointers (nullptr: absent) or unsigned numbers (the largest: absent)");
 
  public:
+  static constexpr V kAbsent = record_index_detail::absent<V>();
+
   // How far past the end of its writer's array a seqno still extends the array.
   static constexpr uint64_t kGrowAhead = 4096;
 
@@ -49,18 +63,18 @@ class RecordIndex {
     auto w = writers_.find(id.instance.value);
     if (w != writers_.end() && id.seqno.value < w->second.slots.size()) {
       const V& v = w->second.slots[id.seqno.value];
-      return v ? &v : nullptr;
+      return v != kAbsent ? &v : nullptr;
     }
     return far_.find(id);
   }
 
-  // Inserts (id, value), value not null, unless id is present; true when inserted.
+  // Inserts (id, value), value not kAbsent, unless id is present; true when inserted.
   bool insert(const MemoryId& id, V value) {
     Writer& w = writers_[id.instance.value];
     const uint64_t seqno = id.seqno.value;
     if (seqno >= w.slots.size() && seqno - w.slots.size() <= kGrowAhead) extend(id.instance, w, seqno);
     if (seqno < w.slots.size()) {
-      if (w.slots[seqno]) return false;
+      if (w.slots[seqno] != kAbsent) return false;
       w.slots[seqno] = value;
       ++size_;
       return true;
@@ -68,6 +82,20 @@ class RecordIndex {
     if (!far_.insert(id, value)) return false;
     w.far_min = std::min(w.far_min, seqno);
     ++size_;
+    return true;
+  }
+
+  // Removes id; false when it was absent.
+  bool erase(const MemoryId& id) {
+    auto w = writers_.find(id.instance.value);
+    if (w != writers_.end() && id.seqno.value < w->second.slots.size()) {
+      V& v = w->second.slots[id.seqno.value];
+      if (v == kAbsent) return false;
+      v = kAbsent;
+    } else if (!far_.erase(id)) {
+      return false;
+    }
+    --size_;
     return true;
   }
 
@@ -89,7 +117,7 @@ class RecordIndex {
       if (same && after->seqno.value == UINT64_MAX) continue;
       const uint64_t from = same ? after->seqno.value + 1 : 0;
       for (uint64_t s = from; s < w.slots.size(); ++s)
-        if (w.slots[s] && !fn(MemoryId{InstanceId(instance), Seqno(s)}, w.slots[s])) return false;
+        if (w.slots[s] != kAbsent && !fn(MemoryId{InstanceId(instance), Seqno(s)}, w.slots[s])) return false;
       if (w.far_min == UINT64_MAX) continue;
       std::vector<std::pair<uint64_t, V>> far;
       far_.for_each([&](const MemoryId& id, V v) {
@@ -110,17 +138,23 @@ class RecordIndex {
     for (const auto& [instance, w] : writers_) n += w.slots.size();
     return n;
   }
+  // The bytes the arrays and the side table hold, spare capacity included.
+  size_t capacity_bytes() const {
+    size_t n = far_.capacity() * (sizeof(MemoryId) + sizeof(V));
+    for (const auto& [instance, w] : writers_) n += w.slots.capacity() * sizeof(V);
+    return n;
+  }
 
  private:
   struct Writer {
-    std::vector<V, HugePageAllocator<V>> slots;  // by seqno; nullptr: absent
+    std::vector<V, HugePageAllocator<V>> slots;  // by seqno; kAbsent: absent
     uint64_t far_min = UINT64_MAX;               // the writer's lowest seqno in far_
   };
 
   // Extends w's array to cover seqno, and moves the side table's ids of the writer that it now
   // covers into it.
   void extend(InstanceId writer, Writer& w, uint64_t seqno) {
-    w.slots.resize(seqno + 1, nullptr);
+    w.slots.resize(seqno + 1, kAbsent);
     if (w.far_min >= w.slots.size()) return;
     std::vector<std::pair<MemoryId, V>> moving;
     uint64_t still_far = UINT64_MAX;

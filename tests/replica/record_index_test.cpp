@@ -147,3 +147,53 @@ TEST_CASE("a record index's arrays extend by at most kGrowAhead + 1 slots an ins
 
 }  // namespace
 }  // namespace vasana
+
+namespace vasana {
+
+TEST_CASE("a record index of 32-bit numbers agrees with std::unordered_map through inserts, erases and reinserts") {
+  std::mt19937_64 rng(20261207);
+  RecordIndex<uint32_t> index;
+  std::unordered_map<MemoryId, uint32_t, IdHash> model;
+  std::vector<MemoryId> issued;
+  uint64_t next = 1;
+  size_t erased = 0, far_erased = 0;
+  for (uint32_t i = 0; i < 100000; ++i) {
+    const unsigned r = unsigned(rng() % 100);
+    if (r < 25 && !issued.empty()) {  // erase a present or absent id
+      const MemoryId k = issued[rng() % issued.size()];
+      const bool present = model.erase(k) == 1;
+      const size_t far_before = index.far();
+      REQUIRE(index.erase(k) == present);
+      erased += present;
+      far_erased += index.far() < far_before;
+    } else {
+      // Mostly a writer's next seqno, sometimes far ahead, sometimes a repeat.
+      MemoryId k = r < 90 ? id(3, next++) : r < 95 ? id(3, next + kAhead + 1 + rng() % 1000) : issued[rng() % issued.size()];
+      if (issued.empty()) k = id(3, next++);
+      const uint32_t v = i;  // 0 is a value like any other; only the largest is absent
+      REQUIRE(index.insert(k, v) == model.emplace(k, v).second);
+      issued.push_back(k);
+    }
+    REQUIRE(index.size() == model.size());
+  }
+  size_t wrong = 0;
+  for (const MemoryId& k : issued) {
+    const uint32_t* got = index.find(k);
+    auto it = model.find(k);
+    wrong += (got != nullptr) != (it != model.end()) || (got && *got != it->second);
+  }
+  CHECK(wrong == 0);
+  CHECK(erased > 10000);  // control: erases happened, and found their ids, some in the side table
+  CHECK(far_erased > 0);
+  CHECK(index.find(id(4, 1)) == nullptr);
+  CHECK_FALSE(index.erase(id(4, 1)));
+  // An erased id can be inserted again, with a new value.
+  const MemoryId again = id(9, 5);
+  REQUIRE(index.insert(again, 7));
+  REQUIRE(index.erase(again));
+  CHECK(index.find(again) == nullptr);
+  REQUIRE(index.insert(again, 8));
+  CHECK(*index.find(again) == 8);
+}
+
+}  // namespace vasana
