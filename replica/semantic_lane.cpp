@@ -37,17 +37,18 @@ uint32_t SemanticLane::take_slot(Realm& realm, const MemoryId& id) {
   } else {
     slot = static_cast<uint32_t>(realm.slot_ids.size());
     realm.slot_ids.push_back(id);
+    realm.slot_sources.emplace_back();
   }
   ++realm.size;
   return slot;
 }
 
-void SemanticLane::drop(std::map<MemoryId, Entry>::iterator it) {
-  Realm& realm = *realms_[it->second.realm];
-  realm.index.remove(it->second.slot);
-  realm.free_slots.push_back(it->second.slot);
+void SemanticLane::drop(const MemoryId& id, uint64_t place) {
+  Realm& realm = *realms_[realm_of(place)];
+  realm.index.remove(slot_of(place));
+  realm.free_slots.push_back(slot_of(place));
   --realm.size;
-  entries_.erase(it);
+  entries_.erase(id);
 }
 
 void SemanticLane::queue(Realm& realm) {
@@ -103,9 +104,10 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   if (!m) return;  // an update waiting for its put: nothing to index yet
   // A deleted memory stays indexed: a known_at query may show it as it was (admit() decides).
   // An erased one leaves: nothing of its vector may stay.
-  auto it = entries_.find(m->id);
+  const uint64_t* found = entries_.find(m->id);
+  const std::optional<uint64_t> indexed = found ? std::optional<uint64_t>(*found) : std::nullopt;
   if (is_erased(*m)) {
-    if (it != entries_.end()) drop(it);
+    if (indexed) drop(m->id, *indexed);
     return;
   }
 
@@ -114,20 +116,25 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   Result<std::vector<float>> v = Status::InvalidArgument("no vector of its own");
   if (!m->vector->value.empty()) v = check_client_vector(m->vector->value, options_.dim);
   const Source source = v.ok() ? Source{true, m->vector->version} : Source{false, m->content.version};
-  if (it != entries_.end() && it->second.source == source) return;  // what was indexed is current
+  if (indexed && realms_[realm_of(*indexed)]->slot_sources[slot_of(*indexed)] == source)
+    return;  // what was indexed is current
   if (!source.own_vector && options_.embed_text) v = embedder_.embed(m->content.value.text);
   if (!v.ok()) {  // nothing to index: no usable vector and no word of text
-    if (it != entries_.end()) drop(it);
+    if (indexed) drop(m->id, *indexed);
     return;
   }
 
-  if (it == entries_.end()) {
+  uint64_t place;
+  if (indexed) {
+    place = *indexed;
+  } else {
     const uint32_t realm = realm_id(m->realm.str());  // a memory's realm never changes
-    it = entries_.emplace(m->id, Entry{realm, take_slot(*realms_[realm], m->id), source}).first;
+    place = place_of(realm, take_slot(*realms_[realm], m->id));
+    entries_.insert(m->id, place);
   }
-  it->second.source = source;
-  Realm& realm = *realms_[it->second.realm];
-  realm.index.put(it->second.slot, *v);  // the dimension is the index's: checked above
+  Realm& realm = *realms_[realm_of(place)];
+  realm.slot_sources[slot_of(place)] = source;
+  realm.index.put(slot_of(place), *v);  // the dimension is the index's: checked above
   // A realm at or below exact_limit is searched exactly: its vectors stay buffered and it never
   // pays for a graph. The put that takes it past the limit queues it, and its whole buffer drains.
   if (realm.size > options_.exact_limit) queue(realm);
@@ -194,8 +201,11 @@ void SemanticLane::write_realm_slots(const Realm& realm, const std::string& name
 void SemanticLane::write_entries(SnapshotWriter& out) const {
   std::vector<SavedEntry> saved;
   saved.reserve(entries_.size());
-  for (const auto& [id, e] : entries_)
-    saved.push_back(SavedEntry{id, e.source.version, e.realm, e.slot, e.source.own_vector});
+  entries_.for_each_after(nullptr, [&](const MemoryId& id, uint64_t place) {
+    const Source& source = realms_[realm_of(place)]->slot_sources[slot_of(place)];
+    saved.push_back(SavedEntry{id, source.version, realm_of(place), slot_of(place), source.own_vector});
+    return true;
+  });
   out.array(saved);
 }
 
@@ -304,8 +314,9 @@ Status SemanticLane::load(SnapshotReader& in) {
 
   // Each entry's slot holds its id and a vector; ids are distinct, so are the slots, and a realm
   // with as many entries as vectors has an entry for each.
-  std::map<MemoryId, Entry> entries;
+  RecordIndex<uint64_t> entries;
   std::vector<size_t> held(realms.size(), 0);
+  for (auto& realm : realms) realm->slot_sources.resize(realm->slot_ids.size());
   for (size_t i = 0; i < saved.size(); ++i) {
     const SavedEntry& e = saved[i];
     if (i > 0 && !(saved[i - 1].id < e.id)) return corrupt("memories out of order");
@@ -315,7 +326,8 @@ Status SemanticLane::load(SnapshotReader& in) {
         e.own_vector > 1)
       return corrupt("a memory whose slot holds another memory or no vector");
     ++held[e.realm];
-    entries.emplace_hint(entries.end(), e.id, Entry{e.realm, e.slot, Source{e.own_vector != 0, e.version}});
+    entries.insert(e.id, place_of(e.realm, e.slot));
+    realms[e.realm]->slot_sources[e.slot] = Source{e.own_vector != 0, e.version};
   }
   for (size_t r = 0; r < realms.size(); ++r)
     if (held[r] != realms[r]->size) return corrupt("a realm holds vectors of no memory");

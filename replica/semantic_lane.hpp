@@ -79,7 +79,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -89,6 +88,7 @@
 
 #include "replica/hash_embedder.hpp"
 #include "replica/lane.hpp"
+#include "replica/record_index.hpp"
 #include "replica/vector_index.hpp"
 
 namespace vasana {
@@ -153,16 +153,12 @@ class SemanticLane final : public Lane {
     OrderKey version;
     bool operator==(const Source& o) const { return own_vector == o.own_vector && version == o.version; }
   };
-  struct Entry {
-    uint32_t realm;
-    uint32_t slot;  // in the realm's index
-    Source source;
-  };
   struct Realm {
     Realm(uint32_t dim, const VectorIndexOptions& options) : index(dim, options) {}
     VectorIndex index;
     std::vector<MemoryId> slot_ids;    // by slot (freed slots are reused first, which also
     std::vector<uint32_t> free_slots;  // reuses their graph capacity)
+    std::vector<Source> slot_sources;  // by slot: what the held vector came from
     size_t size = 0;                   // memories held
     bool queued = false;               // on work_ (guarded by work_mutex_, like work_)
   };
@@ -175,13 +171,17 @@ class SemanticLane final : public Lane {
   std::vector<const std::string*> realm_names() const;  // by realm id
   uint32_t realm_id(const std::string& realm);
   uint32_t take_slot(Realm& realm, const MemoryId& id);
-  void drop(std::map<MemoryId, Entry>::iterator it);
+  void drop(const MemoryId& id, uint64_t place);
+  // An indexed memory's place: its realm id in the high 32 bits, its slot there in the low.
+  static uint64_t place_of(uint32_t realm, uint32_t slot) { return (uint64_t{realm} << 32) | slot; }
+  static uint32_t realm_of(uint64_t place) { return static_cast<uint32_t>(place >> 32); }
+  static uint32_t slot_of(uint64_t place) { return static_cast<uint32_t>(place); }
   void queue(Realm& realm);
 
   SemanticLaneOptions options_;
   HashEmbedder embedder_;
 
-  std::map<MemoryId, Entry> entries_;  // indexed memories
+  RecordIndex<uint64_t> entries_;  // indexed memories -> place_of(realm, slot)
   std::unordered_map<std::string, uint32_t> realm_ids_;
   std::vector<std::unique_ptr<Realm>> realms_;  // by realm id; never removed, so never moved
 
