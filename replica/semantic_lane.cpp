@@ -37,7 +37,8 @@ uint32_t SemanticLane::take_slot(Realm& realm, const MemoryId& id) {
   } else {
     slot = static_cast<uint32_t>(realm.slot_ids.size());
     realm.slot_ids.push_back(id);
-    realm.slot_sources.emplace_back();
+    realm.source_versions.emplace_back();
+    realm.source_own_vector.push_back(false);
   }
   ++realm.size;
   return slot;
@@ -116,7 +117,7 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   Result<std::vector<float>> v = Status::InvalidArgument("no vector of its own");
   if (!m->vector->value.empty()) v = check_client_vector(m->vector->value, options_.dim);
   const Source source = v.ok() ? Source{true, m->vector->version} : Source{false, m->content.version};
-  if (indexed && realms_[realm_of(*indexed)]->slot_sources[slot_of(*indexed)] == source)
+  if (indexed && realms_[realm_of(*indexed)]->source(slot_of(*indexed)) == source)
     return;  // what was indexed is current
   if (!source.own_vector && options_.embed_text) v = embedder_.embed(m->content.value.text);
   if (!v.ok()) {  // nothing to index: no usable vector and no word of text
@@ -133,7 +134,7 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
     entries_.insert(m->id, place);
   }
   Realm& realm = *realms_[realm_of(place)];
-  realm.slot_sources[slot_of(place)] = source;
+  realm.set_source(slot_of(place), source);
   realm.index.put(slot_of(place), *v);  // the dimension is the index's: checked above
   // A realm at or below exact_limit is searched exactly: its vectors stay buffered and it never
   // pays for a graph. The put that takes it past the limit queues it, and its whole buffer drains.
@@ -202,7 +203,7 @@ void SemanticLane::write_entries(SnapshotWriter& out) const {
   std::vector<SavedEntry> saved;
   saved.reserve(entries_.size());
   entries_.for_each_after(nullptr, [&](const MemoryId& id, uint64_t place) {
-    const Source& source = realms_[realm_of(place)]->slot_sources[slot_of(place)];
+    const Source source = realms_[realm_of(place)]->source(slot_of(place));
     saved.push_back(SavedEntry{id, source.version, realm_of(place), slot_of(place), source.own_vector});
     return true;
   });
@@ -316,7 +317,10 @@ Status SemanticLane::load(SnapshotReader& in) {
   // with as many entries as vectors has an entry for each.
   RecordIndex<uint64_t> entries;
   std::vector<size_t> held(realms.size(), 0);
-  for (auto& realm : realms) realm->slot_sources.resize(realm->slot_ids.size());
+  for (auto& realm : realms) {
+    realm->source_versions.resize(realm->slot_ids.size());
+    realm->source_own_vector.resize(realm->slot_ids.size());
+  }
   for (size_t i = 0; i < saved.size(); ++i) {
     const SavedEntry& e = saved[i];
     if (i > 0 && !(saved[i - 1].id < e.id)) return corrupt("memories out of order");
@@ -327,7 +331,7 @@ Status SemanticLane::load(SnapshotReader& in) {
       return corrupt("a memory whose slot holds another memory or no vector");
     ++held[e.realm];
     entries.insert(e.id, place_of(e.realm, e.slot));
-    realms[e.realm]->slot_sources[e.slot] = Source{e.own_vector != 0, e.version};
+    realms[e.realm]->set_source(e.slot, Source{e.own_vector != 0, e.version});
   }
   for (size_t r = 0; r < realms.size(); ++r)
     if (held[r] != realms[r]->size) return corrupt("a realm holds vectors of no memory");

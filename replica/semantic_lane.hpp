@@ -158,7 +158,14 @@ class SemanticLane final : public Lane {
     VectorIndex index;
     std::vector<MemoryId> slot_ids;    // by slot (freed slots are reused first, which also
     std::vector<uint32_t> free_slots;  // reuses their graph capacity)
-    std::vector<Source> slot_sources;  // by slot: what the held vector came from
+    // By slot: what the held vector came from (a source's two parts apart: no padding).
+    std::vector<OrderKey> source_versions;
+    std::vector<bool> source_own_vector;
+    Source source(uint32_t slot) const { return Source{source_own_vector[slot], source_versions[slot]}; }
+    void set_source(uint32_t slot, const Source& s) {
+      source_own_vector[slot] = s.own_vector;
+      source_versions[slot] = s.version;
+    }
     size_t size = 0;                   // memories held
     bool queued = false;               // on work_ (guarded by work_mutex_, like work_)
   };

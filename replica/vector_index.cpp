@@ -205,7 +205,9 @@ struct VectorIndex::Impl {
   // where[slot] == graphed; searches filter the graph's answers by that.
   FairLock buffer_lock;
   std::vector<Where> where;         // by slot
-  std::vector<uint64_t> version;    // by slot: bumped by every put, so a move can tell it was overtaken
+  // By slot: bumped by every put (and remove), so a move can tell it was overtaken. 32 bits: the
+  // move compares for equality, so it errs only if exactly 2^32 puts of the slot came between.
+  std::vector<uint32_t> version;
   std::vector<bool> unlink_queued;  // by slot: in unlink
   std::vector<uint32_t> unlink;     // slots whose live graph copy is stale
   std::vector<uint32_t> buffer_pos; // by slot: index in buffer_slots, when buffered
@@ -309,7 +311,7 @@ Result<size_t> VectorIndex::index_pending(size_t max) {
     }
     Graph& graph = *s.graph;  // never destroyed before the index
     uint32_t slot;
-    uint64_t version;
+    uint32_t version;
     {
       // Stale copies first, so that the point moved below (which may be one of them, put again)
       // is not marked deleted after its new vector went in.
