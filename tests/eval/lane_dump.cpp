@@ -6,7 +6,14 @@
 // realm that lacks the query's relevant documents (the unanswerable half of the verdict's
 // labelled data).
 //
-// usage: lane_dump DIR [--depth N] [--without] [--max-queries N] > dump.jsonl
+// usage: lane_dump DIR [--depth N] [--without] [--max-queries N] [--one-realm] [--hash-dim D]
+//                  [--exact-limit N] [--ef-construction N] [--ef-search N] > dump.jsonl
+// --one-realm: every queried realm's documents in one realm (a ref held by several once), and
+// every query asked of it: a realm large enough for the semantic lane's graph (LongMemEval's
+// turns: 17,467 documents).
+// The last four set the semantic lane's options (replica/semantic_lane.hpp; defaults: a node's):
+// the built-in embedder's dimension, the realm size past which a realm is searched in its graph,
+// and the graph's build and search breadth, to measure what each costs in quality.
 // Output: one JSON line per (query, set): {"q","set":"with"|"without","lanes":{lane:[[ref,score],..]},
 // "fused":[[ref,score],..],"verdict":bool,"top":relevance}
 #include <cstdio>
@@ -45,17 +52,24 @@ std::vector<json> read_jsonl(const std::string& path) {
 int main(int argc, char** argv) {
   using namespace vasana;
   if (argc < 2) {
-    std::cerr << "usage: lane_dump DIR [--depth N] [--without] [--max-queries N]\n";
+    std::cerr << "usage: lane_dump DIR [--depth N] [--without] [--max-queries N] [--one-realm] [--hash-dim D] "
+                 "[--exact-limit N] [--ef-construction N] [--ef-search N]\n";
     return 2;
   }
   const std::string dir = argv[1];
   size_t depth = 100, max_queries = 1u << 30;
-  bool without = false;
+  bool without = false, one_realm = false;
+  SemanticLaneOptions semantic;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--depth" && i + 1 < argc) depth = std::stoul(argv[++i]);
     else if (a == "--max-queries" && i + 1 < argc) max_queries = std::stoul(argv[++i]);
     else if (a == "--without") without = true;
+    else if (a == "--one-realm") one_realm = true;
+    else if (a == "--hash-dim" && i + 1 < argc) semantic.dim = static_cast<uint32_t>(std::stoul(argv[++i]));
+    else if (a == "--exact-limit" && i + 1 < argc) semantic.exact_limit = std::stoul(argv[++i]);
+    else if (a == "--ef-construction" && i + 1 < argc) semantic.index.ef_construction = std::stoul(argv[++i]);
+    else if (a == "--ef-search" && i + 1 < argc) semantic.index.ef_search = std::stoul(argv[++i]);
     else {
       std::cerr << "lane_dump: unknown argument " << a << "\n";
       return 2;
@@ -77,7 +91,17 @@ int main(int argc, char** argv) {
     if (realms.count(realm)) continue;
     for (const auto& d : read_jsonl(dir + "/realms/" + realm + ".jsonl")) realms[realm].push_back({d["ref"], d["text"]});
   }
-  RecallEngine engine(make_all_lanes(), ScoringWeights{});
+  if (one_realm) {
+    std::vector<Doc> all;
+    std::set<std::string> seen;
+    for (const auto& [realm, docs] : realms)
+      for (const Doc& d : docs)
+        if (seen.insert(d.ref).second) all.push_back(d);
+    realms.clear();
+    realms["one"] = std::move(all);
+    for (auto& q : queries) q["realm"] = "one";
+  }
+  RecallEngine engine(make_all_lanes(semantic), ScoringWeights{});
   std::map<uint64_t, std::string> ref_of;
   uint64_t seq = 0;
   auto put = [&](const std::string& realm, const Doc& d) {
