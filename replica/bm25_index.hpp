@@ -153,11 +153,13 @@ class Bm25Index {
   const OrderKey* version_of(const MemoryId& id) const;
   // Sets a held document's version; false when id is not held.
   bool set_version(const MemoryId& id, const OrderKey& version);
-  // Calls f(id, version) for every held document, in no particular order.
+  // Calls f(id, version) for every held document, in id order.
   template <class F>
   void for_each_document(F&& f) const {
-    for (uint32_t s = 0; s < slots_.size(); ++s)
-      if (slots_[s].realm != kRemoved) f(slot_ids_[s], slot_versions_[s]);
+    by_id_.for_each_after(nullptr, [&](const MemoryId& id, uint32_t slot) {
+      f(id, slot_versions_[slot]);
+      return true;
+    });
   }
   // Returns false when id is not held. A removed document is never returned by search.
   bool remove(const MemoryId& id);

@@ -1,7 +1,5 @@
 #include "replica/keyword_lane.hpp"
 
-#include <algorithm>
-
 #include "replica/replica_state.hpp"
 
 namespace vasana {
@@ -55,7 +53,6 @@ void KeywordLane::save(SnapshotWriter& out) const {
   std::vector<IndexedAt> versions;
   versions.reserve(index_.size());
   index_.for_each_document([&](const MemoryId& id, const OrderKey& version) { versions.push_back(IndexedAt{id, version}); });
-  std::sort(versions.begin(), versions.end(), [](const IndexedAt& a, const IndexedAt& b) { return a.id < b.id; });
   out.array(versions);
 }
 
