@@ -69,7 +69,7 @@ TestCluster::TestCluster(const TempDir& tmp, std::vector<std::vector<size_t>> pe
     std::filesystem::create_directories(tmp.sub(n.name));
     n.data = tmp.sub(n.name + "/data");
     n.config = tmp.sub(n.name + "/vasana.toml");
-    n.listen = "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
+    n.listen = "tcp://127.0.0.1:" + std::to_string(draw_port());
     n.secret_file = tmp.sub(n.name + "/node.secret");
     n.peers = peers[i];
     auto keys = generate_curve_keys();
@@ -106,6 +106,13 @@ void TestCluster::place(size_t i, const std::string& ip, const std::vector<std::
   for (size_t k = 0; k < nodes_.size(); ++k) write_config(k, extra_toml_);
 }
 
+int TestCluster::draw_port() {
+  int port = free_loopback_port();
+  for (int tries = 0; tries < 100 && drawn_ports_.count(port); ++tries) port = free_loopback_port();
+  drawn_ports_.insert(port);
+  return port;
+}
+
 std::string TestCluster::start(size_t i) {
   ClusterNode& n = nodes_[i];
   n.process = std::make_unique<ServeProcess>(n.data, tmp_.sub(n.name + "/serve-" + std::to_string(n.starts++) + ".err"),
@@ -130,7 +137,7 @@ std::string TestCluster::start_all() {
     for (size_t i = 0; i < failed; ++i)
       if (std::string t = terminate(i); !t.empty()) return nodes_[i].name + ": restarting after a port clash: " + t;
     n.process.reset();
-    n.listen = n.listen.substr(0, n.listen.rfind(':') + 1) + std::to_string(free_loopback_port());
+    n.listen = n.listen.substr(0, n.listen.rfind(':') + 1) + std::to_string(draw_port());
     for (size_t k = 0; k < nodes_.size(); ++k) write_config(k, extra_toml_);
   }
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,10 @@ class TestCluster {
   const TempDir& tmp_;
   std::vector<ClusterNode> nodes_;
   std::string extra_toml_;
+  // Free when drawn, and not one drawn for another node of this cluster: the nodes' ports are all
+  // drawn before any binds its own, so a free port alone could be drawn twice.
+  int draw_port();
+  std::set<int> drawn_ports_;
   std::map<std::pair<size_t, size_t>, std::string> routes_;  // (i, j) -> the address i uses for j
 };
 
