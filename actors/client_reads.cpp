@@ -33,28 +33,38 @@ bool listed(const MemoryRecord& m, const ListRequest& r) {
   return has_all_tags(m, r.tags);
 }
 
-// About what a view costs in the reply: its strings and a fixed part for the rest.
+// About what a view costs in the reply: its strings and a fixed part for the rest. An earlier
+// version's text, read after the page is cut, counts as the size of the current one.
 size_t approx_bytes(const MemoryView& v) {
   size_t n = 256 + v.realm.size() + v.text.size() + v.ref.size() + v.status_reason.size() + v.source_session.size() +
              v.source_tool.size();
   for (const auto& t : v.tags) n += t.size() + 8;
-  for (const auto& e : v.versions) n += e.text.size() + 16;
+  for (const auto& e : v.versions) n += std::max(e.text.size(), v.text.size()) + 16;
   return n;
 }
 
 // The texts a memory held before its current one, oldest first, from its content register's
-// writes (its put's included); a text that repeats the one before it is left out, as it
-// changed nothing.
-std::vector<MemoryVersion> earlier_versions(const MemoryRecord& m) {
+// writes (its put's included): each version's time, its text left to the text archive (wanted
+// gets what to read, at gets (page_index, version) of each). A text that repeats the one before
+// it, or the current one as the last, is left out, as it changed nothing (equal hashes).
+std::vector<MemoryVersion> earlier_versions(const ReplicaState& state, const MemoryRecord& m, size_t page_index,
+                                            PendingTexts& pending) {
   std::vector<MemoryVersion> out;
-  const std::string* previous = nullptr;
-  for (const auto& [key, value] : m.verdicts->history->content) {
+  std::vector<TextWanted> wanted;
+  for (const auto& [key, version] : m.verdicts->history->content) {
     if (key == m.content.version) continue;  // the current text
-    if (previous && *previous == value.text) continue;
-    out.push_back(MemoryVersion{value.text, ms_of(key)});
-    previous = &value.text;
+    if (!wanted.empty() && wanted.back().hash == version.hash) continue;
+    out.push_back(MemoryVersion{"", ms_of(key)});
+    wanted.push_back(TextWanted{m.id, key, version.hash});
   }
-  if (!out.empty() && out.back().text == m.content.value.text) out.pop_back();
+  if (!wanted.empty() && wanted.back().hash == text_hash(m.content.value.text)) {
+    out.pop_back();
+    wanted.pop_back();
+  }
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    pending.wanted.push_back(wanted[i]);
+    pending.at.emplace_back(page_index, i);
+  }
   return out;
 }
 
@@ -120,7 +130,27 @@ ClientResponse answer_get(const CallerView& view, uint64_t request_id, const Mem
   return r;
 }
 
-ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& req) {
+void fill_texts(ClientResponse& r, const PendingTexts& pending) {
+  if (pending.wanted.empty()) return;
+  auto texts = pending.archive->find_all(pending.wanted);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!texts[i]) {
+      const TextWanted& w = pending.wanted[i];
+      r = error_response(r.request_id, ClientError::io_failure,
+                         "list: memory " + w.memory.to_string() + ": its text of " + w.key.op_id().to_string() +
+                             " could not be read from the text archive or the log");
+      return;
+    }
+    auto [page_index, version] = pending.at[i];
+    r.page.memories[page_index].versions[version].text = std::move(*texts[i]);
+  }
+}
+
+ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& req,
+                           PendingTexts* pending) {
+  PendingTexts here;
+  PendingTexts& texts = pending ? *pending : here;
+  texts.archive = state.text_archive();
   ClientResponse r;
   r.request_id = request_id;
   r.kind = ClientResponse::Kind::listed;
@@ -136,12 +166,13 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
     last_seen = m.id;
     if (!listed(m, req)) return true;
     page.memories.push_back(memory_view_of(m));
-    if (req.versions) page.memories.back().versions = earlier_versions(m);
+    if (req.versions) page.memories.back().versions = earlier_versions(state, m, page.memories.size() - 1, texts);
     bytes += approx_bytes(page.memories.back());
     if (page.memories.size() < req.limit) return true;
     page.next = m.id;
     return false;
   });
+  if (!pending) fill_texts(r, here);
   return r;
 }
 
@@ -224,6 +255,7 @@ ClientResponse answer_analogy(const ReplicaState& state, uint64_t request_id, co
 ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
   ClientResponse r;
   const ClientRequest& q = call.request;
+  PendingTexts texts;
   engine.read([&](const ReplicaState& state) {
     if (q.kind == ClientRequest::Kind::get)
       r = answer_get(CallerView(state, call.who, /*writes=*/false), q.request_id, q.get);
@@ -234,8 +266,9 @@ ClientResponse answer_read(const RecallEngine& engine, const ClientCall& call) {
     else if (q.kind == ClientRequest::Kind::realms)
       r = answer_realms(state, q.request_id, call.who);
     else
-      r = answer_list(state, q.request_id, q.list);
+      r = answer_list(state, q.request_id, q.list, &texts);
   });
+  fill_texts(r, texts);  // after the lock
   return r;
 }
 

@@ -30,8 +30,19 @@ MemoryView memory_view_of(const MemoryRecord& m);
 ClientResponse answer_get(const CallerView& view, uint64_t request_id, const MemoryId& id);
 // The answer to a get or history of a memory the caller cannot see, held or not.
 ClientResponse memory_not_found(uint64_t request_id, const MemoryId& id);
-// list: the page after r.after (r validated by validate_list).
-ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r);
+// The earlier texts a page of a list with versions names, to be read from the state's text
+// archive after the engine's lock is released (a text the archive lacks costs a segment read).
+struct PendingTexts {
+  std::shared_ptr<TextArchive> archive;
+  std::vector<TextWanted> wanted;
+  std::vector<std::pair<size_t, size_t>> at;  // of each: (memory on the page, its version)
+};
+// list: the page after r.after (r validated by validate_list). With pending, the earlier texts
+// of a list with versions are left to fill_texts(); without, they are read here.
+ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const ListRequest& r,
+                           PendingTexts* pending = nullptr);
+// Reads the texts pending names into r's page: io_failure (r replaced) when one cannot be read.
+void fill_texts(ClientResponse& r, const PendingTexts& pending);
 
 // facts: the realm's live triplets and corrections after r.after (r validated by
 // validate_facts_request); a page also stops after kListScanPerPage entries of other realms.

@@ -31,7 +31,13 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   r.request_id = rid;
   r.kind = ClientResponse::Kind::recalled;
   std::vector<double> lane_seconds;
+  // Hits whose text known then was an earlier one: read from the text archive once the engine's
+  // lock is released (a text it lacks costs a segment read).
+  std::vector<TextWanted> wanted;
+  std::vector<size_t> wanted_hit;
+  std::shared_ptr<TextArchive> archive;
   auto res = engine.recall(req, [&](const RecallResult& result, const ReplicaState& state) {
+    archive = state.text_archive();
     lane_seconds = result.lane_seconds;
     r.answer.top_relevance = result.top_relevance;
     r.answer.verdict = result.verdict;
@@ -51,7 +57,12 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       // As the query saw it: at known_at, the status, text and valid time held then.
       const MemoryAsOf seen = memory_as_of(*m, req.scope.known_at_ms);
       h.status = status_name(seen.status);
-      h.text = *seen.text;
+      h.text = m->content.value.text;  // the text now, unless an earlier one is read below
+      if (!seen.text)
+        if (auto w = state.text_wanted(*m, seen.text_version)) {
+          wanted.push_back(*w);
+          wanted_hit.push_back(r.answer.hits.size());
+        }
       h.ref = *m->ref;
       h.recorded_at_ms = static_cast<int64_t>(m->created_key.ts.physical_ms());
       for (const auto& l : f.lanes) h.lanes.push_back(RecallHit::Lane{l.lane, uint32_t(l.rank), l.lane_score});
@@ -69,6 +80,17 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
     }
   });
   if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
+  if (!wanted.empty()) {
+    auto texts = archive->find_all(wanted);
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      RecallHit& h = r.answer.hits[wanted_hit[i]];
+      if (texts[i])
+        h.text = std::move(*texts[i]);
+      else  // neither the text archive nor the log gave it: said, with the current text
+        r.answer.notes.push_back("memory " + h.id.to_string() +
+                                 ": its text as known then could not be read; the current text is shown");
+    }
+  }
   if (probe)
     probe->recall_answered(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                            r.answer.lanes, lane_seconds);

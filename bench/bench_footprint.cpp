@@ -1,7 +1,8 @@
 // `vasana-bench footprint`: where a node's memory goes, in bytes per memory by component: the
 // replica state's records, their texts and their own vectors; each lane's index (the semantic
 // lane's vectors, then its HNSW graphs once built); and what one update of every memory adds
-// (register histories, the state's part only). Prints figures, asserts nothing.
+// (register histories, the state's part only, with the earlier texts in a history database on
+// disk as a node keeps them: store/history_texts.hpp). Prints figures, asserts nothing.
 //
 // A component's bytes are the growth of the heap's bytes in use (glibc's mallinfo2: small and
 // large allocations) plus the pages of the indexes' own mappings (growable_array.hpp) and the
@@ -13,12 +14,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/bench_commands.hpp"
 #include "bench/bench_figures.hpp"
+#include "actors/stored_text_archive.hpp"
 #include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
 #include "replica/growable_array.hpp"
@@ -71,6 +74,7 @@ struct Figures {
 struct Options {
   uint32_t vector_dim = 0;  // 0: the built-in embedder embeds each text
   bool graph = true;
+  std::string dir;  // a data directory for the history database
 };
 
 void footprint(size_t n, const Options& o) {
@@ -90,6 +94,10 @@ void footprint(size_t n, const Options& o) {
 
   // The state alone: records, texts, own vectors.
   RecallEngine engine({}, ScoringWeights{}, 0);
+  auto history = HistoryTexts::open(DataDir{o.dir}, VectorSpace{}, [](const std::string& line) {
+    std::printf("  (%s)\n", line.c_str());
+  });
+  engine.set_text_archive(std::make_shared<StoredTextArchive>(history, nullptr));
   double b0 = bytes_in_use();
   std::vector<MemoryId> ids;
   ids.reserve(n);
@@ -157,21 +165,57 @@ void footprint(size_t n, const Options& o) {
   f.row("all of the above", total);
 
   // Register histories: one update of every memory (the state's part; lanes hold the current
-  // version only).
-  b0 = bytes_in_use();
-  for (size_t i = 0; i < n; ++i) {
-    UpdateContentOp u;
-    u.memory = ids[i];
-    u.text = corpus.text(8 + i % 33);
-    (void)engine.apply_to_state(OrderKey{Hlc::make(ms + n + i, 0), InstanceId(1), Seqno(n + i + 1)}, u);
+  // version only), then a second. The earlier texts go to the history database: what stays in
+  // RAM is each write's key and text hash, the records' history lists and the keys of the ops
+  // that touched each memory. Measured once the database's write buffer is written out; its
+  // memtables and block cache (at most 16 MiB, whatever the store's size) are counted in it.
+  for (int round = 1; round <= 2; ++round) {
+    b0 = bytes_in_use();
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < n; ++i) {
+      UpdateContentOp u;
+      u.memory = ids[i];
+      u.text = corpus.text(8 + (i + round) % 33);
+      const uint64_t seq = round * n + i + 1;
+      (void)engine.apply_to_state(OrderKey{Hlc::make(ms + seq, 0), InstanceId(1), Seqno(seq)}, u);
+    }
+    const double apply_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const Status flushed = history->flush();
+    const std::string note = "(grows with every update; applied in " + std::to_string(apply_s).substr(0, 5) +
+                             " s" + (flushed.ok() ? "" : "; history database: " + flushed.message()) + ")";
+    f.row(round == 1 ? "state: a first update of every memory" : "state: a second update of every memory",
+          bytes_in_use() - b0, note.c_str());
   }
-  f.row("state: one update of every memory", bytes_in_use() - b0, "(grows with every update)");
+  const HistoryTextsStats hs = history->stats();
+  uint64_t disk = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(history_texts_dir(o.dir)))
+    if (e.is_regular_file()) disk += e.file_size();
+  std::printf("  %-34s %10.1f MiB %8.0f bytes/memory  (%llu texts written, on disk, not in RAM)\n",
+              "history database", disk / double(1 << 20), double(disk) / double(n),
+              static_cast<unsigned long long>(hs.written));
+  // What a known_at hit or an exported version costs to read: put texts of random memories (no
+  // longer current), through the state as a node reads them (database, hash check).
+  std::vector<double> read_us;
+  size_t missing = 0;
+  std::uniform_int_distribution<size_t> any(0, n - 1);
+  engine.read([&](const ReplicaState& s) {
+    for (int i = 0; i < 20000; ++i) {
+      const MemoryRecord& m = *s.memory(ids[any(rng)]);
+      const auto t0 = Clock::now();
+      const bool found = s.text_at(m, m.created_key).has_value();
+      read_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      missing += !found;
+    }
+  });
+  std::printf("  %-34s p50 %.1f us, p99 %.1f us a text (20,000 at random; %zu not found)\n", "history database reads",
+              bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), missing);
+  history->close();
 }
 
 }  // namespace
 
 int cmd_bench_footprint(const Words& words) {
-  auto args = parse_args(words, {"memories", "vector-dim"}, {"no-graph"});
+  auto args = parse_args(words, {"memories", "vector-dim", "dir"}, {"no-graph"});
   if (!args.ok()) return bench::fail(kExitUsage, "footprint: " + args.status().message());
   std::vector<size_t> sizes = {100000};
   if (auto m = args->get("memories")) {
@@ -186,9 +230,22 @@ int cmd_bench_footprint(const Words& words) {
     if (dim < 1 || dim > 4096) return bench::fail(kExitUsage, "footprint: --vector-dim must be from 1 to 4096");
     o.vector_dim = uint32_t(dim);
   }
+  const std::string parent = args->get("dir").value_or("/tmp");
+  std::string tmpl = parent + "/vasana-bench-footprint-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "footprint: cannot create a directory in " + parent);
+  const std::string root = std::filesystem::absolute(buf.data()).string();
   std::printf("vasana-bench footprint: heap bytes in use (mallinfo2) and index mappings, per component, each\n"
-              "built alone on one thread from the same synthetic memories (allocator overhead not included)\n");
-  for (size_t n : sizes) footprint(n, o);
+              "built alone on one thread from the same synthetic memories (allocator overhead not included);\n"
+              "the history database in %s\n", root.c_str());
+  for (size_t n : sizes) {
+    o.dir = root + "/" + std::to_string(n);
+    std::filesystem::create_directories(o.dir);
+    footprint(n, o);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(root, ec);
   return kExitOk;
 }
 

@@ -32,7 +32,7 @@ const char* kUsage =
     "        start to ready with a full replay and from a checkpoint\n"
     "  memory [--mib 256] [--strings 1000000]\n"
     "        what fresh memory costs here (first touch, small strings on a thread)\n"
-    "  footprint [--memories 100000] [--vector-dim N] [--no-graph]\n"
+    "  footprint [--memories 100000] [--vector-dim N] [--no-graph] [--dir /tmp]\n"
     "        bytes per memory by component: state records, texts, each lane's index, histories\n"
     "  keyword [--memories 100000,1000000] [--queries N]\n"
     "        the keyword index's pruned search beside scoring every posting\n"

@@ -24,6 +24,7 @@ const T* at_time(const RegisterWrites<T>& writes, uint64_t t, const T& current, 
 MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_ms) {
   MemoryAsOf v;
   v.text = &m.content.value.text;  // also when the memory did not exist yet at known_at_ms
+  v.text_version = m.content.version;
   const MemoryVerdicts& verdicts = *m.verdicts;
   v.claim = claim_outcome(verdicts, known_at_ms);
   if (!known_at_ms) {
@@ -34,7 +35,6 @@ MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_m
     v.review = verdicts.review.value;
     v.pinned = m.pinned;
     v.valid = ValidTime{m.valid_from_ms, m.valid_to_ms};
-    v.text = &m.content.value.text;
   } else {
     const auto t = static_cast<uint64_t>(std::max<int64_t>(*known_at_ms, 0));
     v.exists = m.created && m.created_key.ts.physical_ms() <= t;
@@ -63,8 +63,12 @@ MemoryAsOf memory_as_of(const MemoryRecord& m, std::optional<int64_t> known_at_m
     v.pinned = *at_time(h.pinned, t, pinned_now, &pinned_now);
     const ValidTime valid_now{m.valid_from_ms, m.valid_to_ms};
     v.valid = *at_time(h.valid_time, t, valid_now, &valid_now);
-    const ContentValue* text = at_time(h.content, t, m.content.value, &m.content.value);
-    v.text = &text->text;
+    // The last content write at or before T (the put's when every later one came after T).
+    for (const auto& w : h.content) {
+      if (w.first.ts.physical_ms() > t) break;
+      v.text_version = w.first;
+    }
+    if (v.text_version != m.content.version) v.text = nullptr;
   }
   if (v.claim && v.status_version < v.claim->version) {
     v.status = v.claim->status;

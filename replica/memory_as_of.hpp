@@ -8,7 +8,9 @@
 //
 // Known at T: a memory created after T (created_key's physical ms > T) does not exist then; its
 // status, tombstone, review, pin, valid time and text are those of the newest write with a
-// physical time <= T (RegisterHistory), its claim outcome that of the claims live at T.
+// physical time <= T (RegisterHistory), its claim outcome that of the claims live at T. The text
+// then is the content write text_version names: the current text when it is the content's
+// version, else one the state's text archive holds (ReplicaState::text_at).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,10 @@ struct MemoryAsOf {
   std::optional<ReviewVerdict> review;
   bool pinned = false;
   ValidTime valid;
-  const std::string* text = nullptr;     // the content (never null); valid while the record is unchanged
+  OrderKey text_version;                 // the key of the content write in force
+  // The content when text_version is the current one (valid while the record is unchanged);
+  // null when the text in force then was an earlier one.
+  const std::string* text = nullptr;
   std::optional<ClaimEntry> claim;       // the claim outcome, when one holds
 };
 

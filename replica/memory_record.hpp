@@ -35,6 +35,13 @@ struct ContentValue {
   std::string text;
 };
 
+// A write of the content register as its history keeps it: the hash of the text (text_hash in
+// replica/text_archive.hpp). The text itself is in the state's TextArchive, under the memory's
+// id and the write's order key; the current one is also the record's content.
+struct TextVersion {
+  uint64_t hash = 0;
+};
+
 struct ValidTime {
   int64_t from_ms = kOpenPast;
   int64_t to_ms = kOpenFuture;
@@ -59,14 +66,15 @@ void record_write(RegisterWrites<T>& writes, const OrderKey& key, T value) {
 // the content as it was known at a time. Created by the memory's first write after (or before)
 // its put; a register's list holds the put's value and every later write once one came, and
 // stays empty (reads as the current value) while none did. The tombstone's and the review's
-// put value is the default (none), so it is not kept.
+// put value is the default (none), so it is not kept. The content's writes hold their texts'
+// hashes; the texts are in the state's TextArchive (ReplicaState::text_at reads one).
 struct RegisterHistory {
   RegisterWrites<StatusValue> status;
   RegisterWrites<bool> deleted;
   RegisterWrites<std::optional<ReviewVerdict>> review;
   RegisterWrites<bool> pinned;
   RegisterWrites<ValidTime> valid_time;
-  RegisterWrites<ContentValue> content;
+  RegisterWrites<TextVersion> content;
   // The memory's update_content and delete_memory ops that name the revision they were based on,
   // in key order: what conflicts_of() reads. Ops written before ops named it are not here.
   std::vector<LineageEntry> lineage;

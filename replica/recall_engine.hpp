@@ -147,8 +147,11 @@ class RecallEngine {
   // touched it, and the lanes are built side by side.
   Status apply_to_state(const OrderKey& key, const OpValue& op);
   // Bulk load from a checkpoint (replica/state_codec.hpp): replaces the state, before any op is
-  // applied; the lanes are behind until rebuild_lanes().
+  // applied; the lanes are behind until rebuild_lanes(). The state keeps the engine's text archive.
   void load_state(ReplicaState state);
+  // Where the state keeps its content histories' texts (ReplicaState::set_text_archive): give it
+  // before the first op.
+  void set_text_archive(std::shared_ptr<TextArchive> archive);
   // Brings every lane up to date with the whole state, the lanes spread over up to `threads`
   // threads (each lane is touched by one thread; the state is only read), then warms them.
   // Empties the lane backlog.

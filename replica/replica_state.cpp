@@ -111,6 +111,29 @@ RegisterWrites<T>& writes_after_put(RegisterWrites<T>& writes, const MemoryRecor
 
 }  // namespace
 
+void ReplicaState::record_text(MemoryRecord& m, const OrderKey& key, const std::string& text) {
+  RegisterHistory& h = history(m);
+  if (h.content.empty() && m.created) {
+    h.content.emplace_back(m.created_key, TextVersion{text_hash(m.content.value.text)});
+    archive_->keep(m.id, m.created_key, m.content.value.text);
+  }
+  record_write(h.content, key, TextVersion{text_hash(text)});
+  archive_->keep(m.id, key, text);
+}
+
+std::optional<TextWanted> ReplicaState::text_wanted(const MemoryRecord& m, const OrderKey& key) const {
+  for (const auto& [k, version] : m.verdicts->history->content)
+    if (k == key) return TextWanted{m.id, key, version.hash};
+  return std::nullopt;
+}
+
+std::optional<std::string> ReplicaState::text_at(const MemoryRecord& m, const OrderKey& key) const {
+  if (key == m.content.version) return m.content.value.text;
+  auto wanted = text_wanted(m, key);
+  if (!wanted) return std::nullopt;
+  return archive_->find(wanted->memory, wanted->key, wanted->hash);
+}
+
 void ReplicaState::touched(const MemoryId& memory, const OrderKey& key) {
   std::vector<OrderKey>& keys = touched_[memory];
   auto it = std::lower_bound(keys.begin(), keys.end(), key);
@@ -149,7 +172,7 @@ void ReplicaState::apply_triplet(const OrderKey& key, const AddTripletOp& o, Sta
     // also holds the put's text (at the put's key), which is no update.
     const MemoryRecord* src = memories_.find(o.source_memory);
     if (src && src->verdicts.allocated())
-      for (const auto& [k, text] : src->verdicts->history->content)
+      for (const auto& [k, text_version] : src->verdicts->history->content)
         if (key < k && !(src->created && k == src->created_key)) {
           retract_at(id, k);
           break;
@@ -193,7 +216,10 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   if (later.history.allocated()) {  // writes came before the put: the registers they wrote get its value
     RegisterHistory& h = m.verdicts.mut().history.mut();
     if (!h.status.empty()) record_write(h.status, key, status);
-    if (!h.content.empty()) record_write(h.content, key, ContentValue{op.text});
+    if (!h.content.empty()) {
+      record_write(h.content, key, TextVersion{text_hash(op.text)});
+      archive_->keep(m.id, key, op.text);
+    }
     if (!h.pinned.empty()) record_write(h.pinned, key, op.pinned);
     if (!h.valid_time.empty()) record_write(h.valid_time, key, ValidTime{op.valid_from_ms, op.valid_to_ms});
   }
@@ -273,7 +299,7 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    MemoryRecord& m = record(o.memory);
                    RegisterHistory& h = history(m);
                    if (o.based_on.known()) add_lineage(h, LineageEntry{key, key_of(o.based_on), false});
-                   if (!o.text.empty()) record_write(writes_after_put(h.content, m, m.content.value), key, ContentValue{o.text});
+                   if (!o.text.empty()) record_text(m, key, o.text);
                    if (o.has_valid_time)
                      record_write(writes_after_put(h.valid_time, m, ValidTime{m.valid_from_ms, m.valid_to_ms}), key,
                                   ValidTime{o.valid_from_ms, o.valid_to_ms});
@@ -625,7 +651,7 @@ Hash256 ReplicaState::digest() const {
     }
     for (const auto& w : h.content) {
       d.key(w.first);
-      d.str(w.second.text);
+      d.u64(w.second.hash);
     }
     // Nothing when the lineage is empty (it holds only ops that name their revision), so a state
     // of ops written before ops named it hashes as it did in builds without lineage.

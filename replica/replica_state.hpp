@@ -37,6 +37,7 @@
 #include "replica/node_arena.hpp"
 #include "replica/order_key.hpp"
 #include "replica/record_index.hpp"
+#include "replica/text_archive.hpp"
 
 namespace vasana {
 
@@ -79,6 +80,19 @@ class ReplicaState {
     std::vector<const TripletRecord*> claims;  // triplet id, object, source memory, valid time
   };
   void for_each_open_contradiction(const std::function<void(const OpenContradiction&)>& fn) const;
+
+  // Where the content history's texts go (replica/text_archive.hpp): an InMemoryTextArchive
+  // unless one is given. Give it before the first op; a copy of the state shares it.
+  void set_text_archive(std::shared_ptr<TextArchive> archive) { archive_ = std::move(archive); }
+  const std::shared_ptr<TextArchive>& text_archive() const { return archive_; }
+  // The text m's content register held after the write at key: the current text when key is its
+  // version, else the archive's, checked against the hash the history holds. Nothing when key is
+  // no write of m's content, or the archive cannot give that text. Reads the archive: a reader
+  // holding the engine's lock takes text_wanted() instead and reads after releasing it.
+  std::optional<std::string> text_at(const MemoryRecord& m, const OrderKey& key) const;
+  // What to ask the archive for the text of m's content write at key; nothing when key is no
+  // write in m's content history.
+  std::optional<TextWanted> text_wanted(const MemoryRecord& m, const OrderKey& key) const;
 
   // The order keys of every op that touched the memory, in order: its put, the update /
   // set_status / set_vector / delete / review / access / set_pinned ops naming it, the
@@ -157,6 +171,9 @@ class ReplicaState {
   void rebuild_triplets_by_source();
   // Adds an update or delete to the memory's lineage and conflict_count_ by what it changed.
   void add_lineage(RegisterHistory& h, const LineageEntry& e);
+  // Records in m's content history that the op at key wrote text, and keeps the text in the
+  // archive. On m's first write after its put, the put's text (its current one) goes first.
+  void record_text(MemoryRecord& m, const OrderKey& key, const std::string& text);
 
   // Records by id, listed in id order for the digest, the checkpoint and for_each_memory.
   // memory() is called for every candidate of every recall (a lookup in a 100k-node tree costs
@@ -266,6 +283,8 @@ class ReplicaState {
   uint64_t member_changes_ = 0;                  // not saved: counts from this process's load
   std::map<InstanceId, Seqno> applied_;
   uint64_t ops_applied_ = 0;
+  // Not state: where the content history's texts are (shared by copies, kept by a load).
+  std::shared_ptr<TextArchive> archive_ = std::make_shared<InMemoryTextArchive>();
 };
 
 }  // namespace vasana

@@ -21,6 +21,10 @@ If<X, ContentValue> describe(IO& io, X& x) {
   io(x.text);
 }
 template <class IO, class X>
+If<X, TextVersion> describe(IO& io, X& x) {
+  io(x.hash);
+}
+template <class IO, class X>
 If<X, StatusNote> describe(IO& io, X& x) {
   io(x.reason);
   io(x.replaced_by);

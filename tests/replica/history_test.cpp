@@ -77,11 +77,36 @@ TEST_CASE("known_at sees the text and valid time of its time, whatever order the
     if (!update_first) REQUIRE(s.apply(u, upd).ok());
     const MemoryRecord& m = *s.memory(p.op_id());
     CHECK(*memory_as_of(m).text == "new text");
-    CHECK(*memory_as_of(m, 2000).text == "old text");
+    CHECK(!memory_as_of(m, 2000).text);  // not the current text: the archive's
+    CHECK(s.text_at(m, memory_as_of(m, 2000).text_version) == "old text");
     CHECK(*memory_as_of(m, 3000).text == "new text");
+    CHECK(s.text_at(m, memory_as_of(m, 3000).text_version) == "new text");
     CHECK(!admit(m, at(std::nullopt)));  // as_of 50 s is past the new valid time
     CHECK(admit(m, at(2000)));           // then it held for ever
   }
+}
+
+TEST_CASE("the earlier texts of a memory are in the text archive until the memory is erased") {
+  auto archive = std::make_shared<InMemoryTextArchive>();
+  ReplicaState s;
+  s.set_text_archive(archive);
+  const OrderKey p = key_at(1000, 1, 1), u = key_at(3000, 1, 2), other = key_at(1500, 2, 1);
+  REQUIRE(s.apply(p, put("old text")).ok());
+  REQUIRE(s.apply(other, put("untouched")).ok());
+  CHECK(archive->size() == 0);  // a memory only its put touched keeps nothing there
+  REQUIRE(s.apply(u, UpdateContentOp{p.op_id(), "new text", false, {}}).ok());
+  // The put's text and the update's, each under its op's key; the record holds their hashes.
+  CHECK(archive->size() == 2);
+  CHECK(archive->find(p.op_id(), p, text_hash("old text")) == std::string("old text"));
+  CHECK(!archive->find(p.op_id(), p, text_hash("new text")));  // a text is found by its own hash
+  const MemoryRecord& m = *s.memory(p.op_id());
+  CHECK(m.verdicts->history->content.size() == 2);
+  CHECK(s.text_at(m, p) == std::string("old text"));
+  CHECK(s.text_at(m, u) == std::string("new text"));
+  CHECK(!s.text_at(m, other));  // no write of this memory's content
+  REQUIRE(s.apply(key_at(4000, 1, 3), EraseMemoryOp{p.op_id(), "work", p.ts, "admin", "asked"}).ok());
+  CHECK(archive->size() == 0);
+  CHECK(!archive->find(p.op_id(), p, text_hash("old text")));
 }
 
 TEST_CASE("a memory only its put touched keeps no history") {

@@ -99,7 +99,7 @@ TEST_CASE("a hit's text known at T is the text before a later update") {
   const MemoryId id = w.put(kStart);
   w.apply(kLater, UpdateContentOp{id, std::string(kText) + " with canary", false, {}});
   w.engine.read([&](const ReplicaState& s) {
-    CHECK(*memory_as_of(*s.memory(id), kT).text == kText);
+    CHECK(s.text_at(*s.memory(id), memory_as_of(*s.memory(id), kT).text_version) == std::string(kText));
     CHECK(*memory_as_of(*s.memory(id)).text == std::string(kText) + " with canary");
   });
 }

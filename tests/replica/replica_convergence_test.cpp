@@ -26,7 +26,8 @@ std::string derived(const ReplicaState& s) {
   s.for_each_memory([&](const MemoryRecord& m) {
     out << m.id.to_string() << ' ' << int(effective_status(m));
     for (int64_t t : {1000, 1010, 1030, 1060, 1100})
-      out << ' ' << int(memory_as_of(m, t).status) << memory_as_of(m, t).deleted << *memory_as_of(m, t).text;
+      out << ' ' << int(memory_as_of(m, t).status) << memory_as_of(m, t).deleted
+          << s.text_at(m, memory_as_of(m, t).text_version).value_or("(no text)");
     for (const OrderKey& k : s.history_keys(m.id)) out << ' ' << k.ts.value << '/' << k.instance.value << '/' << k.seqno.value;
     out << '\n';
   });

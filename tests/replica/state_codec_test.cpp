@@ -135,10 +135,10 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 10 as this state encodes them. A change here is a format change:
+  // The bytes of format version 11 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "c3ac561259b4b85eb28598e4ad1c0d3cb713500b9a4c26e1207736bb57042156");
-  CHECK(sha256(whole) == "7ced40850896157bd9355e79ea602b1af873149ee44cd3293d63a5f825bcfc83");
+  CHECK(sha256(small) == "b37435fc34e4c6405d0ff41f2c6e563e45320d4df29bad62cd836cc022fb04a2");
+  CHECK(sha256(whole) == "28520c34179fcb1899f173881cd37978b8256abf4f655ad2cb48daa7501cea5e");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -163,6 +163,33 @@ TEST_CASE("a state loaded from its encoding has the digest of the original") {
     REQUIRE(loaded.apply(key(kA, s.applied().at(kA).value + 1, 9000), u).ok());
     check_same(loaded, more);
   }
+}
+
+TEST_CASE("a decoded state reads its earlier texts from the text archive of the state it replaces") {
+  const ReplicaState s = every_op_state();
+  const MemoryId m1{kA, Seqno(1)};
+  const EncodedState e = StateCodec::encode(s);
+  auto put_text = [](const ReplicaState& st, const MemoryId& id) {
+    const MemoryRecord& m = *st.memory(id);
+    return st.text_at(m, m.created_key);
+  };
+  REQUIRE(put_text(s, m1) == std::string("deploys go through staging"));
+  // Positive: decoded into a state that holds the original's archive.
+  ReplicaState shared;
+  shared.set_text_archive(s.text_archive());
+  REQUIRE(StateCodec::decode(e, &shared).ok());
+  CHECK(shared.text_archive() == s.text_archive());
+  CHECK(put_text(shared, m1) == std::string("deploys go through staging"));
+  // Negative: a state with an empty archive has the hashes but not the texts.
+  ReplicaState fresh;
+  REQUIRE(StateCodec::decode(e, &fresh).ok());
+  check_same(fresh, s);
+  CHECK(!put_text(fresh, m1));
+  // An archive that holds another text under that key is not believed.
+  auto wrong = std::make_shared<InMemoryTextArchive>();
+  wrong->keep(m1, fresh.memory(m1)->created_key, "deploys skip staging");
+  fresh.set_text_archive(wrong);
+  CHECK(!put_text(fresh, m1));
 }
 
 TEST_CASE("a claim retracted twice is loaded retracted from its first retraction") {
@@ -276,7 +303,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 11; this build reads 10");
+  CHECK(refusal(bad) == "checkpoint state format version 12; this build reads 11");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");
