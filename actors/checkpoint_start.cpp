@@ -88,6 +88,7 @@ CheckpointStart CheckpointStart::load(const DataDir& dir, RecallEngine& engine, 
                               to_hex(data->manifest.digest) + ")"));
     return cs;
   }
+  state.set_value_archive(engine.value_archive());  // the node's archive: texts and vectors on disk
   engine.load_state(std::move(state));
   auto t4 = Clock::now();
   for (auto& l : engine.finish_lanes(threads, data->base ? &changed : nullptr)) lines.push_back(std::move(l));

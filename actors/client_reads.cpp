@@ -44,7 +44,7 @@ size_t approx_bytes(const MemoryView& v) {
 }
 
 // The texts a memory held before its current one, oldest first, from its content register's
-// writes (its put's included): each version's time, its text left to the text archive (wanted
+// writes (its put's included): each version's time, its text left to the value archive (wanted
 // gets what to read, at gets (page_index, version) of each). A text that repeats the one before
 // it, or the current one as the last, is left out, as it changed nothing (equal hashes).
 std::vector<MemoryVersion> earlier_versions(const ReplicaState& state, const MemoryRecord& m, size_t page_index,
@@ -132,13 +132,13 @@ ClientResponse answer_get(const CallerView& view, uint64_t request_id, const Mem
 
 void fill_texts(ClientResponse& r, const PendingTexts& pending) {
   if (pending.wanted.empty()) return;
-  auto texts = pending.archive->find_all(pending.wanted);
+  auto texts = pending.archive->find_texts(pending.wanted);
   for (size_t i = 0; i < texts.size(); ++i) {
     if (!texts[i]) {
       const TextWanted& w = pending.wanted[i];
       r = error_response(r.request_id, ClientError::io_failure,
                          "list: memory " + w.memory.to_string() + ": its text of " + w.key.op_id().to_string() +
-                             " could not be read from the text archive or the log");
+                             " could not be read from the value archive or the log");
       return;
     }
     auto [page_index, version] = pending.at[i];
@@ -150,7 +150,7 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
                            PendingTexts* pending) {
   PendingTexts here;
   PendingTexts& texts = pending ? *pending : here;
-  texts.archive = state.text_archive();
+  texts.archive = state.value_archive();
   ClientResponse r;
   r.request_id = request_id;
   r.kind = ClientResponse::Kind::listed;

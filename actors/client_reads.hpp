@@ -30,10 +30,10 @@ MemoryView memory_view_of(const MemoryRecord& m);
 ClientResponse answer_get(const CallerView& view, uint64_t request_id, const MemoryId& id);
 // The answer to a get or history of a memory the caller cannot see, held or not.
 ClientResponse memory_not_found(uint64_t request_id, const MemoryId& id);
-// The earlier texts a page of a list with versions names, to be read from the state's text
+// The earlier texts a page of a list with versions names, to be read from the state's value
 // archive after the engine's lock is released (a text the archive lacks costs a segment read).
 struct PendingTexts {
-  std::shared_ptr<TextArchive> archive;
+  std::shared_ptr<ValueArchive> archive;
   std::vector<TextWanted> wanted;
   std::vector<std::pair<size_t, size_t>> at;  // of each: (memory on the page, its version)
 };

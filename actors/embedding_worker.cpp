@@ -23,7 +23,7 @@ constexpr size_t kSweepStep = 100000;
 constexpr size_t kMaxWaitingQueries = 1024;
 
 bool usable_vector(const MemoryRecord& m, uint32_t dim) {
-  return m.vector->value.size() == dim && !(m.vector->version < m.content.version);
+  return m.vector->value.dim == dim && !(m.vector->version < m.content.version);
 }
 
 }  // namespace

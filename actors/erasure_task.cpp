@@ -71,10 +71,11 @@ struct ErasureTask::Impl {
     // is above zero when the ops replayed since the checkpoint the start loaded (all of them,
     // without one) concern an erased memory: that checkpoint may hold what they erased.
     pass(seen > 0);
-    // The earlier texts of erased memories, which an erase applied just before a crash (or a
-    // checkpoint holding the erase) may have left in the history database: gone again.
+    // The archived values of erased memories (earlier texts, vectors), which an erase applied
+    // just before a crash (or a checkpoint holding the erase) may have left in the archive
+    // database: gone again.
     engine->read([&](const ReplicaState& s) {
-      s.for_each_erased([&](const MemoryRecord& m) { s.text_archive()->drop(m.id); });
+      s.for_each_erased([&](const MemoryRecord& m) { s.value_archive()->drop(m.id); });
     });
     for (;;) {
       {

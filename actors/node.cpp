@@ -180,8 +180,8 @@ void Node::stop() {
   // The shutdown's checkpoint, when enough ops came since the last.
   if (i.checkpoint) i.checkpoint->finish();
   i.checkpoint.reset();
-  // The earlier texts written and their database closed while this process holds the directory.
-  if (i.history_texts) i.history_texts->close();
+  // The archive's values written and its database closed while this process holds the directory.
+  if (i.archive_store) i.archive_store->close();
   // Closing a ZeroMQ IPC socket leaves its file behind: the socket files this node bound go too.
   std::vector<std::string> socket_files;
   if (i.endpoint)

@@ -24,7 +24,7 @@
 #include "actors/forked_digest.hpp"
 #include "actors/node.hpp"
 #include "actors/own_stream_repair.hpp"
-#include "store/history_texts.hpp"
+#include "store/archive_store.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/segment_scrub.hpp"
 #include "actors/replica_actor.hpp"
@@ -57,7 +57,7 @@ struct Node::Impl {
   writer_actor writer;
   std::vector<query_actor> queries;
   std::shared_ptr<RecallEngine> engine;
-  std::shared_ptr<HistoryTexts> history_texts;  // the texts of earlier versions (DATA/history)
+  std::shared_ptr<ArchiveStore> archive_store;  // earlier texts and client vectors (DATA/archive)
   replica_actor replica;
   std::shared_ptr<std::atomic<uint64_t>> acknowledged;  // highest own seqno made durable
   // Lanes' deferred index work (the lane backlog of catch-up batches, then the semantic lane's

@@ -14,7 +14,7 @@
 #include "actors/history_answer.hpp"
 #include "actors/node_impl.hpp"
 #include "actors/request_labels.hpp"
-#include "actors/stored_text_archive.hpp"
+#include "actors/stored_value_archive.hpp"
 #include "protocol/op_codec.hpp"
 #include "replica/lane_registry.hpp"
 #include "store/hybrid_clock.hpp"
@@ -89,7 +89,7 @@ struct NodeStart {
     impl->lock.emplace(std::move(lock.value()));
     // A redaction a crash interrupted is finished before any segment is read (store/record_redaction.hpp).
     if (Status s = finish_pending_redaction(dir); !s.ok()) return s;
-    impl->history_texts = HistoryTexts::open(dir, impl->identity.vector_space, impl->log);
+    impl->archive_store = ArchiveStore::open(dir, impl->identity.vector_space, impl->log);
     return Status::Ok();
   }
 
@@ -98,7 +98,7 @@ struct NodeStart {
     auto e = std::make_shared<RecallEngine>(make_all_lanes(impl->options.semantic, impl->options.hdc_lane),
                                             impl->options.scoring);
     e->track_applied(impl->identity.instance);  // the gateway asks it, lock-free, for the own stream
-    e->set_text_archive(std::make_shared<StoredTextArchive>(impl->history_texts, impl->log));
+    e->set_value_archive(std::make_shared<StoredValueArchive>(impl->archive_store, impl->log));
     return e;
   }
 

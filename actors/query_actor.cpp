@@ -31,13 +31,13 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   r.request_id = rid;
   r.kind = ClientResponse::Kind::recalled;
   std::vector<double> lane_seconds;
-  // Hits whose text known then was an earlier one: read from the text archive once the engine's
+  // Hits whose text known then was an earlier one: read from the value archive once the engine's
   // lock is released (a text it lacks costs a segment read).
   std::vector<TextWanted> wanted;
   std::vector<size_t> wanted_hit;
-  std::shared_ptr<TextArchive> archive;
+  std::shared_ptr<ValueArchive> archive;
   auto res = engine.recall(req, [&](const RecallResult& result, const ReplicaState& state) {
-    archive = state.text_archive();
+    archive = state.value_archive();
     lane_seconds = result.lane_seconds;
     r.answer.top_relevance = result.top_relevance;
     r.answer.verdict = result.verdict;
@@ -81,12 +81,12 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
   });
   if (!res.ok()) return error_response(rid, ClientError::bad_input, res.status().message());
   if (!wanted.empty()) {
-    auto texts = archive->find_all(wanted);
+    auto texts = archive->find_texts(wanted);
     for (size_t i = 0; i < wanted.size(); ++i) {
       RecallHit& h = r.answer.hits[wanted_hit[i]];
       if (texts[i])
         h.text = std::move(*texts[i]);
-      else  // neither the text archive nor the log gave it: said, with the current text
+      else  // neither the value archive nor the log gave it: said, with the current text
         r.answer.notes.push_back("memory " + h.id.to_string() +
                                  ": its text as known then could not be read; the current text is shown");
     }

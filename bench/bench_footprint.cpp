@@ -1,8 +1,9 @@
 // `vasana-bench footprint`: where a node's memory goes, in bytes per memory by component: the
-// replica state's records, their texts and their own vectors; each lane's index (the semantic
-// lane's vectors, then its HNSW graphs once built); and what one update of every memory adds
-// (register histories, the state's part only, with the earlier texts in a history database on
-// disk as a node keeps them: store/history_texts.hpp). Prints figures, asserts nothing.
+// replica state's records and their texts; each lane's index (the semantic lane's vectors, then
+// its HNSW graphs once built); and what one update of every memory adds (register histories, the
+// state's part only). The clients' vectors and the earlier texts go to an archive database on
+// disk as a node keeps them (store/archive_store.hpp), whose size it prints too, with the time to
+// read a text and a vector back. Prints figures, asserts nothing.
 //
 // A component's bytes are the growth of the heap's bytes in use (glibc's mallinfo2: small and
 // large allocations) plus the pages of the indexes' own mappings (growable_array.hpp) and the
@@ -21,7 +22,7 @@
 
 #include "bench/bench_commands.hpp"
 #include "bench/bench_figures.hpp"
-#include "actors/stored_text_archive.hpp"
+#include "actors/stored_value_archive.hpp"
 #include "bench/synthetic_corpus.hpp"
 #include "cli/cli_common.hpp"
 #include "replica/growable_array.hpp"
@@ -74,7 +75,7 @@ struct Figures {
 struct Options {
   uint32_t vector_dim = 0;  // 0: the built-in embedder embeds each text
   bool graph = true;
-  std::string dir;  // a data directory for the history database
+  std::string dir;  // a data directory for the archive database
 };
 
 void footprint(size_t n, const Options& o) {
@@ -94,10 +95,10 @@ void footprint(size_t n, const Options& o) {
 
   // The state alone: records, texts, own vectors.
   RecallEngine engine({}, ScoringWeights{}, 0);
-  auto history = HistoryTexts::open(DataDir{o.dir}, VectorSpace{}, [](const std::string& line) {
+  auto archive = ArchiveStore::open(DataDir{o.dir}, VectorSpace{}, [](const std::string& line) {
     std::printf("  (%s)\n", line.c_str());
   });
-  engine.set_text_archive(std::make_shared<StoredTextArchive>(history, nullptr));
+  engine.set_value_archive(std::make_shared<StoredValueArchive>(archive, nullptr));
   double b0 = bytes_in_use();
   std::vector<MemoryId> ids;
   ids.reserve(n);
@@ -111,20 +112,21 @@ void footprint(size_t n, const Options& o) {
     (void)engine.apply_to_state(key, p);
     ids.push_back(key.op_id());
   }
+  // The clients' vectors went to the archive database (on disk): its buffer written out first.
+  const Status flushed = archive->flush();
+  if (!flushed.ok()) std::printf("  (archive: %s)\n", flushed.message().c_str());
   const double ids_bytes = double(ids.capacity() * sizeof(MemoryId));
   const double state = bytes_in_use() - b0 - ids_bytes;
-  double text = 0, vectors = 0;
+  double text = 0;
   engine.read([&](const ReplicaState& s) {
     s.for_each_memory([&](const MemoryRecord& m) {
       const std::string& t = m.content.value.text;
       text += double(buffer_bytes(t.data(), t.capacity(), &t, sizeof t));
-      const std::vector<float>& v = m.vector->value;
-      vectors += double(buffer_bytes(v.data(), v.capacity() * sizeof(float), &v, sizeof v));
     });
   });
-  f.row("state: records and their indexes", state - text - vectors);
+  f.row("state: records and their indexes", state - text,
+        o.vector_dim ? "(the archive database's buffers included; the vectors' floats on disk)" : "");
   f.row("state: texts", text);
-  if (o.vector_dim) f.row("state: the records' own vectors", vectors);
   total += state;
 
   // Each lane alone, built from that state.
@@ -136,7 +138,7 @@ void footprint(size_t n, const Options& o) {
     std::vector<std::unique_ptr<Lane>> one;
     one.push_back(std::move(lane));
     RecallEngine e(std::move(one), ScoringWeights{}, 0);
-    e.load_state(copy);
+    e.load_state(copy);  // with its value archive: the clients' vectors
     b0 = bytes_in_use();
     auto t0 = Clock::now();
     e.rebuild_lanes(1);
@@ -165,7 +167,7 @@ void footprint(size_t n, const Options& o) {
   f.row("all of the above", total);
 
   // Register histories: one update of every memory (the state's part; lanes hold the current
-  // version only), then a second. The earlier texts go to the history database: what stays in
+  // version only), then a second. The earlier texts go to the archive database: what stays in
   // RAM is each write's key and text hash, the records' history lists and the keys of the ops
   // that touched each memory. Measured once the database's write buffer is written out; its
   // memtables and block cache (at most 16 MiB, whatever the store's size) are counted in it.
@@ -180,18 +182,18 @@ void footprint(size_t n, const Options& o) {
       (void)engine.apply_to_state(OrderKey{Hlc::make(ms + seq, 0), InstanceId(1), Seqno(seq)}, u);
     }
     const double apply_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    const Status flushed = history->flush();
+    const Status flushed = archive->flush();
     const std::string note = "(grows with every update; applied in " + std::to_string(apply_s).substr(0, 5) +
-                             " s" + (flushed.ok() ? "" : "; history database: " + flushed.message()) + ")";
+                             " s" + (flushed.ok() ? "" : "; archive: " + flushed.message()) + ")";
     f.row(round == 1 ? "state: a first update of every memory" : "state: a second update of every memory",
           bytes_in_use() - b0, note.c_str());
   }
-  const HistoryTextsStats hs = history->stats();
+  const ArchiveStoreStats hs = archive->stats();
   uint64_t disk = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(history_texts_dir(o.dir)))
+  for (const auto& e : std::filesystem::recursive_directory_iterator(archive_dir(o.dir)))
     if (e.is_regular_file()) disk += e.file_size();
-  std::printf("  %-34s %10.1f MiB %8.0f bytes/memory  (%llu texts written, on disk, not in RAM)\n",
-              "history database", disk / double(1 << 20), double(disk) / double(n),
+  std::printf("  %-34s %10.1f MiB %8.0f bytes/memory  (%llu values written, on disk, not in RAM)\n",
+              "archive database", disk / double(1 << 20), double(disk) / double(n),
               static_cast<unsigned long long>(hs.written));
   // What a known_at hit or an exported version costs to read: put texts of random memories (no
   // longer current), through the state as a node reads them (database, hash check).
@@ -207,9 +209,24 @@ void footprint(size_t n, const Options& o) {
       missing += !found;
     }
   });
-  std::printf("  %-34s p50 %.1f us, p99 %.1f us a text (20,000 at random; %zu not found)\n", "history database reads",
+  std::printf("  %-34s p50 %.1f us, p99 %.1f us a text (20,000 at random; %zu not found)\n", "archive reads",
               bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), missing);
-  history->close();
+  if (o.vector_dim) {  // what the semantic lane pays to index a memory again (a rebuild, an update)
+    read_us.clear();
+    missing = 0;
+    engine.read([&](const ReplicaState& s) {
+      for (int i = 0; i < 20000; ++i) {
+        const MemoryRecord& m = *s.memory(ids[any(rng)]);
+        const auto t0 = Clock::now();
+        const bool found = s.vector_of(m).has_value();
+        read_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        missing += !found;
+      }
+    });
+    std::printf("  %-34s p50 %.1f us, p99 %.1f us a vector (20,000 at random; %zu not found)\n", "archive reads",
+                bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), missing);
+  }
+  archive->close();
 }
 
 }  // namespace
@@ -238,7 +255,7 @@ int cmd_bench_footprint(const Words& words) {
   const std::string root = std::filesystem::absolute(buf.data()).string();
   std::printf("vasana-bench footprint: heap bytes in use (mallinfo2) and index mappings, per component, each\n"
               "built alone on one thread from the same synthetic memories (allocator overhead not included);\n"
-              "the history database in %s\n", root.c_str());
+              "the archive database in %s\n", root.c_str());
   for (size_t n : sizes) {
     o.dir = root + "/" + std::to_string(n);
     std::filesystem::create_directories(o.dir);

@@ -10,7 +10,7 @@
 // status, tombstone, review, pin, valid time and text are those of the newest write with a
 // physical time <= T (RegisterHistory), its claim outcome that of the claims live at T. The text
 // then is the content write text_version names: the current text when it is the content's
-// version, else one the state's text archive holds (ReplicaState::text_at).
+// version, else one the state's value archive holds (ReplicaState::text_at).
 #pragma once
 
 #include <cstdint>

@@ -36,10 +36,21 @@ struct ContentValue {
 };
 
 // A write of the content register as its history keeps it: the hash of the text (text_hash in
-// replica/text_archive.hpp). The text itself is in the state's TextArchive, under the memory's
+// replica/value_archive.hpp). The text itself is in the state's ValueArchive, under the memory's
 // id and the write's order key; the current one is also the record's content.
 struct TextVersion {
   uint64_t hash = 0;
+};
+
+// The client's own vector as the record keeps it: its dimension and the hash of its floats
+// (vector_hash in replica/value_archive.hpp). The floats are in the state's ValueArchive under
+// the memory's id and the key of the op that gave them (the register's version); the semantic
+// lane's int8 codes are the copy in RAM.
+struct VectorRef {
+  uint32_t dim = 0;  // 0: none
+  uint64_t hash = 0;
+  bool empty() const { return dim == 0; }
+  friend bool operator==(const VectorRef& a, const VectorRef& b) { return a.dim == b.dim && a.hash == b.hash; }
 };
 
 struct ValidTime {
@@ -67,7 +78,7 @@ void record_write(RegisterWrites<T>& writes, const OrderKey& key, T value) {
 // its put; a register's list holds the put's value and every later write once one came, and
 // stays empty (reads as the current value) while none did. The tombstone's and the review's
 // put value is the default (none), so it is not kept. The content's writes hold their texts'
-// hashes; the texts are in the state's TextArchive (ReplicaState::text_at reads one).
+// hashes; the texts are in the state's ValueArchive (ReplicaState::text_at reads one).
 struct RegisterHistory {
   RegisterWrites<StatusValue> status;
   RegisterWrites<bool> deleted;
@@ -152,8 +163,9 @@ struct MemoryRecord {
 
   Lww<ContentValue> content;
   Lww<std::vector<std::string>> tags;
-  // The client's own vector: unset (no vector, zero version) unless a put or set_vector gave one.
-  OutOfLine<Lww<std::vector<float>>> vector;
+  // The client's own vector: unset (no vector, zero version) unless a put or set_vector gave one
+  // (ReplicaState::vector_of reads its floats).
+  OutOfLine<Lww<VectorRef>> vector;
   Lww<StatusValue> status;
   OutOfLine<MemoryVerdicts> verdicts;  // read as unset (no delete, no review) until one comes
 };

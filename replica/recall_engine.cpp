@@ -128,16 +128,19 @@ Status RecallEngine::apply_to_state(const OrderKey& key, const OpValue& op) {
   return s;
 }
 
-void RecallEngine::set_text_archive(std::shared_ptr<TextArchive> archive) {
+void RecallEngine::set_value_archive(std::shared_ptr<ValueArchive> archive) {
   auto lock = lock_.write();
-  state_.set_text_archive(std::move(archive));
+  state_.set_value_archive(std::move(archive));
+}
+
+std::shared_ptr<ValueArchive> RecallEngine::value_archive() const {
+  auto lock = lock_.read();
+  return state_.value_archive();
 }
 
 void RecallEngine::load_state(ReplicaState state) {
   auto lock = lock_.write();
-  std::shared_ptr<TextArchive> archive = state_.text_archive();  // the node's, not the decoder's
   state_ = std::move(state);
-  state_.set_text_archive(std::move(archive));
   corrections_held_.store(state_.correction_count(), std::memory_order_release);
   std::atomic_store(&corrections_copy_, std::shared_ptr<const CorrectionsCopy>());  // another state: copied again
   auto it = state_.applied().find(tracked_);

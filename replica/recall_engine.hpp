@@ -147,11 +147,13 @@ class RecallEngine {
   // touched it, and the lanes are built side by side.
   Status apply_to_state(const OrderKey& key, const OpValue& op);
   // Bulk load from a checkpoint (replica/state_codec.hpp): replaces the state, before any op is
-  // applied; the lanes are behind until rebuild_lanes(). The state keeps the engine's text archive.
+  // applied; the lanes are behind until rebuild_lanes(). The state brings its value archive: a
+  // decoded one is given the engine's first (value_archive()).
   void load_state(ReplicaState state);
-  // Where the state keeps its content histories' texts (ReplicaState::set_text_archive): give it
+  // Where the state keeps earlier texts and clients' vectors (ReplicaState::set_value_archive): give it
   // before the first op.
-  void set_text_archive(std::shared_ptr<TextArchive> archive);
+  void set_value_archive(std::shared_ptr<ValueArchive> archive);
+  std::shared_ptr<ValueArchive> value_archive() const;
   // Brings every lane up to date with the whole state, the lanes spread over up to `threads`
   // threads (each lane is touched by one thread; the state is only read), then warms them.
   // Empties the lane backlog.

@@ -58,10 +58,6 @@ class DigestWriter {
     u64(v.size());
     for (const auto& s : v) str(s);
   }
-  void floats(const std::vector<float>& v) {
-    u64(v.size());
-    for (float f : v) f32(f);
-  }
   Hash256 done() {
     flush();
     Hash256 out{};
@@ -115,10 +111,10 @@ void ReplicaState::record_text(MemoryRecord& m, const OrderKey& key, const std::
   RegisterHistory& h = history(m);
   if (h.content.empty() && m.created) {
     h.content.emplace_back(m.created_key, TextVersion{text_hash(m.content.value.text)});
-    archive_->keep(m.id, m.created_key, m.content.value.text);
+    archive_->keep_text(m.id, m.created_key, m.content.value.text);
   }
   record_write(h.content, key, TextVersion{text_hash(text)});
-  archive_->keep(m.id, key, text);
+  archive_->keep_text(m.id, key, text);
 }
 
 std::optional<TextWanted> ReplicaState::text_wanted(const MemoryRecord& m, const OrderKey& key) const {
@@ -131,7 +127,12 @@ std::optional<std::string> ReplicaState::text_at(const MemoryRecord& m, const Or
   if (key == m.content.version) return m.content.value.text;
   auto wanted = text_wanted(m, key);
   if (!wanted) return std::nullopt;
-  return archive_->find(wanted->memory, wanted->key, wanted->hash);
+  return archive_->find_text(wanted->memory, wanted->key, wanted->hash);
+}
+
+std::optional<std::vector<float>> ReplicaState::vector_of(const MemoryRecord& m) const {
+  if (m.vector->value.empty()) return std::nullopt;
+  return archive_->find_vector(m.id, m.vector->version, m.vector->value.hash);
 }
 
 void ReplicaState::touched(const MemoryId& memory, const OrderKey& key) {
@@ -210,7 +211,10 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   // The put is the oldest write of each field; updates that arrived first keep their values.
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
-  if (!op.vector.empty()) m.vector.mut().assign(op.vector, key);
+  if (!op.vector.empty()) {
+    archive_->keep_vector(m.id, key, op.vector);
+    m.vector.mut().assign(VectorRef{uint32_t(op.vector.size()), vector_hash(op.vector)}, key);
+  }
   StatusValue status;
   status.status = op.status;
   if (later.history.allocated()) {  // writes came before the put: the registers they wrote get its value
@@ -218,7 +222,7 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
     if (!h.status.empty()) record_write(h.status, key, status);
     if (!h.content.empty()) {
       record_write(h.content, key, TextVersion{text_hash(op.text)});
-      archive_->keep(m.id, key, op.text);
+      archive_->keep_text(m.id, key, op.text);
     }
     if (!h.pinned.empty()) record_write(h.pinned, key, op.pinned);
     if (!h.valid_time.empty()) record_write(h.valid_time, key, ValidTime{op.valid_from_ms, op.valid_to_ms});
@@ -328,7 +332,9 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    ch.memory = o.memory;
                    touched(o.memory, key);
                    if (erased(o.memory)) return ++erasure_changes_, void();
-                   record(o.memory).vector.mut().assign(o.vector, key);
+                   // Kept also when an older write: the register's version picks what is read.
+                   if (!o.vector.empty()) archive_->keep_vector(o.memory, key, o.vector);
+                   record(o.memory).vector.mut().assign(VectorRef{uint32_t(o.vector.size()), vector_hash(o.vector)}, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;
@@ -602,7 +608,8 @@ Hash256 ReplicaState::digest() const {
     d.key(m.tags.version);
     d.strs(m.tags.value);
     d.key(m.vector->version);
-    d.floats(m.vector->value);
+    d.u64(m.vector->value.dim);
+    d.u64(m.vector->value.hash);
     d.key(m.status.version);
     d.u64(static_cast<uint64_t>(m.status.value.status));
     d.str(m.status.value.note->reason);

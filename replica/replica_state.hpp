@@ -37,7 +37,7 @@
 #include "replica/node_arena.hpp"
 #include "replica/order_key.hpp"
 #include "replica/record_index.hpp"
-#include "replica/text_archive.hpp"
+#include "replica/value_archive.hpp"
 
 namespace vasana {
 
@@ -81,10 +81,11 @@ class ReplicaState {
   };
   void for_each_open_contradiction(const std::function<void(const OpenContradiction&)>& fn) const;
 
-  // Where the content history's texts go (replica/text_archive.hpp): an InMemoryTextArchive
-  // unless one is given. Give it before the first op; a copy of the state shares it.
-  void set_text_archive(std::shared_ptr<TextArchive> archive) { archive_ = std::move(archive); }
-  const std::shared_ptr<TextArchive>& text_archive() const { return archive_; }
+  // Where the content history's texts and the clients' vectors go (replica/value_archive.hpp):
+  // an InMemoryValueArchive unless one is given. Give it before the first op; a copy of the state
+  // shares it.
+  void set_value_archive(std::shared_ptr<ValueArchive> archive) { archive_ = std::move(archive); }
+  const std::shared_ptr<ValueArchive>& value_archive() const { return archive_; }
   // The text m's content register held after the write at key: the current text when key is its
   // version, else the archive's, checked against the hash the history holds. Nothing when key is
   // no write of m's content, or the archive cannot give that text. Reads the archive: a reader
@@ -93,6 +94,9 @@ class ReplicaState {
   // What to ask the archive for the text of m's content write at key; nothing when key is no
   // write in m's content history.
   std::optional<TextWanted> text_wanted(const MemoryRecord& m, const OrderKey& key) const;
+  // m's own vector (MemoryRecord::vector), from the archive checked against its hash; nothing
+  // when m has none or the archive cannot give it.
+  std::optional<std::vector<float>> vector_of(const MemoryRecord& m) const;
 
   // The order keys of every op that touched the memory, in order: its put, the update /
   // set_status / set_vector / delete / review / access / set_pinned ops naming it, the
@@ -284,7 +288,7 @@ class ReplicaState {
   std::map<InstanceId, Seqno> applied_;
   uint64_t ops_applied_ = 0;
   // Not state: where the content history's texts are (shared by copies, kept by a load).
-  std::shared_ptr<TextArchive> archive_ = std::make_shared<InMemoryTextArchive>();
+  std::shared_ptr<ValueArchive> archive_ = std::make_shared<InMemoryValueArchive>();
 };
 
 }  // namespace vasana

@@ -113,9 +113,14 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   }
 
   // The memory's own vector when usable, else its text's. Other changes (status, access,
-  // review) leave the source's version alone: nothing is re-embedded or re-indexed.
+  // review) leave the source's version alone: nothing is re-embedded or re-indexed, and an own
+  // vector indexed at its current version is not read again from the archive.
+  const bool own = m->vector->value.dim == options_.dim;
+  if (indexed && own && realms_[realm_of(*indexed)]->source(slot_of(*indexed)) == Source{true, m->vector->version})
+    return;
   Result<std::vector<float>> v = Status::InvalidArgument("no vector of its own");
-  if (!m->vector->value.empty()) v = check_client_vector(m->vector->value, options_.dim);
+  if (own)  // its floats from the state's archive
+    if (auto floats = state.vector_of(*m)) v = check_client_vector(std::move(*floats), options_.dim);
   const Source source = v.ok() ? Source{true, m->vector->version} : Source{false, m->content.version};
   if (indexed && realms_[realm_of(*indexed)]->source(slot_of(*indexed)) == source)
     return;  // what was indexed is current

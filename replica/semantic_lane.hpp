@@ -2,9 +2,11 @@
 // over vector indexes, one per realm (replica/vector_index.hpp: an exact buffer in front of an
 // HNSW graph).
 //
-// A memory's vector is its own (MemoryRecord::vector, sent by a client or set by set_vector)
-// when that is usable (the store's dimension, finite, not all zeros), otherwise the built-in
-// embedder's vector of its text (replica/hash_embedder.hpp). The lane records which of the two
+// A memory's vector is its own (MemoryRecord::vector, sent by a client or set by set_vector,
+// whose floats the lane reads from the state's value archive: ReplicaState::vector_of) when that
+// is usable (the store's dimension, finite, not all zeros, and the archive gives it), otherwise
+// the built-in embedder's vector of its text (replica/hash_embedder.hpp). The lane's int8 codes
+// are the only copy of a client's vector in RAM. The lane records which of the two
 // it indexed and at which version, and re-embeds only when that version changes. Memories that
 // have neither a usable vector nor a word of text are not indexed; deleted ones are (a known_at
 // query may show them as they were; admit() decides).

@@ -650,7 +650,7 @@ Status StateCodec::finish_decode(ReplicaState& s, ReplicaState* out) {
     return Status::Corruption("checkpoint state: " + std::to_string(created) +
                               " created memories, the meta record says " + std::to_string(s.created_count_));
   s.rebuild_triplets_by_source();
-  s.archive_ = out->archive_;  // the texts of the content histories stay where out keeps them
+  s.archive_ = out->archive_;  // the archived texts and vectors stay where out keeps them
   *out = std::move(s);
   return Status::Ok();
 }

@@ -16,8 +16,8 @@
 // cannot be read any more: a checkpoint of another version is refused, and the start replays
 // instead). The recall engine's bookkeeping (MemoryRecord::lanes_behind) is not saved.
 //
-// The content histories' texts are not in the encoding (their hashes are): a decoded state keeps
-// the text archive of the state it replaces (ReplicaState::set_text_archive).
+// The content histories' texts and the clients' vectors are not in the encoding (their hashes are):
+// a decoded state keeps the value archive of the state it replaces (ReplicaState::set_value_archive).
 //
 // The loaded state has the same digest() as the saved one; tests/replica/state_codec_test.cpp
 // checks that on states with every op type applied.
@@ -34,7 +34,7 @@
 
 namespace vasana {
 
-inline constexpr uint32_t kStateFormatVersion = 11;
+inline constexpr uint32_t kStateFormatVersion = 12;
 inline constexpr size_t kStateItemsPerChunk = 4096;
 
 struct EncodedState {

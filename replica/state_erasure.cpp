@@ -4,7 +4,7 @@
 // and whether a node reads a record whole or as a redaction marker:
 // - the erased memory's record is reset to its id, realm, creation key and the erase's note
 //   (the first erase in merge order); nothing any other op of it carried stays, and its earlier
-//   texts leave the state's text archive (replica/text_archive.hpp);
+//   texts and vectors leave the state's value archive (replica/value_archive.hpp);
 // - every op naming it (update, status, vector, delete, review, pin) still counts in its history
 //   keys but changes nothing, before the erase (the reset removes it) or after (skipped);
 // - the triplets drawn from it leave the state (their claim groups resolved again without them)
@@ -79,10 +79,9 @@ void ReplicaState::erase_memory(const OrderKey& key, const EraseMemoryOp& op, St
       if (holders->second.empty()) refs_.erase(holders);
     }
   }
-  if (m.verdicts.allocated() && m.verdicts->history.allocated()) {
+  if (m.verdicts.allocated() && m.verdicts->history.allocated())
     conflict_count_ -= conflicts_in(*m.verdicts->history).size();
-    if (!m.verdicts->history->content.empty()) archive_->drop(op.memory);  // its earlier texts
-  }
+  archive_->drop(op.memory);  // its earlier texts and its vectors
   const bool was_created = m.created;
   MemoryRecord erased;
   erased.id = op.memory;

@@ -25,6 +25,11 @@ If<X, TextVersion> describe(IO& io, X& x) {
   io(x.hash);
 }
 template <class IO, class X>
+If<X, VectorRef> describe(IO& io, X& x) {
+  io(x.dim);
+  io(x.hash);
+}
+template <class IO, class X>
 If<X, StatusNote> describe(IO& io, X& x) {
   io(x.reason);
   io(x.replaced_by);
@@ -83,7 +88,7 @@ If<X, MemoryVerdicts> describe(IO& io, X& x) {
 }
 
 // The record's ref and own vector are held out of line, and written as if inline: the text ("" when
-// unset) and the register (an empty vector at the zero key when unset).
+// unset) and the register (no vector at the zero key when unset).
 template <class IO, class X>
 void describe_ref(IO& io, X& m) {
   if constexpr (std::is_const<X>::value) {
@@ -99,10 +104,10 @@ void describe_vector(IO& io, X& m) {
   if constexpr (std::is_const<X>::value) {
     io(*m.vector);
   } else {
-    Lww<std::vector<float>> v;
+    Lww<VectorRef> v;
     io(v);
-    if (v.version != OrderKey{} || !v.value.empty()) m.vector.mut() = std::move(v);
-    else m.vector = OutOfLine<Lww<std::vector<float>>>();
+    if (v.version != OrderKey{} || !(v.value == VectorRef{})) m.vector.mut() = std::move(v);
+    else m.vector = OutOfLine<Lww<VectorRef>>();
   }
 }
 

@@ -216,9 +216,9 @@ Result<BackupReport> backup_data_dir(const DataDir& source, const std::string& d
     if (name == "checkpoint")
       report.notes.push_back("left out checkpoint/: a node started from this backup rebuilds its state by "
                              "replaying every segment");
-    else if (name == "history")
-      report.notes.push_back("left out history/: a node started from this backup writes the texts of earlier "
-                             "versions again as it replays the segments");
+    else if (name == "archive")
+      report.notes.push_back("left out archive/: a node started from this backup writes the earlier texts and "
+                             "the clients' vectors again as it replays the segments");
     else if (is_set_aside_checkpoint(name))
       report.notes.push_back("left out " + name + ": a damaged checkpoint the node set aside");
     else

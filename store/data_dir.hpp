@@ -7,7 +7,7 @@
 //   DIR/writers/<id>/       segments of writer <id> (ours, and later peers')
 //   DIR/quarantine/         segments that failed verification, kept for inspection
 //   DIR/checkpoint/         the latest checkpoint of the state (store/checkpoint_store.hpp)
-//   DIR/history/            the texts of memories' earlier versions (store/history_texts.hpp)
+//   DIR/archive/            earlier texts and clients' vectors (store/archive_store.hpp)
 //
 // Nothing inside DIR may be a symbolic link: a link would let the node write, chmod or lock a
 // file outside its directory (DIR/LOCK -> a file elsewhere), or put its checkpoint there.

@@ -86,10 +86,10 @@ TEST_CASE("known_at sees the text and valid time of its time, whatever order the
   }
 }
 
-TEST_CASE("the earlier texts of a memory are in the text archive until the memory is erased") {
-  auto archive = std::make_shared<InMemoryTextArchive>();
+TEST_CASE("the earlier texts of a memory are in the value archive until the memory is erased") {
+  auto archive = std::make_shared<InMemoryValueArchive>();
   ReplicaState s;
-  s.set_text_archive(archive);
+  s.set_value_archive(archive);
   const OrderKey p = key_at(1000, 1, 1), u = key_at(3000, 1, 2), other = key_at(1500, 2, 1);
   REQUIRE(s.apply(p, put("old text")).ok());
   REQUIRE(s.apply(other, put("untouched")).ok());
@@ -97,8 +97,8 @@ TEST_CASE("the earlier texts of a memory are in the text archive until the memor
   REQUIRE(s.apply(u, UpdateContentOp{p.op_id(), "new text", false, {}}).ok());
   // The put's text and the update's, each under its op's key; the record holds their hashes.
   CHECK(archive->size() == 2);
-  CHECK(archive->find(p.op_id(), p, text_hash("old text")) == std::string("old text"));
-  CHECK(!archive->find(p.op_id(), p, text_hash("new text")));  // a text is found by its own hash
+  CHECK(archive->find_text(p.op_id(), p, text_hash("old text")) == std::string("old text"));
+  CHECK(!archive->find_text(p.op_id(), p, text_hash("new text")));  // a text is found by its own hash
   const MemoryRecord& m = *s.memory(p.op_id());
   CHECK(m.verdicts->history->content.size() == 2);
   CHECK(s.text_at(m, p) == std::string("old text"));
@@ -106,7 +106,7 @@ TEST_CASE("the earlier texts of a memory are in the text archive until the memor
   CHECK(!s.text_at(m, other));  // no write of this memory's content
   REQUIRE(s.apply(key_at(4000, 1, 3), EraseMemoryOp{p.op_id(), "work", p.ts, "admin", "asked"}).ok());
   CHECK(archive->size() == 0);
-  CHECK(!archive->find(p.op_id(), p, text_hash("old text")));
+  CHECK(!archive->find_text(p.op_id(), p, text_hash("old text")));
 }
 
 TEST_CASE("a memory only its put touched keeps no history") {

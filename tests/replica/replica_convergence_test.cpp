@@ -19,8 +19,8 @@ Hash256 apply_all(const std::vector<const KeyedOp*>& order, ReplicaState& state)
 }
 
 // What the digest does not hash directly: each memory's effective status now and at earlier
-// transaction times, its history keys, the open contradictions, the closed valid times and the
-// conflicts on record and the members.
+// transaction times with the text of then, its own vector's floats, its history keys, the open
+// contradictions, the closed valid times and the conflicts on record and the members.
 std::string derived(const ReplicaState& s) {
   std::ostringstream out;
   s.for_each_memory([&](const MemoryRecord& m) {
@@ -29,6 +29,8 @@ std::string derived(const ReplicaState& s) {
       out << ' ' << int(memory_as_of(m, t).status) << memory_as_of(m, t).deleted
           << s.text_at(m, memory_as_of(m, t).text_version).value_or("(no text)");
     for (const OrderKey& k : s.history_keys(m.id)) out << ' ' << k.ts.value << '/' << k.instance.value << '/' << k.seqno.value;
+    if (auto v = s.vector_of(m))  // the register's floats, from the value archive
+      for (float x : *v) out << ' ' << x;
     out << '\n';
   });
   s.for_each_open_contradiction([&](const ReplicaState::OpenContradiction& c) {

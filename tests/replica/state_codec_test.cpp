@@ -135,10 +135,10 @@ TEST_CASE("a checkpoint's state encoding keeps its bytes: the fingerprint of a f
   REQUIRE(StateCodec::decode(small, &loaded).ok());
   check_same(loaded, s);
   CHECK(sha256(StateCodec::encode(loaded, 7)) == sha256(small));
-  // The bytes of format version 11 as this state encodes them. A change here is a format change:
+  // The bytes of format version 12 as this state encodes them. A change here is a format change:
   // checkpoints written before it would no longer load (or load differently).
-  CHECK(sha256(small) == "b37435fc34e4c6405d0ff41f2c6e563e45320d4df29bad62cd836cc022fb04a2");
-  CHECK(sha256(whole) == "28520c34179fcb1899f173881cd37978b8256abf4f655ad2cb48daa7501cea5e");
+  CHECK(sha256(small) == "a8ef3025ff1a4d419791721fb942c2297a696f3570844eb32a3e50e910e70645");
+  CHECK(sha256(whole) == "3f60e07c474220a82f6b28ae13f94e57ad80b94a9d3697d0e61de342a35e18d3");
 }
 
 TEST_CASE("a state loaded from its encoding has the digest of the original") {
@@ -165,9 +165,11 @@ TEST_CASE("a state loaded from its encoding has the digest of the original") {
   }
 }
 
-TEST_CASE("a decoded state reads its earlier texts from the text archive of the state it replaces") {
+TEST_CASE("a decoded state reads its earlier texts and vectors from the value archive of the state it replaces") {
   const ReplicaState s = every_op_state();
-  const MemoryId m1{kA, Seqno(1)};
+  const MemoryId m1{kA, Seqno(1)}, m2{kB, Seqno(1)};
+  const std::vector<float> m2_vector{1.0f, 2.0f, 3.0f};  // its set_vector's
+  REQUIRE(s.vector_of(*s.memory(m2)) == m2_vector);
   const EncodedState e = StateCodec::encode(s);
   auto put_text = [](const ReplicaState& st, const MemoryId& id) {
     const MemoryRecord& m = *st.memory(id);
@@ -176,19 +178,22 @@ TEST_CASE("a decoded state reads its earlier texts from the text archive of the 
   REQUIRE(put_text(s, m1) == std::string("deploys go through staging"));
   // Positive: decoded into a state that holds the original's archive.
   ReplicaState shared;
-  shared.set_text_archive(s.text_archive());
+  shared.set_value_archive(s.value_archive());
   REQUIRE(StateCodec::decode(e, &shared).ok());
-  CHECK(shared.text_archive() == s.text_archive());
+  CHECK(shared.value_archive() == s.value_archive());
   CHECK(put_text(shared, m1) == std::string("deploys go through staging"));
-  // Negative: a state with an empty archive has the hashes but not the texts.
+  CHECK(shared.vector_of(*shared.memory(m2)) == m2_vector);
+  // Negative: a state with an empty archive has the hashes but not the texts and vectors.
   ReplicaState fresh;
   REQUIRE(StateCodec::decode(e, &fresh).ok());
   check_same(fresh, s);
   CHECK(!put_text(fresh, m1));
+  CHECK(!fresh.vector_of(*fresh.memory(m2)));
+  CHECK(fresh.memory(m2)->vector->value.dim == 3);
   // An archive that holds another text under that key is not believed.
-  auto wrong = std::make_shared<InMemoryTextArchive>();
-  wrong->keep(m1, fresh.memory(m1)->created_key, "deploys skip staging");
-  fresh.set_text_archive(wrong);
+  auto wrong = std::make_shared<InMemoryValueArchive>();
+  wrong->keep_text(m1, fresh.memory(m1)->created_key, "deploys skip staging");
+  fresh.set_value_archive(wrong);
   CHECK(!put_text(fresh, m1));
 }
 
@@ -303,7 +308,7 @@ TEST_CASE("each kind of damage to an encoded state is refused with its own messa
   CHECK(refusal(bad) == "checkpoint state: unreadable format version");
   bad = good;
   bad.meta[0] = char(kStateFormatVersion + 1);
-  CHECK(refusal(bad) == "checkpoint state format version 12; this build reads 11");
+  CHECK(refusal(bad) == "checkpoint state format version 13; this build reads 12");
   bad = good;
   bad.meta.push_back(0);
   CHECK(refusal(bad) == "checkpoint state: unreadable meta record");

@@ -1,4 +1,4 @@
-#include "store/history_texts.hpp"
+#include "store/archive_store.hpp"
 
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
@@ -25,6 +25,9 @@ namespace vasana {
 namespace {
 
 constexpr size_t kBatchBytes = 1 << 20;  // the buffer is written once it holds this much
+// keep() waits while the buffer holds this much and a batch is being written: RAM stays bounded
+// when values come faster than the disk takes them (a replay, a burst of client vectors).
+constexpr size_t kMaxPendingBytes = 64 << 20;
 constexpr auto kWriteEvery = std::chrono::seconds(1);
 constexpr auto kReopenAfter = std::chrono::seconds(30);
 
@@ -39,10 +42,11 @@ std::string memory_prefix(const MemoryId& memory) {
   return k;
 }
 
-std::string text_key(const MemoryId& memory, const MemoryId& op) {
+std::string value_key(const MemoryId& memory, const MemoryId& op, char kind) {
   std::string k = memory_prefix(memory);
   put_be64(k, op.instance.value);
   put_be64(k, op.seqno.value);
+  k.push_back(kind);
   return k;
 }
 
@@ -56,14 +60,14 @@ std::string after_memory(const MemoryId& memory) {
     }
     k[i] = 0;
   }
-  return std::string(17, '\xff');  // the last possible memory: past every 32-byte key
+  return std::string(17, '\xff');  // the last possible memory: past every 33-byte key
 }
 
 }  // namespace
 
-std::string history_texts_dir(const std::string& data_root) { return data_root + "/history"; }
+std::string archive_dir(const std::string& data_root) { return data_root + "/archive"; }
 
-struct HistoryTexts::Impl {
+struct ArchiveStore::Impl {
   DataDir dir;
   VectorSpace space;
   LogFn log;
@@ -73,8 +77,9 @@ struct HistoryTexts::Impl {
   // a time while mu is free for keep() and the readers during its I/O.
   std::mutex writer;
   mutable std::mutex mu;
-  std::condition_variable wake;
-  std::map<std::string, std::string> pending;  // guarded by mu: key -> text, not written yet
+  std::condition_variable wake;     // the thread: a batch is due, or stop
+  std::condition_variable drained;  // keep(): the buffer was taken for writing
+  std::map<std::string, std::string> pending;  // guarded by mu: key -> value, not written yet
   std::map<std::string, std::string> writing;  // guarded by mu: the batch being written
   size_t pending_bytes = 0;                    // guarded by mu
   std::set<MemoryId> drops;                    // guarded by mu: erased memories to delete
@@ -83,7 +88,7 @@ struct HistoryTexts::Impl {
   std::chrono::steady_clock::time_point next_open{};  // guarded by mu
   bool stopping = false;                              // guarded by mu
   bool closed = false;                                // guarded by mu
-  mutable HistoryTextsStats counts;                   // guarded by mu
+  mutable ArchiveStoreStats counts;                   // guarded by mu
   std::unique_ptr<rocksdb::Env> env;                  // used by the thread (and close) only
   std::thread thread;
 
@@ -95,7 +100,7 @@ struct HistoryTexts::Impl {
   // open() before the thread starts.
   std::shared_ptr<rocksdb::DB> open_db() {
     if (Status s = make_private_dirs(path); !s.ok()) {
-      say("history texts: cannot make " + path + ": " + s.message() + "; earlier texts are read from the segments");
+      say("archive: cannot make " + path + ": " + s.message() + "; earlier texts and vectors are read from the segments");
       return nullptr;
     }
     if (!env) env = rocksdb::NewCompositeEnv(std::make_shared<PrivateModeFileSystem>(rocksdb::FileSystem::Default()));
@@ -117,15 +122,15 @@ struct HistoryTexts::Impl {
       rocksdb::Status rs = rocksdb::DB::Open(o, path, &raw);
       if (rs.ok()) return std::shared_ptr<rocksdb::DB>(raw);
       if (attempt == 0 && (rs.IsCorruption() || rs.IsPathNotFound())) {
-        // Derived data: made anew, its texts read from the segments again when asked for.
-        say("history texts: " + path + " is damaged (" + rs.ToString() + "); it is made anew");
+        // Derived data: made anew, its values read from the segments again when asked for.
+        say("archive: " + path + " is damaged (" + rs.ToString() + "); it is made anew");
         std::error_code ec;
         std::filesystem::remove_all(path, ec);
         if (Status s = make_private_dirs(path); !s.ok()) break;
         continue;
       }
-      say("history texts: cannot open " + path + ": " + rs.ToString() +
-          "; earlier texts are read from the segments until it opens");
+      say("archive: cannot open " + path + ": " + rs.ToString() +
+          "; earlier texts and vectors are read from the segments until it opens");
       break;
     }
     return nullptr;
@@ -142,26 +147,28 @@ struct HistoryTexts::Impl {
       if (!db) next_open = std::chrono::steady_clock::now() + kReopenAfter;
     }
     counts.open = db != nullptr;
-    if (!db) {  // the texts are left to the segments; the drops wait for the database
+    if (!db) {  // the values are left to the segments; the drops wait for the database
       counts.dropped += pending.size();
       pending.clear();
       pending_bytes = 0;
+      drained.notify_all();
       return false;
     }
     std::shared_ptr<rocksdb::DB> d = db;
     writing.swap(pending);
     pending_bytes = 0;
+    drained.notify_all();
     deleting = std::move(drops);
     drops.clear();
     const std::set<MemoryId> dropping = deleting;
     lock.unlock();
     rocksdb::WriteBatch batch;
-    for (const auto& [k, text] : writing) batch.Put(k, text);
+    for (const auto& [k, value] : writing) batch.Put(k, value);
     for (const MemoryId& m : dropping) batch.DeleteRange(memory_prefix(m), after_memory(m));
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
     rocksdb::Status rs = batch.Count() ? d->Write(wo, &batch) : rocksdb::Status::OK();
-    // The memtable first, so that the compactions reach the ranges' deletions and their texts.
+    // The memtable first, so that the compactions reach the ranges' deletions and their values.
     if (rs.ok() && !dropping.empty()) rs = d->Flush(rocksdb::FlushOptions());
     for (const MemoryId& m : dropping) {
       if (!rs.ok()) break;
@@ -176,7 +183,7 @@ struct HistoryTexts::Impl {
       counts.written += writing.size();
     } else {
       drops.insert(deleting.begin(), deleting.end());  // tried again with the next write
-      say("history texts: cannot write " + std::to_string(writing.size()) + " texts to " + path + ": " +
+      say("archive: cannot write " + std::to_string(writing.size()) + " values to " + path + ": " +
           rs.ToString() + "; they are read from the segments when asked for, and the database is opened again in 30 s");
       counts.dropped += writing.size();
       db.reset();
@@ -199,6 +206,7 @@ struct HistoryTexts::Impl {
           counts.dropped += pending.size();  // no database: left to the segments, RAM stays bounded
           pending.clear();
           pending_bytes = 0;
+          drained.notify_all();
           continue;
         }
         if (!db && std::chrono::steady_clock::now() < next_open) continue;  // the drops wait
@@ -210,37 +218,41 @@ struct HistoryTexts::Impl {
   }
 };
 
-HistoryTexts::HistoryTexts(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ArchiveStore::ArchiveStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-std::shared_ptr<HistoryTexts> HistoryTexts::open(const DataDir& dir, const VectorSpace& space, LogFn log) {
+std::shared_ptr<ArchiveStore> ArchiveStore::open(const DataDir& dir, const VectorSpace& space, LogFn log) {
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->space = space;
   impl->log = std::move(log);
-  impl->path = history_texts_dir(dir.root);
+  impl->path = archive_dir(dir.root);
   impl->db = impl->open_db();
   if (!impl->db) impl->next_open = std::chrono::steady_clock::now() + kReopenAfter;
   impl->counts.open = impl->db != nullptr;
   Impl* raw = impl.get();
-  std::shared_ptr<HistoryTexts> t(new HistoryTexts(std::move(impl)));
+  std::shared_ptr<ArchiveStore> t(new ArchiveStore(std::move(impl)));
   raw->thread = std::thread([raw] { raw->run(); });
   return t;
 }
 
-HistoryTexts::~HistoryTexts() { close(); }
+ArchiveStore::~ArchiveStore() { close(); }
 
-void HistoryTexts::keep(const MemoryId& memory, const MemoryId& op, const std::string& text) {
-  std::lock_guard<std::mutex> g(impl_->mu);
-  if (impl_->closed) return;
-  ++impl_->counts.kept;
-  // Over a text held under that key: it is a repair (an op writes one text).
-  auto [it, added] = impl_->pending.insert_or_assign(text_key(memory, op), text);
-  if (added) impl_->pending_bytes += it->first.size() + text.size();
-  if (impl_->pending_bytes >= kBatchBytes) impl_->wake.notify_one();
+void ArchiveStore::keep(const MemoryId& memory, const MemoryId& op, char kind, std::string bytes) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl& i = *impl_;
+  if (i.closed) return;
+  ++i.counts.kept;
+  const size_t size = bytes.size();
+  // Over a value held under that key: it is a repair (an op writes one value of each kind).
+  auto [it, added] = i.pending.insert_or_assign(value_key(memory, op, kind), std::move(bytes));
+  if (added) i.pending_bytes += it->first.size() + size;
+  if (i.pending_bytes >= kBatchBytes) i.wake.notify_one();
+  if (i.pending_bytes >= kMaxPendingBytes && i.db)
+    i.drained.wait(lock, [&] { return i.pending_bytes < kMaxPendingBytes || i.stopping || i.closed || !i.db; });
 }
 
-std::optional<std::string> HistoryTexts::stored(const MemoryId& memory, const MemoryId& op) const {
-  const std::string k = text_key(memory, op);
+std::optional<std::string> ArchiveStore::stored(const MemoryId& memory, const MemoryId& op, char kind) const {
+  const std::string k = value_key(memory, op, kind);
   std::shared_ptr<rocksdb::DB> d;
   {
     std::lock_guard<std::mutex> g(impl_->mu);
@@ -259,29 +271,35 @@ std::optional<std::string> HistoryTexts::stored(const MemoryId& memory, const Me
   return v;
 }
 
-std::vector<std::optional<std::string>> HistoryTexts::from_log(
-    const std::vector<std::pair<MemoryId, MemoryId>>& wanted) const {
+std::vector<LoggedValue> ArchiveStore::from_log(const std::vector<ArchiveWanted>& wanted) const {
   std::vector<OpKey> keys;
-  for (const auto& [memory, op] : wanted) keys.push_back(OpKey{op.instance, op.seqno});
+  for (const ArchiveWanted& w : wanted) keys.push_back(OpKey{w.op.instance, w.op.seqno});
   auto ops = read_ops(impl_->dir, impl_->space, keys);
-  std::vector<std::optional<std::string>> out(wanted.size());
+  std::vector<LoggedValue> out(wanted.size());
   uint64_t found = 0;
   for (size_t i = 0; i < wanted.size() && i < ops.size(); ++i) {
     if (!ops[i].ok()) continue;
     auto value = decode_op(ops[i]->op_type, ops[i]->payload);
     if (!value.ok()) continue;
-    const auto& [memory, op] = wanted[i];
-    if (const auto* put = std::get_if<PutMemoryOp>(&*value); put && op == memory) out[i] = put->text;
-    if (const auto* upd = std::get_if<UpdateContentOp>(&*value); upd && upd->memory == memory && !upd->text.empty())
-      out[i] = upd->text;
-    found += out[i].has_value();
+    const ArchiveWanted& w = wanted[i];
+    LoggedValue& v = out[i];
+    if (const auto* put = std::get_if<PutMemoryOp>(&*value); put && w.op == w.memory) {
+      if (w.kind == 't') v.text = put->text;
+      if (w.kind == 'v' && !put->vector.empty()) v.vector = put->vector;
+    }
+    if (const auto* upd = std::get_if<UpdateContentOp>(&*value);
+        upd && w.kind == 't' && upd->memory == w.memory && !upd->text.empty())
+      v.text = upd->text;
+    if (const auto* set = std::get_if<SetVectorOp>(&*value); set && w.kind == 'v' && set->memory == w.memory)
+      v.vector = set->vector;
+    found += v.text || v.vector;
   }
   std::lock_guard<std::mutex> g(impl_->mu);
   impl_->counts.read_from_log += found;
   return out;
 }
 
-void HistoryTexts::drop(const MemoryId& memory) {
+void ArchiveStore::drop(const MemoryId& memory) {
   std::lock_guard<std::mutex> g(impl_->mu);
   if (impl_->closed) return;
   const std::string from = memory_prefix(memory), to = after_memory(memory);
@@ -289,25 +307,26 @@ void HistoryTexts::drop(const MemoryId& memory) {
   impl_->drops.insert(memory);  // carried out within a second
 }
 
-Status HistoryTexts::flush() {
+Status ArchiveStore::flush() {
   std::lock_guard<std::mutex> w(impl_->writer);
   std::unique_lock<std::mutex> lock(impl_->mu);
-  if (impl_->closed) return Status::IoError("history texts: closed");
-  if (!impl_->write_out(lock)) return Status::IoError("history texts: " + impl_->path + " is not open or refused a write");
+  if (impl_->closed) return Status::IoError("archive: closed");
+  if (!impl_->write_out(lock)) return Status::IoError("archive: " + impl_->path + " is not open or refused a write");
   std::shared_ptr<rocksdb::DB> d = impl_->db;
   lock.unlock();
   rocksdb::Status rs = d->Flush(rocksdb::FlushOptions());
-  if (!rs.ok()) return Status::IoError("history texts: cannot flush " + impl_->path + ": " + rs.ToString());
+  if (!rs.ok()) return Status::IoError("archive: cannot flush " + impl_->path + ": " + rs.ToString());
   return Status::Ok();
 }
 
-void HistoryTexts::close() {
+void ArchiveStore::close() {
   {
     std::lock_guard<std::mutex> g(impl_->mu);
     if (impl_->closed) return;
     impl_->stopping = true;
   }
   impl_->wake.notify_one();
+  impl_->drained.notify_all();
   if (impl_->thread.joinable()) impl_->thread.join();
   {
     std::lock_guard<std::mutex> w(impl_->writer);
@@ -323,9 +342,9 @@ void HistoryTexts::close() {
   }
 }
 
-HistoryTextsStats HistoryTexts::stats() const {
+ArchiveStoreStats ArchiveStore::stats() const {
   std::lock_guard<std::mutex> g(impl_->mu);
-  HistoryTextsStats s = impl_->counts;
+  ArchiveStoreStats s = impl_->counts;
   s.pending = impl_->pending.size() + impl_->writing.size();
   return s;
 }

@@ -1,10 +1,12 @@
-// A memory's earlier texts, which the node keeps on disk (DATA/history, store/history_texts.hpp)
-// rather than in RAM, through the binary: a recall known at a time before an update shows the
-// text of then, and `export --history` every earlier version, after a restart, after the history
-// folder is lost (read from the segments again), and never after the memory is erased.
+// What the node keeps on disk in its archive (DATA/archive, store/archive_store.hpp) rather than
+// in RAM, through the binary: a memory's earlier texts (a recall known at a time before an update
+// shows the text of then, `export --history` every earlier version) and a client's vector (a
+// recall by vector finds the memory), after a restart, after the archive folder is lost (read
+// from the segments again), and never after the memory is erased.
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -29,7 +31,7 @@ struct Node {
   }
   void start() {
     // A checkpoint at every stop, so that a start loads the state instead of replaying the ops
-    // (a replay would write the earlier texts into the history database again).
+    // (a replay would write the earlier texts into the archive again).
     const std::string config = tmp.sub("vasana.toml");
     write_text(config, "[checkpoint]\nmin_ops = 1\n");
     serve = std::make_unique<ServeProcess>(data, tmp.sub("serve" + std::to_string(++starts) + ".err"), config);
@@ -72,7 +74,7 @@ int64_t now_ms() {
 
 }  // namespace
 
-TEST_CASE("earlier texts come back after a restart, after the history folder is lost, and not after an erase") {
+TEST_CASE("earlier texts come back after a restart, after the archive folder is lost, and not after an erase") {
   Node n;
   std::string id = n.ok({"remember", "--realm", "ops", "postgres runs in us-east-1"});
   id = id.substr(0, id.find('\n'));
@@ -91,30 +93,67 @@ TEST_CASE("earlier texts come back after a restart, after the history folder is 
     CHECK(has(n.versions(), old_version));
   };
   check_both();
-  // After a restart: from the history database (written out at the stop).
+  // After a restart: from the archive database (written out at the stop).
   n.stop();
-  REQUIRE(fs::exists(n.data + "/history"));
+  REQUIRE(fs::exists(n.data + "/archive"));
   n.start();
   check_both();
-  const std::string from_log = "earlier text(s) read from the segments (the history database lacked them)";
+  const std::string from_log = "value(s) read from the segments (the archive database lacked them)";
   CHECK(!has(n.serve->stderr_text(), from_log));
-  // Without the history folder: from the ops in the segments, and written back.
+  // Without the archive folder: from the ops in the segments, and written back.
   n.stop();
-  fs::remove_all(n.data + "/history");
+  fs::remove_all(n.data + "/archive");
   n.start();
   check_both();
   CHECK(has(n.serve->stderr_text(), "checkpoint: loaded"));
   CHECK(has(n.serve->stderr_text(), from_log));
   n.stop();
-  REQUIRE(fs::exists(n.data + "/history/CURRENT"));
+  REQUIRE(fs::exists(n.data + "/archive/CURRENT"));
   n.start();
-  // Erased: neither recall nor export shows a text of it, and no file of the history keeps it.
+  // Erased: neither recall nor export shows a text of it, and no file of the archive keeps it.
   n.ok({"erase", id, "--reason", "asked"});
   CHECK(!has(n.known_at(between, "postgres"), "us-east"));
   CHECK(!has(n.versions(), "us-east"));
   n.stop();
-  for (const auto& e : fs::recursive_directory_iterator(n.data + "/history"))
+  for (const auto& e : fs::recursive_directory_iterator(n.data + "/archive"))
     if (e.is_regular_file()) CHECK(!has(read_text(e.path().string()), "us-east-1"));
+}
+
+TEST_CASE("a client's vector is found by a recall by vector after a restart and after the archive folder is lost") {
+  Node n;
+  // Two memories whose own vectors point along two axes of the store's 384 dimensions, and a
+  // query vector near the first: the semantic lane alone must rank the first one on top.
+  auto axis = [&](size_t i, const std::string& name, double w = 1.0) {
+    std::string json = "[";
+    for (size_t d = 0; d < 384; ++d) json += std::string(d ? "," : "") + (d == i ? std::to_string(w) : d == i + 1 ? "0.1" : "0");
+    const std::string path = n.tmp.sub(name);
+    write_text(path, json + "]");
+    return path;
+  };
+  const std::string a = n.ok({"remember", "--realm", "ops", "--vector", axis(7, "a.json"), "the pager rota lives in the wiki"});
+  const std::string b = n.ok({"remember", "--realm", "ops", "--vector", axis(200, "b.json"), "the backups run at midnight"});
+  const std::string id_a = a.substr(0, a.find('\n'));
+  const std::string query = axis(7, "q.json", 0.9);
+  auto top_is_a = [&] {
+    const std::string r = n.ok({"recall", "--realm", "ops", "--lanes", "semantic", "--vector", query, "--json", "zzz"});
+    INFO(r);
+    const size_t first = r.find("\"id\":\"");
+    REQUIRE(first != std::string::npos);
+    CHECK(r.compare(first + 6, id_a.size(), id_a) == 0);
+    CHECK(has(r, "the backups run at midnight"));  // the other one is there, below
+  };
+  top_is_a();
+  n.stop();
+  n.start();
+  top_is_a();  // the lanes from the checkpoint
+  // Without the checkpoint and the archive: every op replayed, the vectors kept again from them.
+  n.stop();
+  fs::remove_all(n.data + "/archive");
+  fs::remove_all(n.data + "/checkpoint");
+  n.start();
+  top_is_a();
+  n.stop();
+  REQUIRE(fs::exists(n.data + "/archive/CURRENT"));
 }
 
 }  // namespace vasana::test
