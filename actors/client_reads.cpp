@@ -47,8 +47,7 @@ size_t approx_bytes(const MemoryView& v) {
 // writes (its put's included): each version's time, its text left to the value archive (wanted
 // gets what to read, at gets (page_index, version) of each). A text that repeats the one before
 // it, or the current one as the last, is left out, as it changed nothing (equal hashes).
-std::vector<MemoryVersion> earlier_versions(const ReplicaState& state, const MemoryRecord& m, size_t page_index,
-                                            PendingTexts& pending) {
+std::vector<MemoryVersion> earlier_versions(const MemoryRecord& m, size_t page_index, PendingTexts& pending) {
   std::vector<MemoryVersion> out;
   std::vector<TextWanted> wanted;
   for (const auto& [key, version] : m.verdicts->history->content) {
@@ -166,7 +165,7 @@ ClientResponse answer_list(const ReplicaState& state, uint64_t request_id, const
     last_seen = m.id;
     if (!listed(m, req)) return true;
     page.memories.push_back(memory_view_of(m));
-    if (req.versions) page.memories.back().versions = earlier_versions(state, m, page.memories.size() - 1, texts);
+    if (req.versions) page.memories.back().versions = earlier_versions(m, page.memories.size() - 1, texts);
     bytes += approx_bytes(page.memories.back());
     if (page.memories.size() < req.limit) return true;
     page.next = m.id;

@@ -116,7 +116,7 @@ void SemanticLane::update(const StateChange& change, const ReplicaState& state) 
   // review) leave the source's version alone: nothing is re-embedded or re-indexed, and an own
   // vector indexed at its current version is not read again from the archive.
   const bool own = m->vector->value.dim == options_.dim;
-  if (indexed && own && realms_[realm_of(*indexed)]->source(slot_of(*indexed)) == Source{true, m->vector->version})
+  if (found && own && realms_[realm_of(*found)]->source(slot_of(*found)) == Source{true, m->vector->version})
     return;
   Result<std::vector<float>> v = Status::InvalidArgument("no vector of its own");
   if (own)  // its floats from the state's archive
