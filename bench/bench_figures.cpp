@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -26,6 +27,18 @@ int64_t now_ns() {
 }
 
 double seconds_since(int64_t t0_ns) { return double(now_ns() - t0_ns) / 1e9; }
+
+std::vector<float> random_unit(std::mt19937_64& rng, uint32_t dim) {
+  std::normal_distribution<float> g;
+  std::vector<float> v(dim);
+  double norm = 0;
+  for (float& x : v) {
+    x = g(rng);
+    norm += double(x) * x;
+  }
+  for (float& x : v) x = float(x / std::sqrt(norm));
+  return v;
+}
 
 double pct(std::vector<double> v, double p) {
   if (v.empty()) return 0;

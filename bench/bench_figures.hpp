@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ namespace vasana::bench {
 int64_t now_ns();
 double seconds_since(int64_t t0_ns);
 double pct(std::vector<double> v, double p);
+// A unit vector of dim random components (a stand-in for a client's embedding model).
+std::vector<float> random_unit(std::mt19937_64& rng, uint32_t dim);
 // This process's resident memory, MiB.
 double rss_mib();
 

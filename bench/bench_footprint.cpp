@@ -51,19 +51,6 @@ size_t buffer_bytes(const void* data, size_t capacity_bytes, const void* object,
   return ::malloc_usable_size(const_cast<void*>(data));
 }
 
-// A unit vector of dim random components (a stand-in for a client's embedding model).
-std::vector<float> random_unit(std::mt19937_64& rng, uint32_t dim) {
-  std::normal_distribution<float> g;
-  std::vector<float> v(dim);
-  double norm = 0;
-  for (float& x : v) {
-    x = g(rng);
-    norm += double(x) * x;
-  }
-  for (float& x : v) x = float(x / std::sqrt(norm));
-  return v;
-}
-
 struct Figures {
   size_t n = 0;
   void row(const char* what, double bytes, const char* note = "") const {
@@ -107,7 +94,7 @@ void footprint(size_t n, const Options& o) {
     PutMemoryOp p;
     p.realm = m.realm;
     p.text = m.text;
-    if (o.vector_dim) p.vector = random_unit(rng, o.vector_dim);
+    if (o.vector_dim) p.vector = bench::random_unit(rng, o.vector_dim);
     const OrderKey key{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)};
     (void)engine.apply_to_state(key, p);
     ids.push_back(key.op_id());

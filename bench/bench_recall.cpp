@@ -1,10 +1,13 @@
 // `vasana-bench recall`: recall latency per lane and fused over a synthetic corpus, with one
 // client and several, with and without concurrent writes; resident memory per memory; and the
-// time a node takes from start to ready on a data directory of that size. Prints figures,
+// time a node takes from start to ready on a data directory of that size. With --vector-dim 384
+// every memory and query carries a random vector of its own (a client's model), whose floats go
+// to an archive database on disk as on a node (store/archive_store.hpp). Prints figures,
 // asserts nothing.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "actors/node.hpp"
+#include "actors/stored_value_archive.hpp"
 #include "bench/bench_commands.hpp"
 #include "bench/bench_figures.hpp"
 #include "bench/synthetic_corpus.hpp"
@@ -44,12 +48,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Client vectors of vector_dim dimensions (0: none, the built-in embedder embeds the texts).
+struct ClientVectors {
+  uint32_t dim = 0;
+  std::mt19937_64 rng{11};
+  std::vector<float> next() { return dim ? bench::random_unit(rng, dim) : std::vector<float>(); }
+};
+
 // bench recall's memories as the recall engine takes them.
-PutMemoryOp put_of(SyntheticCorpus& c) {
+PutMemoryOp put_of(SyntheticCorpus& c, ClientVectors& v) {
   MemoryInput m = c.memory();
   PutMemoryOp p;
   p.realm = std::move(m.realm);
   p.text = std::move(m.text);
+  p.vector = v.next();
   return p;
 }
 
@@ -58,17 +70,24 @@ struct Latency {
 };
 
 // known_at: transaction time of the queries (none: now).
-Latency run_queries(const RecallEngine& e, SyntheticCorpus& c, const std::vector<std::string>& lanes, size_t n,
-                    size_t threads, bool side_by_side = true, std::optional<int64_t> known_at = std::nullopt) {
+// vectors: each query's own vector, from it (dim 0: none).
+Latency run_queries(const RecallEngine& e, SyntheticCorpus& c, ClientVectors& vectors,
+                    const std::vector<std::string>& lanes, size_t n, size_t threads, bool side_by_side = true,
+                    std::optional<int64_t> known_at = std::nullopt) {
   std::vector<std::vector<double>> lat(threads);
   std::vector<std::string> texts;
-  for (size_t i = 0; i < n; ++i) texts.push_back(c.text(3 + i % 5));
+  std::vector<std::vector<float>> query_vectors;
+  for (size_t i = 0; i < n; ++i) {
+    texts.push_back(c.text(3 + i % 5));
+    query_vectors.push_back(vectors.next());
+  }
   std::vector<std::thread> ts;
   for (size_t t = 0; t < threads; ++t) {
     ts.emplace_back([&, t] {
       for (size_t i = t; i < n; i += threads) {
         RecallRequest r;
         r.text = texts[i];
+        r.vector = query_vectors[i];
         r.scope.realms = {i % 3 ? "realm0" : "realm5"};
         r.scope.as_of_ms = int64_t(system_wall_ms());
         r.limit = 10;
@@ -211,11 +230,22 @@ void index_figures(size_t n, size_t queries, const VectorIndexOptions& options) 
 
 int cmd_bench_recall(const Words& words) {
   auto args = parse_args(
-      words, {"memories", "queries", "dir", "semantic-exact-limit", "semantic-ef-construction", "semantic-ef-search"},
+      words,
+      {"memories", "queries", "dir", "semantic-exact-limit", "semantic-ef-construction", "semantic-ef-search",
+       "vector-dim"},
       {"hdc"});
   if (!args.ok()) return bench::fail(kExitUsage, "recall: " + args.status().message());
   auto semantic = semantic_options(*args);
   if (!semantic.ok()) return bench::fail(kExitUsage, "recall: " + semantic.status().message());
+  uint32_t vector_dim = 0;
+  if (auto d = args->get("vector-dim")) {
+    // The store's vector space is the built-in one, whose dimension a client's vectors must have.
+    if (std::atol(d->c_str()) != long(semantic->dim))
+      return bench::fail(kExitUsage, "recall: --vector-dim must be " + std::to_string(semantic->dim) +
+                                         ", the built-in vector space's dimension");
+    vector_dim = semantic->dim;
+    semantic->embed_text = false;
+  }
   std::vector<size_t> sizes = {10000, 100000};
   if (auto m = args->get("memories")) {
     auto counts = bench::memory_counts(*m);
@@ -232,18 +262,30 @@ int cmd_bench_recall(const Words& words) {
               "realms of at most %zu memories searched exactly (--semantic-exact-limit), larger ones with a graph;\n"
               "the HDC lane %s\n",
               queries, semantic->exact_limit, hdc ? "on (--hdc)" : "off, as on a node by default (--hdc turns it on)");
+  std::string tmpl = parent + "/vasana-bench-recall-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "recall: cannot create a directory in " + parent);
+  const std::string root = std::filesystem::absolute(buf.data()).string();
+  if (vector_dim) std::printf("every memory and query with a random %u-dimension vector of its own (--vector-dim)\n", vector_dim);
   for (size_t n : sizes) {
     std::printf("\n%zu memories:\n", n);
     index_figures(n, std::min<size_t>(queries, 300), semantic->index);
     SyntheticCorpus corpus;
+    ClientVectors vectors{vector_dim};
     const double rss0 = trimmed_rss_mib();  // what index_figures freed is not the engine's to reuse
     auto engine = std::make_unique<RecallEngine>(make_all_lanes(*semantic, hdc), ScoringWeights{});
+    // As on a node: the clients' vectors (and earlier texts) in an archive database on disk.
+    std::filesystem::create_directories(root + "/archive-" + std::to_string(n));
+    auto archive = ArchiveStore::open(DataDir{root + "/archive-" + std::to_string(n)}, VectorSpace{}, nullptr);
+    engine->set_value_archive(std::make_shared<StoredValueArchive>(archive, nullptr));
     auto t0 = Clock::now();
     uint64_t ms = system_wall_ms() - n;
     for (size_t i = 0; i < n; ++i) {
-      Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, put_of(corpus));
+      Status s = engine->apply(OrderKey{Hlc::make(ms + i, 0), InstanceId(1), Seqno(i + 1)}, put_of(corpus, vectors));
       if (!s.ok()) return bench::fail(kExitFailed, "recall: " + s.to_string());
     }
+    (void)archive->flush();  // its write buffer on disk, as within a second on a node
     engine->warm();
     const double build_s = std::chrono::duration<double>(Clock::now() - t0).count();
     // The semantic lane's graph is built behind the writes (new vectors are searched exactly
@@ -270,46 +312,44 @@ int cmd_bench_recall(const Words& words) {
     rows.push_back({});
     Latency fused;
     for (const auto& lanes : rows) {
-      Latency one = run_queries(*engine, corpus, lanes, queries, 1);
-      Latency two = run_queries(*engine, corpus, lanes, queries, 2);
+      Latency one = run_queries(*engine, corpus, vectors, lanes, queries, 1);
+      Latency two = run_queries(*engine, corpus, vectors, lanes, queries, 2);
       if (lanes.empty()) fused = one;
       std::printf("  %-12s %10.0f %10.0f %14.0f %14.0f\n", lanes.empty() ? "fused" : lanes[0].c_str(), one.p50, one.p99,
                   two.p50, two.p99);
       std::fflush(stdout);
     }
-    Latency serial = run_queries(*engine, corpus, {}, queries, 1, false);
-    Latency serial2 = run_queries(*engine, corpus, {}, queries, 2, false);
+    Latency serial = run_queries(*engine, corpus, vectors, {}, queries, 1, false);
+    Latency serial2 = run_queries(*engine, corpus, vectors, {}, queries, 2, false);
     std::printf("  %-12s %10.0f %10.0f %14.0f %14.0f   (lanes one after another on the query's thread)\n",
                 "fused-serial", serial.p50, serial.p99, serial2.p50, serial2.p99);
     // Fused as the store held it when half the memories were applied (transaction time travel).
     const int64_t middle = int64_t(ms + n / 2);
-    Latency past = run_queries(*engine, corpus, {}, queries, 1, true, middle);
-    Latency past2 = run_queries(*engine, corpus, {}, queries, 2, true, middle);
+    Latency past = run_queries(*engine, corpus, vectors, {}, queries, 1, true, middle);
+    Latency past2 = run_queries(*engine, corpus, vectors, {}, queries, 2, true, middle);
     std::printf("  %-12s %10.0f %10.0f %14.0f %14.0f   (fused, known_at = the middle of the load: p50 %.2fx fused's)\n",
                 "fused-known", past.p50, past.p99, past2.p50, past2.p99, past.p50 / std::max(fused.p50, 1e-9));
     // Fused, one client, while a writer applies 1,000 ops a second.
     std::atomic<bool> stop{false};
     std::thread writer([&] {
       SyntheticCorpus wc;
+      ClientVectors wv{vector_dim};
+      wv.rng.seed(12);
       uint64_t seq = n;
       while (!stop.load()) {
-        (void)engine->apply(OrderKey{Hlc::make(system_wall_ms(), seq % 60000), InstanceId(1), Seqno(++seq)}, put_of(wc));
+        (void)engine->apply(OrderKey{Hlc::make(system_wall_ms(), seq % 60000), InstanceId(1), Seqno(++seq)},
+                            put_of(wc, wv));
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     });
-    Latency busy = run_queries(*engine, corpus, {}, queries, 1);
+    Latency busy = run_queries(*engine, corpus, vectors, {}, queries, 1);
     stop.store(true);
     writer.join();
     std::printf("  %-12s %10.0f %10.0f   (fused, one client, 1k writes/s applied meanwhile)\n", "fused+writes",
                 busy.p50, busy.p99);
 
     // Start to ready: a node replaying a data directory of n memories.
-    std::string tmpl = parent + "/vasana-bench-recall-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) return bench::fail(kExitFailed, "recall: cannot create a directory in " + parent);
-    const std::string root = std::filesystem::absolute(buf.data()).string();
-    DataDir dir{root + "/node"};
+    DataDir dir{root + "/node-" + std::to_string(n)};
     auto id = init_data_dir(dir, VectorSpace{});
     if (!id.ok()) return bench::fail(kExitFailed, "recall: " + id.status().message());
     {
@@ -318,16 +358,19 @@ int cmd_bench_recall(const Words& words) {
                                rec->tail, LogWriterOptions{}, system_wall_ms());
       if (!w.ok()) return bench::fail(kExitFailed, "recall: " + w.status().message());
       SyntheticCorpus dc;
+      ClientVectors dv{vector_dim};
       for (size_t i = 0; i < n; ++i) {
-        const PutMemoryOp p = put_of(dc);
+        const PutMemoryOp p = put_of(dc, dv);
         MemoryInput m;
         m.realm = p.realm;
         m.text = p.text;
+        m.vector = p.vector;
         w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
         if (i % 4096 == 4095 || i + 1 == n) (void)w.value()->commit();
       }
     }
     engine.reset();
+    archive->close();
     NodeOptions opts;
     opts.dir = dir;
     opts.semantic = *semantic;
@@ -337,9 +380,11 @@ int cmd_bench_recall(const Words& words) {
     const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();
     if (!node.ok()) return bench::fail(kExitFailed, "recall: " + node.status().message());
     node.value()->stop();
-    std::filesystem::remove_all(root);
+    std::filesystem::remove_all(dir.root);
+    std::filesystem::remove_all(root + "/archive-" + std::to_string(n));
     std::printf("  start to ready on a data directory of %zu memories: %.2f s\n", n, ready_s);
   }
+  std::filesystem::remove_all(root);
   return kExitOk;
 }
 

@@ -17,7 +17,7 @@ const char* kUsage =
     "  write [--dir DIR] [--seconds S] [--writers 1,8,64] [--mix puts|all] [--corrections N] [--no-candidates]\n"
     "        [--skip-redis] [--keep]\n"
     "        durable write throughput and latency, with the disk's limits and Redis (appendfsync always)\n"
-    "  recall [--memories 10000,100000] [--queries N] [--dir DIR] [--semantic-exact-limit N] [--hdc]\n"
+    "  recall [--memories 10000,100000] [--queries N] [--dir DIR] [--semantic-exact-limit N] [--hdc] [--vector-dim 384]\n"
     "         [--semantic-ef-construction N] [--semantic-ef-search N]\n"
     "        recall latency per lane and fused, memory, start to ready\n"
     "  replication [--dir DIR] [--seconds S] [--rates 1000,10000] [--catchup-ops N] [--realm-writes N]\n"
