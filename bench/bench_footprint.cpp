@@ -59,6 +59,30 @@ struct Figures {
   }
 };
 
+// What a known_at hit or an exported version costs to read: put texts of random memories (no
+// longer current), through the state as a node reads them (database, hash check); with vectors,
+// what the semantic lane pays to index a memory again (a rebuild, an update).
+void print_archive_reads(const RecallEngine& engine, const std::vector<MemoryId>& ids, std::mt19937_64& rng,
+                         bool vectors) {
+  for (const bool vector : {false, true}) {
+    if (vector && !vectors) break;
+    std::vector<double> read_us;
+    size_t missing = 0;
+    std::uniform_int_distribution<size_t> any(0, ids.size() - 1);
+    engine.read([&](const ReplicaState& s) {
+      for (int i = 0; i < 20000; ++i) {
+        const MemoryRecord& m = *s.memory(ids[any(rng)]);
+        const auto t0 = Clock::now();
+        const bool found = vector ? s.vector_of(m).has_value() : s.text_at(m, m.created_key).has_value();
+        read_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        missing += !found;
+      }
+    });
+    std::printf("  %-34s p50 %.1f us, p99 %.1f us a %s (20,000 at random; %zu not found)\n", "archive reads",
+                bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), vector ? "vector" : "text", missing);
+  }
+}
+
 struct Options {
   uint32_t vector_dim = 0;  // 0: the built-in embedder embeds each text
   bool graph = true;
@@ -182,37 +206,7 @@ void footprint(size_t n, const Options& o) {
   std::printf("  %-34s %10.1f MiB %8.0f bytes/memory  (%llu values written, on disk, not in RAM)\n",
               "archive database", disk / double(1 << 20), double(disk) / double(n),
               static_cast<unsigned long long>(hs.written));
-  // What a known_at hit or an exported version costs to read: put texts of random memories (no
-  // longer current), through the state as a node reads them (database, hash check).
-  std::vector<double> read_us;
-  size_t missing = 0;
-  std::uniform_int_distribution<size_t> any(0, n - 1);
-  engine.read([&](const ReplicaState& s) {
-    for (int i = 0; i < 20000; ++i) {
-      const MemoryRecord& m = *s.memory(ids[any(rng)]);
-      const auto t0 = Clock::now();
-      const bool found = s.text_at(m, m.created_key).has_value();
-      read_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-      missing += !found;
-    }
-  });
-  std::printf("  %-34s p50 %.1f us, p99 %.1f us a text (20,000 at random; %zu not found)\n", "archive reads",
-              bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), missing);
-  if (o.vector_dim) {  // what the semantic lane pays to index a memory again (a rebuild, an update)
-    read_us.clear();
-    missing = 0;
-    engine.read([&](const ReplicaState& s) {
-      for (int i = 0; i < 20000; ++i) {
-        const MemoryRecord& m = *s.memory(ids[any(rng)]);
-        const auto t0 = Clock::now();
-        const bool found = s.vector_of(m).has_value();
-        read_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-        missing += !found;
-      }
-    });
-    std::printf("  %-34s p50 %.1f us, p99 %.1f us a vector (20,000 at random; %zu not found)\n", "archive reads",
-                bench::pct(read_us, 0.5), bench::pct(read_us, 0.99), missing);
-  }
+  print_archive_reads(engine, ids, rng, o.vector_dim > 0);
   archive->close();
 }
 

@@ -226,6 +226,42 @@ void index_figures(size_t n, size_t queries, const VectorIndexOptions& options) 
   std::fflush(stdout);
 }
 
+// Seconds from start to ready of a node replaying a data directory (made at dir, removed after)
+// of n memories, as bench recall applied them.
+Result<double> start_to_ready_s(const DataDir& dir, size_t n, uint64_t ms, uint32_t vector_dim,
+                                const SemanticLaneOptions& semantic, bool hdc) {
+  auto id = init_data_dir(dir, VectorSpace{});
+  if (!id.ok()) return id.status();
+  {
+    auto rec = recover_own_stream(dir, *id, nullptr, false);
+    auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
+                             rec->tail, LogWriterOptions{}, system_wall_ms());
+    if (!w.ok()) return w.status();
+    SyntheticCorpus dc;
+    ClientVectors dv{vector_dim};
+    for (size_t i = 0; i < n; ++i) {
+      const PutMemoryOp p = put_of(dc, dv);
+      MemoryInput m;
+      m.realm = p.realm;
+      m.text = p.text;
+      m.vector = p.vector;
+      w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
+      if (i % 4096 == 4095 || i + 1 == n) (void)w.value()->commit();
+    }
+  }
+  NodeOptions opts;
+  opts.dir = dir;
+  opts.semantic = semantic;
+  opts.hdc_lane = hdc;
+  auto s0 = Clock::now();
+  auto node = Node::start(opts, nullptr);
+  const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();
+  if (!node.ok()) return node.status();
+  node.value()->stop();
+  std::filesystem::remove_all(dir.root);
+  return ready_s;
+}
+
 }  // namespace
 
 int cmd_bench_recall(const Words& words) {
@@ -348,41 +384,12 @@ int cmd_bench_recall(const Words& words) {
     std::printf("  %-12s %10.0f %10.0f   (fused, one client, 1k writes/s applied meanwhile)\n", "fused+writes",
                 busy.p50, busy.p99);
 
-    // Start to ready: a node replaying a data directory of n memories.
-    DataDir dir{root + "/node-" + std::to_string(n)};
-    auto id = init_data_dir(dir, VectorSpace{});
-    if (!id.ok()) return bench::fail(kExitFailed, "recall: " + id.status().message());
-    {
-      auto rec = recover_own_stream(dir, *id, nullptr, false);
-      auto w = LogWriter::open(posix_file_system(), dir.writer_dir(id->instance), id->instance, id->vector_space,
-                               rec->tail, LogWriterOptions{}, system_wall_ms());
-      if (!w.ok()) return bench::fail(kExitFailed, "recall: " + w.status().message());
-      SyntheticCorpus dc;
-      ClientVectors dv{vector_dim};
-      for (size_t i = 0; i < n; ++i) {
-        const PutMemoryOp p = put_of(dc, dv);
-        MemoryInput m;
-        m.realm = p.realm;
-        m.text = p.text;
-        m.vector = p.vector;
-        w.value()->stage(Hlc::make(ms + i, 0), static_cast<uint16_t>(OpType::put_memory), encode_put_memory(m));
-        if (i % 4096 == 4095 || i + 1 == n) (void)w.value()->commit();
-      }
-    }
     engine.reset();
     archive->close();
-    NodeOptions opts;
-    opts.dir = dir;
-    opts.semantic = *semantic;
-    opts.hdc_lane = hdc;
-    auto s0 = Clock::now();
-    auto node = Node::start(opts, nullptr);
-    const double ready_s = std::chrono::duration<double>(Clock::now() - s0).count();
-    if (!node.ok()) return bench::fail(kExitFailed, "recall: " + node.status().message());
-    node.value()->stop();
-    std::filesystem::remove_all(dir.root);
+    auto ready_s = start_to_ready_s(DataDir{root + "/node-" + std::to_string(n)}, n, ms, vector_dim, *semantic, hdc);
+    if (!ready_s.ok()) return bench::fail(kExitFailed, "recall: " + ready_s.status().message());
     std::filesystem::remove_all(root + "/archive-" + std::to_string(n));
-    std::printf("  start to ready on a data directory of %zu memories: %.2f s\n", n, ready_s);
+    std::printf("  start to ready on a data directory of %zu memories: %.2f s\n", n, *ready_s);
   }
   std::filesystem::remove_all(root);
   return kExitOk;

@@ -84,12 +84,13 @@ struct ArchiveStore::Impl {
   size_t pending_bytes = 0;                    // guarded by mu
   std::set<MemoryId> drops;                    // guarded by mu: erased memories to delete
   std::set<MemoryId> deleting;                 // guarded by mu: the drops being carried out
-  std::shared_ptr<rocksdb::DB> db;             // guarded by mu (the pointer; the DB is thread-safe)
+  // Before db, so that it outlives the database RocksDB opened with it.
+  std::unique_ptr<rocksdb::Env> env;  // made by the first open_db()
+  std::shared_ptr<rocksdb::DB> db;    // guarded by mu (the pointer; the DB is thread-safe)
   std::chrono::steady_clock::time_point next_open{};  // guarded by mu
   bool stopping = false;                              // guarded by mu
   bool closed = false;                                // guarded by mu
   mutable ArchiveStoreStats counts;                   // guarded by mu
-  std::unique_ptr<rocksdb::Env> env;                  // used by the thread (and close) only
   std::thread thread;
 
   void say(const std::string& line) const {
