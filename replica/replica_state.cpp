@@ -212,8 +212,8 @@ void ReplicaState::apply_put(const OrderKey& key, const PutMemoryOp& op, StateCh
   m.content.assign(ContentValue{op.text}, key);
   m.tags.assign(op.tags, key);
   if (!op.vector.empty()) {
-    archive_->keep_vector(m.id, key, op.vector);
-    m.vector.mut().assign(VectorRef{uint32_t(op.vector.size()), vector_hash(op.vector)}, key);
+    const uint64_t hash = archive_->keep_vector(m.id, key, op.vector);
+    m.vector.mut().assign(VectorRef{uint32_t(op.vector.size()), hash}, key);
   }
   StatusValue status;
   status.status = op.status;
@@ -333,8 +333,8 @@ Status ReplicaState::apply(const OrderKey& key, const OpValue& op, StateChange* 
                    touched(o.memory, key);
                    if (erased(o.memory)) return ++erasure_changes_, void();
                    // Kept also when an older write: the register's version picks what is read.
-                   if (!o.vector.empty()) archive_->keep_vector(o.memory, key, o.vector);
-                   record(o.memory).vector.mut().assign(VectorRef{uint32_t(o.vector.size()), vector_hash(o.vector)}, key);
+                   const uint64_t hash = o.vector.empty() ? vector_hash(o.vector) : archive_->keep_vector(o.memory, key, o.vector);
+                   record(o.memory).vector.mut().assign(VectorRef{uint32_t(o.vector.size()), hash}, key);
                  },
                  [&](const DeleteMemoryOp& o) {
                    ch.memory = o.memory;

@@ -52,8 +52,11 @@ std::optional<std::vector<float>> ValueArchive::find_vector(const MemoryId& memo
   return vector_of_bytes(*bytes);
 }
 
-void ValueArchive::keep_vector(const MemoryId& memory, const OrderKey& key, const std::vector<float>& v) {
-  keep(memory, key, Kind::vector, vector_bytes(v));
+uint64_t ValueArchive::keep_vector(const MemoryId& memory, const OrderKey& key, const std::vector<float>& v) {
+  std::string bytes = vector_bytes(v);
+  const uint64_t hash = fnv1a64(bytes);
+  keep(memory, key, Kind::vector, std::move(bytes));
+  return hash;
 }
 
 void InMemoryValueArchive::keep(const MemoryId& memory, const OrderKey& key, Kind kind, std::string bytes) {

@@ -70,7 +70,8 @@ class ValueArchive {
   void keep_text(const MemoryId& memory, const OrderKey& key, const std::string& text) {
     keep(memory, key, Kind::text, text);
   }
-  void keep_vector(const MemoryId& memory, const OrderKey& key, const std::vector<float>& v);
+  // Keeps v's floats and returns their vector_hash: the floats are encoded once.
+  uint64_t keep_vector(const MemoryId& memory, const OrderKey& key, const std::vector<float>& v);
 };
 
 // A vector's floats as the archive keeps them (little-endian IEEE bytes), and back: nothing when
