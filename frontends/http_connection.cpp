@@ -1,5 +1,7 @@
 #include "frontends/http_connection.hpp"
 
+#include "frontends/embedded_files.hpp"
+
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -180,6 +182,17 @@ void HttpConnection::advance(Clock::time_point now) {
 }
 
 void HttpConnection::on_head(HttpHead head, Clock::time_point now) {
+  // The web console's static files need no token (a browser's page load cannot send one); they
+  // are answered here, off the workers. A request that carries a body closes the connection
+  // after the answer rather than reading the body.
+  if (auto page = console_file_response(head.request.method, head.request.path)) {
+    env_.admission->responded(page->status);
+    keep_alive_ = head.keep_alive && !head.chunked && head.content_length == 0;
+    const bool head_only = head.request.method == "HEAD";
+    write(serialize_response(*page, keep_alive_, head_only), keep_alive_ ? After::idle : After::linger,
+          now + env_.options->write_timeout);
+    return;
+  }
   HttpResponse refusal;
   who_ = env_.admission->admit(head, remote_, refusal);
   if (!who_) return refuse(refusal, "", "", now);  // counted and logged by the admission

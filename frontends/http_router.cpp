@@ -3,7 +3,13 @@
 namespace vasana {
 
 void HttpRouter::add(std::string method, const std::string& pattern, Handler handler) {
-  routes_.push_back(Route{std::move(method), std::regex(pattern, std::regex::ECMAScript), std::move(handler)});
+  routes_.push_back(Route{std::move(method), pattern, std::regex(pattern, std::regex::ECMAScript), std::move(handler)});
+}
+
+std::vector<std::pair<std::string, std::string>> HttpRouter::table() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Route& r : routes_) out.emplace_back(r.method, r.source);
+  return out;
 }
 
 void HttpRouter::dispatch(HttpRequest& req, HttpResponse& res, const ClientGrant& who) const {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontends/http_message.hpp"
@@ -26,9 +27,14 @@ class HttpRouter {
   // Runs the route of req's method and path as who (req.matches set), or answers 404 / 405.
   void dispatch(HttpRequest& req, HttpResponse& res, const ClientGrant& who) const;
 
+  // The routes as added: method and pattern text, in order (tests compare them with the OpenAPI
+  // document).
+  std::vector<std::pair<std::string, std::string>> table() const;
+
  private:
   struct Route {
     std::string method;
+    std::string source;  // the pattern's text
     std::regex pattern;
     Handler handler;
   };

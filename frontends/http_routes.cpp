@@ -6,6 +6,7 @@
 
 #include "frontends/analogy_json.hpp"
 #include "frontends/bounded_json.hpp"
+#include "frontends/embedded_files.hpp"
 #include "frontends/memory_view_text.hpp"
 #include "frontends/request_json.hpp"
 #include "frontends/response_json.hpp"
@@ -141,6 +142,13 @@ class Routes {
             .unum("last_seqno", a.info.last_seqno.value)
             .done();
       });
+    });
+    router.add("GET", "/v1/openapi.json", [](const HttpRequest& req, HttpResponse& res, const ClientGrant&) {
+      if (!only_params(req, res, {})) return;
+      const EmbeddedFile* doc = find_embedded_file("/v1/openapi.json");
+      if (!doc) return set_json_error(res, 500, "internal", "this build holds no OpenAPI document");
+      res.status = 200;
+      res.set_content(std::string(doc->bytes), std::string(doc->content_type));
     });
     router.add("GET", "/v1/status", [this](const HttpRequest&, HttpResponse& res, const ClientGrant& who) {
       ClientRequest r;

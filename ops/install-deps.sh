@@ -23,6 +23,7 @@ packages=(
   faketime                                      # tests: a node whose clock runs ahead
   prometheus                                    # tests: promtool for ops/prometheus, a server scraping a cluster
   python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana
+  python3 python3-yaml                          # the build: docs/openapi.yaml embedded as JSON (cmake/embed_files.py)
   universal-ctags                               # ops/longest-functions.sh: function extents for the length check
 )
 
@@ -45,7 +46,10 @@ else
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# tests/mcp: the SDK at the version package-lock.json pins (from the npm registry).
-mcp_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
-(cd "$mcp_tests" && npm ci --no-audit --no-fund --loglevel=error)
+# tests/mcp (the MCP SDK, LangChain.js) and tests/openapi (an OpenAPI validator, a JSON Schema
+# checker): the versions their package-lock.json files pin, from the npm registry.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+for dir in tests/mcp tests/openapi; do
+  (cd "$root/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+done
 echo "install-deps: done"
