@@ -25,6 +25,7 @@ packages=(
   python3-xapian                                # ops/eval.sh and its test: Xapian BM25 beside vasana
   python3 python3-yaml                          # the build: docs/openapi.yaml embedded as JSON (cmake/embed_files.py)
   universal-ctags                               # ops/longest-functions.sh: function extents for the length check
+  lintian                                       # ops/package.sh and its test: the Debian package checked
 )
 
 missing=()
