@@ -56,7 +56,7 @@ ClientResponse answer_recall(const RecallEngine& engine, const ClientCall& call,
       h.kind = kind_name(m->kind);
       // As the query saw it: at known_at, the status, text and valid time held then.
       const MemoryAsOf seen = memory_as_of(*m, req.scope.known_at_ms);
-      h.status = status_name(seen.status);
+      h.status = shown_status_name(seen.status, seen.review, seen.deleted, false);
       h.text = m->content.value.text;  // the text now, unless an earlier one is read below
       if (!seen.text)
         if (auto w = state.text_wanted(*m, seen.text_version)) {

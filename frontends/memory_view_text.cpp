@@ -11,15 +11,9 @@ namespace {
 
 std::string id_or_empty(const MemoryId& id) { return id.seqno.value == 0 ? std::string() : id.to_string(); }
 
-// The one status a memory has now: "erased" once erased (nothing of it is left); "deleted" once forgotten (whatever status it had before:
-// a forget ends every other); "rejected" once a reviewer rejected it (recall never shows it
-// again); a proposed memory a reviewer approved is "approved"; else its status.
 std::string shown_status(const MemoryView& v) {
-  if (v.erased) return "erased";
-  if (v.deleted) return "deleted";
-  if (v.reviewed && v.review_decision == ReviewVerdict::reject) return "rejected";
-  if (v.reviewed && v.status == MemoryStatus::proposed) return "approved";
-  return status_name(v.status);
+  return shown_status_name(v.status, v.reviewed ? std::optional<ReviewVerdict>(v.review_decision) : std::nullopt,
+                           v.deleted, v.erased);
 }
 
 std::string review_text(const MemoryView& v) {

@@ -27,6 +27,14 @@ const char* status_name(MemoryStatus s) {
   return i < 7 ? names[i] : "unknown";
 }
 
+const char* shown_status_name(MemoryStatus s, std::optional<ReviewVerdict> review, bool deleted, bool erased) {
+  if (erased) return "erased";
+  if (deleted) return "deleted";
+  if (review == ReviewVerdict::reject) return "rejected";
+  if (review == ReviewVerdict::approve && s == MemoryStatus::proposed) return "approved";
+  return status_name(s);
+}
+
 const char* epistemic_name(Epistemic e) {
   static const char* names[] = {"user_stated", "tool_derived", "model_inferred", "autonomous_synthesis"};
   auto i = static_cast<size_t>(e);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,6 +24,11 @@ enum class ConflictPolicy : uint8_t { supersede, contradict };
 
 const char* kind_name(MemoryKind k);
 const char* status_name(MemoryStatus s);
+// The one status a memory shows to clients (get, list, recall hits): "erased" once erased (nothing
+// of it is left); "deleted" once forgotten (a forget ends every other status); "rejected" once a
+// reviewer rejected it; "approved" for a proposed memory a reviewer approved; else status_name.
+// review: the decision in force, none when undecided.
+const char* shown_status_name(MemoryStatus s, std::optional<ReviewVerdict> review, bool deleted, bool erased);
 const char* epistemic_name(Epistemic e);
 const char* decision_name(ReviewVerdict d);  // "approve", "reject", "reopen"
 // The decision named so (decision_name's words); false for any other name.

@@ -255,8 +255,9 @@ TEST_CASE("a model-origin memory waits for review: recalled only after approve, 
   const std::string id = r.out.substr(r.out.find("\"id\":\"") + 6);
   const std::string held = id.substr(0, id.find('"'));
   CHECK_FALSE(contains(n.recall("koalas sleep"), held));
-  // Recalling it with --staged shows it and does not promote it.
+  // Recalling it with --staged shows it, as proposed, and does not promote it.
   CHECK(contains(n.recall("koalas sleep", true), held));
+  CHECK(contains(n.recall("koalas sleep", true), "\"status\":\"proposed\""));
   CHECK(contains(n.recall("koalas sleep", true), held));
   CHECK_FALSE(contains(n.recall("koalas sleep"), held));
   // Restoring it to active does not bypass the review.
@@ -268,6 +269,10 @@ TEST_CASE("a model-origin memory waits for review: recalled only after approve, 
   CHECK(n.records() == before);
   n.ok("review", {"approve", held, "--reviewer", "carol"});
   CHECK(contains(n.recall("koalas sleep"), held));
+  // A recall hit says what get says: approved, no longer proposed.
+  CHECK(contains(n.recall("koalas sleep"), "\"status\":\"approved\""));
+  CHECK_FALSE(contains(n.recall("koalas sleep"), "\"status\":\"proposed\""));
+  CHECK(contains(n.run("get", {held}).out, "status: approved"));
 
   // A user memory is stored active; a rejected model memory never comes back.
   auto user = n.run("remember", {"--realm", "r", "--json", "koalas eat eucalyptus"});
