@@ -11,6 +11,9 @@ const EmbeddedFile* find_embedded_file(std::string_view path) {
 }
 
 std::optional<HttpResponse> console_file_response(const std::string& method, const std::string& path) {
+  // A browser asks every host for its icon by itself, without the page's token: answered here, so
+  // that it never counts as a failed login.
+  if (path == "/favicon.ico") return json_error(404, "not_found", "no icon here; the console is at /ui/");
   if (path != "/ui" && path.rfind("/ui/", 0) != 0) return std::nullopt;
   if (method != "GET" && method != "HEAD") {
     HttpResponse res = json_error(405, "method_not_allowed", "the console's files are read with GET");

@@ -27,7 +27,8 @@ const EmbeddedFile* find_embedded_file(std::string_view path);
 
 // The web console's answer to a GET or HEAD of a path under /ui (its file, "/ui" and "/ui/"
 // giving index.html; 404 when none), with headers that keep the page to its own origin's
-// scripts and styles; nullopt for a path outside /ui.
+// scripts and styles; 404 for /favicon.ico (asked for by browsers without a token); nullopt for
+// any other path.
 std::optional<HttpResponse> console_file_response(const std::string& method, const std::string& path);
 
 }  // namespace vasana

@@ -26,6 +26,7 @@ packages=(
   python3 python3-yaml                          # the build: docs/openapi.yaml embedded as JSON (cmake/embed_files.py)
   universal-ctags                               # ops/longest-functions.sh: function extents for the length check
   lintian                                       # ops/package.sh and its test: the Debian package checked
+  chromium                                      # tests/ui: headless Chromium drives the web console (puppeteer-core)
 )
 
 missing=()
@@ -47,10 +48,11 @@ else
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# tests/mcp (the MCP SDK, LangChain.js) and tests/openapi (an OpenAPI validator, a JSON Schema
-# checker): the versions their package-lock.json files pin, from the npm registry.
+# tests/mcp (the MCP SDK, LangChain.js), tests/openapi (an OpenAPI validator, a JSON Schema
+# checker) and tests/ui (puppeteer-core, which drives Debian's chromium and downloads no browser):
+# the versions their package-lock.json files pin, from the npm registry.
 root="$(cd "$(dirname "$0")/.." && pwd)"
-for dir in tests/mcp tests/openapi; do
+for dir in tests/mcp tests/openapi tests/ui; do
   (cd "$root/$dir" && npm ci --no-audit --no-fund --loglevel=error)
 done
 echo "install-deps: done"

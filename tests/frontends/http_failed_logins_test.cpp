@@ -109,4 +109,29 @@ TEST_CASE("a bearer token with a NUL, CR, control byte or space among its bytes 
   }
 }
 
+TEST_CASE("the console's files and a browser's icon request need no token and never count as failed logins") {
+  HttpNode n("auth_failure_limit = 3\n");
+  auto get_path = [&](const std::string& path, const std::string& auth) {
+    RawConnection c(n.port, "127.0.0.2");
+    std::string head = "GET " + path + " HTTP/1.1\r\nHost: t\r\n";
+    if (!auth.empty()) head += "Authorization: " + auth + "\r\n";
+    if (!c.send(head + "\r\n")) return std::string();
+    return c.read_response();
+  };
+  for (int i = 0; i < 10; ++i) {
+    CHECK(status_of(get_path("/favicon.ico", "")) == 404);
+    const std::string page = get_path("/ui/", "");
+    CHECK(status_of(page) == 200);
+    CHECK(contains(page, "Content-Security-Policy: default-src 'self'"));
+  }
+  // The address is still served with its token (positive control), and /v1 still needs one.
+  CHECK(n.healthz("127.0.0.2") == 200);
+  CHECK(status_of(get_path("/v1/openapi.json", "")) == 401);
+  CHECK(status_of(get_path("/v1/openapi.json", "Bearer " + kHttpToken)) == 200);
+  // Negative control: three requests without a token elsewhere do lock it out.
+  CHECK(status_of(get_path("/v1/status", "")) == 401);
+  CHECK(status_of(get_path("/healthz", "")) == 401);
+  CHECK(n.healthz("127.0.0.2") == 429);
+}
+
 }  // namespace vasana::test
