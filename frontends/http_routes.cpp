@@ -102,6 +102,18 @@ bool param_flag(const HttpRequest& req, HttpResponse& res, const char* key, bool
   return true;
 }
 
+// The `limit` query parameter, a number from 1 to max, into *out; false after answering 400.
+bool limit_param(const HttpRequest& req, HttpResponse& res, uint32_t max, uint32_t& out) {
+  const std::string v = req.param("limit");
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoul(v) < 1 ||
+      std::stoul(v) > max) {
+    bad_request(res, "limit must be a number from 1 to " + std::to_string(max) + " (got '" + v + "')");
+    return false;
+  }
+  out = uint32_t(std::stoul(v));
+  return true;
+}
+
 class Routes {
  public:
   explicit Routes(const HttpRouteEnv& env) : env_(env) {}
@@ -249,6 +261,9 @@ class Routes {
       call(res, who, std::move(r.value()), ClientResponse::Kind::written, written_json);
     });
     body_write(router, "/v1/facts", fact_from_json);
+    router.add("GET", "/v1/facts", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
+      facts(req, res, who);
+    });
     body_write(router, "/v1/corrections", correction_from_json);
     router.add("DELETE", R"(/v1/facts/([^/]+))", [this](const HttpRequest& req, HttpResponse& res, const ClientGrant& who) {
       auto id = path_id(req, res);
@@ -326,6 +341,32 @@ class Routes {
     });
   }
 
+  // GET /v1/facts?realm=R&after=ID&limit=N: a page of the realm's live triplets and corrections
+  // in op id order.
+  void facts(const HttpRequest& req, HttpResponse& res, const ClientGrant& who) const {
+    if (!only_params(req, res, {"realm", "after", "limit"})) return;
+    ClientRequest r;
+    r.kind = ClientRequest::Kind::facts;
+    FactsRequest& f = r.facts;
+    f.realm = req.param("realm");
+    if (f.realm.empty()) return bad_request(res, "realm is required");
+    if (req.has_param("after")) {
+      auto id = MemoryId::parse(req.param("after"));
+      if (!id) return bad_request(res, "after '" + req.param("after") + "' is not an id");
+      f.after = *id;
+    }
+    if (req.has_param("limit") && !limit_param(req, res, kMaxFactsPage, f.limit)) return;
+    if (Status v = validate_facts_request(f); !v.ok()) return bad_request(res, v.message());
+    call(res, who, std::move(r), ClientResponse::Kind::facts, [](const ClientResponse& a) {
+      std::string items = "[";
+      for (size_t i = 0; i < a.facts.entries.size(); ++i) items += (i ? "," : "") + fact_entry_json(a.facts.entries[i]);
+      return JsonObject()
+          .raw("facts", items + "]")
+          .str("next", a.facts.next.seqno.value ? a.facts.next.to_string() : "")
+          .done();
+    });
+  }
+
   // GET /v1/memories?realm=R&kind=..&status=..&tag=..&deleted=..&unreviewed=..&after=ID&limit=N
   void list(const HttpRequest& req, HttpResponse& res, const ClientGrant& who) const {
     if (!only_params(req, res, {"realm", "kind", "status", "tag", "deleted", "unreviewed", "after", "limit"})) return;
@@ -351,13 +392,7 @@ class Routes {
       if (!id) return bad_request(res, "after '" + req.param("after") + "' is not a memory id");
       l.after = *id;
     }
-    if (req.has_param("limit")) {
-      const std::string v = req.param("limit");
-      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoul(v) < 1 ||
-          std::stoul(v) > kMaxListLimit)
-        return bad_request(res, "limit must be a number from 1 to " + std::to_string(kMaxListLimit) + " (got '" + v + "')");
-      l.limit = uint32_t(std::stoul(v));
-    }
+    if (req.has_param("limit") && !limit_param(req, res, kMaxListLimit, l.limit)) return;
     if (Status v = validate_list(l); !v.ok()) return bad_request(res, v.message());
     call(res, who, std::move(r), ClientResponse::Kind::listed, [](const ClientResponse& a) {
       std::string items = "[";

@@ -153,4 +153,20 @@ std::string contradiction_json(const ContradictionView& c) {
       .done();
 }
 
+std::string fact_entry_json(const FactEntry& f) {
+  JsonObject o;
+  o.str("id", f.id.to_string());
+  if (f.is_correction) {
+    o.str("type", "correction").str("wrong", f.wrong).str("right", f.right).str("note", f.note);
+  } else {
+    o.str("type", "fact")
+        .str("subject", f.subject)
+        .str("predicate", f.predicate)
+        .str("object", f.object)
+        .str("valid_from", format_time_ms(f.valid_from_ms))
+        .str("valid_to", format_time_ms(f.valid_to_ms));
+  }
+  return o.str("source_memory", f.source_memory.seqno.value ? f.source_memory.to_string() : "").done();
+}
+
 }  // namespace vasana

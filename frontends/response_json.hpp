@@ -37,4 +37,9 @@ std::string contradiction_json(const ContradictionView& c);
 // An update that lost (ConflictView): ids, clock values and times, and what it lost to.
 std::string conflict_json(const ConflictView& c);
 
+// A realm's live triplet or correction (FactEntry): {"id", "type": "fact", "subject", "predicate",
+// "object", "valid_from", "valid_to", "source_memory"} or {"id", "type": "correction", "wrong",
+// "right", "note", "source_memory"}; source_memory "" when none.
+std::string fact_entry_json(const FactEntry& f);
+
 }  // namespace vasana

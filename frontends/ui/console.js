@@ -386,7 +386,7 @@ function factsView(found) {
     f.valid_from === 'open' && f.valid_to === 'open' ? 'always' : `${f.valid_from} to ${f.valid_to}`,
     f.functional ? 'yes' : 'no', f.retracted || 'live', f.id]);
   return el('section', { class: 'facts' }, el('h3', {}, 'Facts drawn from it'),
-    hint('As its history shows them: the API has no route that lists a memory\'s facts.'),
+    hint('As its history shows them: each triplet added with this memory as its source, and what retracted it.'),
     rows.length ? table(['fact', 'valid', 'functional', 'state', 'op'], rows) : hint('None.'));
 }
 

@@ -61,6 +61,7 @@ const ROUTES = [
   ['POST', '/v1/memories/([^/]+)/pin'],
   ['POST', '/v1/memories/([^/]+)/review'],
   ['POST', '/v1/facts'],
+  ['GET', '/v1/facts'],
   ['POST', '/v1/corrections'],
   ['DELETE', '/v1/facts/([^/]+)'],
   ['GET', '/v1/contradictions'],
@@ -561,7 +562,22 @@ try {
   check(abstained.body && abstained.body.abstained === true && abstained.body.reason !== '', 'an analogy with nothing to go on abstains with a reason', abstained.body);
   await post('analogy without realms', '/v1/analogy', A, { a: 'x', b: 'y', c: 'z' }, 400, { schemaInvalid: true });
   await post('analogy by a client without grants', '/v1/analogy', N, { a: 'x', b: 'y', c: 'z', realms: ['notes'] }, 403);
+  const facts = await get('list facts', '/v1/facts?realm=notes', A, 200);
+  check(facts.body && facts.body.facts.some((f) => f.id === FACT && f.type === 'fact' && f.source_memory === ID) &&
+    facts.body.facts.some((f) => f.id === F1 && f.source_memory === ''), 'the realm lists its triplets with their sources', facts.body);
+  const onePage = await get('list facts a page of one', '/v1/facts?realm=notes&limit=1', A, 200);
+  check(onePage.body && onePage.body.facts.length === 1 && onePage.body.next === onePage.body.facts[0].id, 'a full page of one names the next page', onePage.body);
+  const rest = await get('list facts after', `/v1/facts?realm=notes&after=${onePage.body.next}`, A, 200);
+  check(rest.body && !rest.body.facts.some((f) => f.id === onePage.body.next), 'the next page starts after it', rest.body);
+  const drafts = await get('list facts of a realm without any', '/v1/facts?realm=drafts', A, 200);
+  check(drafts.body && drafts.body.facts.length === 0 && drafts.body.next === '', 'a realm without facts lists none', drafts.body);
+  await get('list facts of a realm the reader may not read', '/v1/facts?realm=drafts', R, 403);
+  await get('list facts without a realm', '/v1/facts', A, 400);
+  await get('list facts limit 0', '/v1/facts?realm=notes&limit=0', A, 400);
+  await get('list facts by a client without grants', '/v1/facts?realm=notes', N, 403);
   await del('retract', `/v1/facts/${FACT}`, A, 200);
+  const after = await get('list facts after a retraction', '/v1/facts?realm=notes', A, 200);
+  check(after.body && !after.body.facts.some((f) => f.id === FACT), 'a retracted triplet is no longer listed', after.body);
   await del('retract again', `/v1/facts/${FACT}`, A, 404);
   await del('retract a malformed id', '/v1/facts/xyz', A, 400);
   await del('retract by a reader', `/v1/facts/${F1}`, R, 403);

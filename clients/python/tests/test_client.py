@@ -452,9 +452,17 @@ class HttpApiTest(NodeTestCase):
         self.assertTrue(none.abstained)
         self.assertTrue(none.reason)
         self.assertEqual(none.candidates, [])
-        # Retracted, the fact no longer supports the analogy; retracting it again is not found.
+        # The realm's facts list it; one page of one names the next page.
+        listed = {f.id: f for f in self.agent.iter_facts("notes", page_size=1)}
+        self.assertIn(f1.id, listed)
+        self.assertEqual((listed[f1.id].type, listed[f1.id].predicate, listed[f1.id].source_memory), ("fact", "runs_in", ""))
+        first = self.agent.facts("notes", limit=1)
+        self.assertEqual(len(first.facts), 1)
+        self.assertEqual(first.next, first.facts[0].id)
+        # Retracted, the fact no longer supports the analogy nor is listed; retracting it again is not found.
         self.agent.retract_fact(f1.id)
         self.assertTrue(self.agent.analogy(f"{x}-db", f"{p}-west", f"{y}-db", "notes").abstained)
+        self.assertNotIn(f1.id, [f.id for f in self.agent.iter_facts("notes")])
         with self.assertRaises(vasana.NotFoundError):
             self.agent.retract_fact(f1.id)
 
@@ -512,7 +520,7 @@ class HttpApiTest(NodeTestCase):
             ("post", "/v1/remember"), ("post", "/v1/recall"), ("get", "/v1/memories"), ("get", "/v1/memories/{id}"),
             ("delete", "/v1/memories/{id}"), ("post", "/v1/memories/{id}/erase"), ("get", "/v1/memories/{id}/history"),
             ("post", "/v1/memories/{id}/update"), ("post", "/v1/memories/{id}/status"), ("post", "/v1/memories/{id}/pin"),
-            ("post", "/v1/memories/{id}/review"), ("post", "/v1/facts"), ("delete", "/v1/facts/{id}"),
+            ("post", "/v1/memories/{id}/review"), ("post", "/v1/facts"), ("get", "/v1/facts"), ("delete", "/v1/facts/{id}"),
             ("post", "/v1/analogy"), ("post", "/v1/corrections"), ("get", "/v1/contradictions"), ("get", "/v1/conflicts"),
         }
         documented = {(m, path) for path, ops in doc["paths"].items() for m in ops if m in ("get", "post", "delete", "put", "patch")}

@@ -18,6 +18,8 @@ from .models import (
     Conflict,
     Contradiction,
     Fact,
+    FactEntry,
+    FactPage,
     Health,
     HistoryEntry,
     Memory,
@@ -437,6 +439,27 @@ class Client:
                 after=after or None, limit=page_size,
             )
             yield from page.memories
+            if not page.next or page.next == after:
+                return
+            after = page.next
+
+    def facts(self, realm: str, *, after: Optional[str] = None, limit: Optional[int] = None) -> FactPage:
+        """``GET /v1/facts?realm=R``: one page of a realm's live triplets and corrections in id
+        order (``limit`` 1..10000, the server's default 1000). A page may hold fewer than ``limit``
+        entries while ``next`` is set; pass ``next`` as ``after`` (or use :meth:`iter_facts`)."""
+        params: List[Tuple[str, str]] = [("realm", realm)]
+        if after:
+            params.append(("after", after))
+        if limit is not None:
+            params.append(("limit", str(int(limit))))
+        return FactPage.from_json(self._send("GET", "/v1/facts", params=params)[1])
+
+    def iter_facts(self, realm: str, *, page_size: int = 1000) -> Iterator[FactEntry]:
+        """Every live triplet and correction of a realm, page after page, in id order."""
+        after = ""
+        while True:
+            page = self.facts(realm, after=after or None, limit=page_size)
+            yield from page.facts
             if not page.next or page.next == after:
                 return
             after = page.next

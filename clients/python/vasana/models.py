@@ -322,6 +322,44 @@ class MemoryPage:
 
 
 @dataclass
+class FactEntry:
+    """A realm's live triplet (``type`` ``"fact"``: subject, predicate, object, valid time) or
+    correction (``type`` ``"correction"``: wrong, right, note) from ``GET /v1/facts``;
+    ``source_memory`` is ``""`` when none."""
+
+    id: str = ""
+    type: str = ""
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    valid_from: str = ""
+    valid_to: str = ""
+    wrong: str = ""
+    right: str = ""
+    note: str = ""
+    source_memory: str = ""
+    raw: Dict[str, Any] = _raw()
+
+    @classmethod
+    def from_json(cls, data: Any) -> "FactEntry":
+        return _build(cls, data)
+
+
+@dataclass
+class FactPage:
+    """One page of ``GET /v1/facts``: it may hold fewer than ``limit`` entries (even none) while
+    ``next`` is set; ``next`` is ``""`` once there is no more."""
+
+    facts: List[FactEntry] = field(default_factory=list)
+    next: str = ""
+    raw: Dict[str, Any] = _raw()
+
+    @classmethod
+    def from_json(cls, data: Any) -> "FactPage":
+        return _build(cls, data, facts=_list_of(FactEntry))
+
+
+@dataclass
 class HistoryEntry:
     """One op of ``GET /v1/memories/{id}/history``. ``fields`` is what the op wrote (for an
     update: its ``text``, ``tags``, ``based_on``, ...). ``lost_to``/``lost_to_op`` name the op it
