@@ -73,10 +73,14 @@ void acknowledge(ClientEndpoint* ep, AckGate* gate, const ClientCall& call, Seqn
       ep->reply(call, r);
       return;
     }
+    // A remember held for review says so here too: this answer is all the client learns of it.
+    const std::string held = r.kind == ClientResponse::Kind::remembered && r.stored_status != MemoryStatus::active
+                                 ? std::string(" (stored ") + status_name(r.stored_status) + ")"
+                                 : "";
     ClientResponse late = error_response(r.request_id, ClientError::not_replicated,
-                                         "write " + r.id.to_string() + " is durable on this node but was not "
-                                         "synced by enough peers in time (sync.ack); it will replicate when they "
-                                         "return");
+                                         "write " + r.id.to_string() + held + " is durable on this node but was "
+                                         "not synced by enough peers in time (sync.ack); it will replicate when "
+                                         "they return");
     late.id = r.id;
     ep->reply(call, late);
   });

@@ -582,6 +582,12 @@ class NotReplicatedTest(NodeTestCase):
         self.assertEqual(c.get_memory(r.id).text, text + " still")
         self.assertFalse(c.forget(r.id).replicated)
         self.assertEqual(c.get_memory(r.id).status, "deleted")
+        self.assertNotIn("proposed", r.message)  # stored active
+        # A memory held for review says so in the 202's message, its only account of the write.
+        held = c.remember("notes", f"the {a} guess of a model", epistemic="model_inferred")
+        self.assertFalse(held.replicated)
+        self.assertIn("(stored proposed)", held.message)
+        self.assertEqual(c.get_memory(held.id).status, "proposed")
 
     def test_strict_replication_raises_with_the_result(self) -> None:
         strict = self.node.client("agent", strict_replication=True)
