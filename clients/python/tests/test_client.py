@@ -515,16 +515,25 @@ class HttpApiTest(NodeTestCase):
     def test_openapi_document_describes_every_route_of_the_client(self) -> None:
         doc = self.agent.openapi()
         self.assertTrue(doc["openapi"].startswith("3."))
-        routes = {
-            ("get", "/healthz"), ("get", "/v1/status"), ("get", "/v1/realms"), ("get", "/v1/openapi.json"),
-            ("post", "/v1/remember"), ("post", "/v1/recall"), ("get", "/v1/memories"), ("get", "/v1/memories/{id}"),
-            ("delete", "/v1/memories/{id}"), ("post", "/v1/memories/{id}/erase"), ("get", "/v1/memories/{id}/history"),
-            ("post", "/v1/memories/{id}/update"), ("post", "/v1/memories/{id}/status"), ("post", "/v1/memories/{id}/pin"),
-            ("post", "/v1/memories/{id}/review"), ("post", "/v1/facts"), ("get", "/v1/facts"), ("delete", "/v1/facts/{id}"),
-            ("post", "/v1/analogy"), ("post", "/v1/corrections"), ("get", "/v1/contradictions"), ("get", "/v1/conflicts"),
+        # Every documented route, the client method that calls it: a route added to the server
+        # (and so to the document) fails this test until the client has a method for it.
+        method_of = {
+            ("get", "/healthz"): "healthz", ("get", "/v1/status"): "status", ("get", "/v1/realms"): "realms",
+            ("get", "/v1/openapi.json"): "openapi", ("post", "/v1/remember"): "remember", ("post", "/v1/recall"): "recall",
+            ("get", "/v1/memories"): "list_memories", ("get", "/v1/memories/{id}"): "get_memory",
+            ("delete", "/v1/memories/{id}"): "forget", ("post", "/v1/memories/{id}/erase"): "erase",
+            ("get", "/v1/memories/{id}/history"): "history", ("post", "/v1/memories/{id}/update"): "update",
+            ("post", "/v1/memories/{id}/status"): "set_status", ("post", "/v1/memories/{id}/pin"): "pin",
+            ("post", "/v1/memories/{id}/review"): "review", ("post", "/v1/facts"): "add_fact", ("get", "/v1/facts"): "facts",
+            ("delete", "/v1/facts/{id}"): "retract_fact", ("post", "/v1/analogy"): "analogy",
+            ("post", "/v1/corrections"): "correct", ("get", "/v1/contradictions"): "contradictions",
+            ("get", "/v1/conflicts"): "conflicts",
         }
         documented = {(m, path) for path, ops in doc["paths"].items() for m in ops if m in ("get", "post", "delete", "put", "patch")}
-        self.assertEqual(documented, routes)  # a route added to the server needs its method here
+        self.assertEqual(documented, set(method_of))
+        for route, name in method_of.items():
+            self.assertTrue(callable(getattr(vasana.Client, name, None)), f"no client method {name} for {route}")
+        self.assertFalse(callable(getattr(vasana.Client, "no_such_route", None)))  # negative control
         with self.assertRaises(vasana.UnauthorizedError):
             vasana.Client(self.node.url, _token("nobody"), proxies={}).openapi()
 
