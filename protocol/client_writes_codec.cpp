@@ -122,6 +122,17 @@ void encode_write_request(schema::ClientRequest::Builder req, const ClientReques
   }
 }
 
+// A write's facts, at most kMaxFacts: more are refused here, before they are decoded, since a
+// list of zero-sized elements claims them with almost no bytes (the node refuses more anyway).
+template <class List>
+Status read_facts(List list, std::vector<FactInput>& out) {
+  if (list.size() > kMaxFacts)
+    return Status::InvalidArgument("too many facts: " + std::to_string(list.size()) + "; the limit is " +
+                                   std::to_string(kMaxFacts));
+  for (auto f : list) out.push_back(fact_of(f));
+  return Status::Ok();
+}
+
 Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& out) {
   using K = ClientRequest::Kind;
   switch (req.which()) {
@@ -132,9 +143,8 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       if (policy > 1) return Status::InvalidArgument("unknown onExistingRef " + std::to_string(policy));
       out.remember_options.on_existing_ref = policy == 1 ? RefPolicy::update : RefPolicy::refuse;
       out.remember_options.supersedes = memory_id_of(o.getSupersedes());
-      for (auto f : o.getFacts()) out.remember_options.facts.push_back(fact_of(f));
       out.remember_options.no_candidates = o.getNoCandidates();
-      return Status::Ok();
+      return read_facts(o.getFacts(), out.remember_options.facts);
     }
     case schema::ClientRequest::UPDATE: {
       auto u = req.getUpdate();
@@ -147,8 +157,7 @@ Status decode_write_request(schema::ClientRequest::Reader req, ClientRequest& ou
       out.update.has_valid_time = u.getHasValidTime();
       out.update.valid_from_ms = u.getValidFromMs();
       out.update.valid_to_ms = u.getValidToMs();
-      for (auto f : u.getFacts()) out.update.facts.push_back(fact_of(f));
-      return Status::Ok();
+      return read_facts(u.getFacts(), out.update.facts);
     }
     case schema::ClientRequest::FORGET: {
       auto f = req.getForget();

@@ -84,3 +84,39 @@ TEST_CASE("a request whose list claims millions of zero-sized facts is refused a
   CHECK(back->memory.text.size() == 64 * 1024);
   CHECK(back->remember_options.facts.size() == 64);
 }
+
+TEST_CASE("a write naming more facts than a write may carry is refused at decode, not decoded into them") {
+  // Found by tests/fuzz/client_request_fuzz.cpp: within the traversal limit, a list of a few
+  // hundred zero-sized facts in a request of 1,400 bytes still decoded into 31 KB.
+  capnp::MallocMessageBuilder mb;
+  auto req = mb.initRoot<schema::ClientRequest>();
+  req.setRequestId(6);
+  req.setProtocolVersion(kClientProtocolVersion);
+  auto put = req.initRemember();
+  put.setRealm("r");
+  put.setText(std::string(1000, 't'));  // room in the traversal limit for the list
+  auto opts_any = capnp::toAny(req.initRememberOptions());
+  opts_any.getPointerSection()[1].initAsListOfAnyStruct(0, 0, 100);
+  const std::string body = message_bytes(mb);
+  REQUIRE(body.size() < 1500);
+  auto d = decode_request(body);
+  REQUIRE_FALSE(d.ok());
+  CHECK_THAT(d.status().message(), Catch::Contains("too many facts: 100; the limit is 64"));
+
+  // The limit itself decodes (positive control); one more does not, for an update too.
+  opts_any.getPointerSection()[1].initAsListOfAnyStruct(0, 0, kMaxFacts);
+  auto at_limit = decode_request(message_bytes(mb));
+  REQUIRE(at_limit.ok());
+  CHECK(at_limit->remember_options.facts.size() == kMaxFacts);
+  ClientRequest update;
+  update.kind = ClientRequest::Kind::update;
+  update.update.memory = MemoryId{InstanceId{1}, Seqno{1}};
+  update.update.has_text = true;
+  update.update.text = "t";
+  update.update.facts = std::vector<FactInput>(kMaxFacts + 1, FactInput{"s", "p", "o", 1, 2});
+  auto refused = decode_request(encode_request(update));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(), Catch::Contains("too many facts"));
+  update.update.facts.pop_back();
+  CHECK(decode_request(encode_request(update)).ok());
+}
